@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# isolbench: builds standalone (make; make run_tests) or from a kernel
+# tree's tools/testing/selftests/isolbench through the kselftest lib.mk.
+
+TEST_GEN_PROGS := getpid_bench
+TEST_PROGS_EXTENDED := run.sh
+TEST_FILES := settings config
+
+LIB_SRCS := $(wildcard $(dir $(lastword $(MAKEFILE_LIST)))lib/*.c)
+LIB_HDRS := $(wildcard $(dir $(lastword $(MAKEFILE_LIST)))lib/*.h)
+
+CFLAGS += -O2 -g -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
+	  -Wmissing-prototypes -Wstrict-prototypes -Wshadow -Wformat=2 \
+	  -Wno-format-nonliteral
+LDLIBS += -lhwloc -lnuma -lm -lpthread
+
+ifneq ($(wildcard ../lib.mk),)
+# Inside a kernel tree: kselftest's lib.mk drives all/run_tests/install.
+include ../lib.mk
+$(TEST_GEN_PROGS): $(OUTPUT)/%: %.c $(LIB_SRCS) $(LIB_HDRS)
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $< $(LIB_SRCS) $(LDLIBS) -o $@
+else
+# Standalone.
+OUTPUT := $(CURDIR)
+INSTALL_PATH ?= $(CURDIR)/install
+BUILD := build
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	     -fno-sanitize-recover=undefined
+
+.PHONY: all run_tests install emit_tests gen_tar clean check deps unit \
+	san bench module
+
+all: $(TEST_GEN_PROGS)
+
+$(BUILD)/%.o: lib/%.c $(LIB_HDRS)
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+LIB_OBJS := $(patsubst lib/%.c,$(BUILD)/%.o,$(LIB_SRCS:$(dir $(lastword $(MAKEFILE_LIST)))lib/%=lib/%))
+
+$(TEST_GEN_PROGS): %: %.c $(LIB_OBJS) $(LIB_HDRS)
+	$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
+
+# The same programs and the unit tests with ASan and UBSan, for make check.
+$(BUILD)/san/%.o: lib/%.c $(LIB_HDRS)
+	@mkdir -p $(BUILD)/san
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
+
+SAN_OBJS := $(patsubst $(BUILD)/%,$(BUILD)/san/%,$(LIB_OBJS))
+SAN_PROGS := $(addprefix $(BUILD)/san/,$(TEST_GEN_PROGS))
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_PROGS := $(patsubst tests/unit/%.c,$(BUILD)/san/unit/%,$(UNIT_SRCS))
+
+$(SAN_PROGS): $(BUILD)/san/%: %.c $(SAN_OBJS) $(LIB_HDRS)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) $< $(SAN_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
+
+$(BUILD)/san/unit/%: tests/unit/%.c $(SAN_OBJS) $(LIB_HDRS)
+	@mkdir -p $(BUILD)/san/unit
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -I. $< $(SAN_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
+
+san: $(SAN_PROGS) $(UNIT_PROGS)
+
+run_tests: all
+	./run.sh
+
+install: all
+	mkdir -p $(INSTALL_PATH)
+	cp -p $(TEST_GEN_PROGS) $(TEST_PROGS_EXTENDED) $(TEST_FILES) $(INSTALL_PATH)/
+	@if ls module/*.ko >/dev/null 2>&1; then \
+		mkdir -p $(INSTALL_PATH)/module; cp -p module/*.ko $(INSTALL_PATH)/module/; fi
+
+# As kselftest's emit_tests: one "collection:test" line per test.
+emit_tests:
+	@for t in $(TEST_GEN_PROGS); do echo "isolbench:$$t"; done
+
+gen_tar: install
+	tar -C $(dir $(INSTALL_PATH)) -czf $(CURDIR)/isolbench.tar.gz $(notdir $(INSTALL_PATH))
+	@echo "wrote $(CURDIR)/isolbench.tar.gz"
+
+# The project's own tests, under prove, against sanitizer builds.
+check: all san
+	ISOLBENCH_BIN=$(CURDIR)/$(BUILD)/san prove -v tests/*.t
+
+deps:
+	./scripts/install-deps.sh
+
+bench: all
+	@for b in bench/*.sh; do echo "== $$b"; $$b || exit 1; done
+
+clean:
+	rm -rf $(BUILD) $(TEST_GEN_PROGS) install isolbench.tar.gz
+endif

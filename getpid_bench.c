@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * getpid_bench: the cost of a syscall's entry and exit on one CPU.
+ *
+ * N back-to-back raw syscalls (getpid by default, never libc's cached
+ * value) per run, R runs, on the target CPU, optionally with the
+ * housekeeping load running on the other CPUs. Per run: average ns per
+ * call, wall, user and system time (seed: 10M getpriority() calls as
+ * "run time / system time"), cycles and instructions per call where the
+ * PMU exists. With --distribution, every call of an extra pass is timed
+ * on its own.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "lib/bench.h"
+
+enum sc { SC_GETPID, SC_GETPPID, SC_GETTID, SC_GETPRIORITY };
+
+static const char *const syscall_names[] = {
+	"getpid", "getppid", "gettid", "getpriority", NULL
+};
+
+struct getpid_opts {
+	int syscall;
+	bool distribution;
+	double hist_max_ns;
+};
+
+struct run_sample {
+	double ns_per_call, wall_s, user_s, sys_s;
+	uint64_t cycles, instructions, migrations, bad;
+};
+
+/* What the raw syscall must return; getpriority's raw value is 20 - nice. */
+static long syscall_expected(int sc)
+{
+	switch (sc) {
+	case SC_GETPID:
+		return getpid();
+	case SC_GETPPID:
+		return getppid();
+	case SC_GETTID:
+		return gettid();
+	default:
+		return 20 - getpriority(PRIO_PROCESS, 0);
+	}
+}
+
+static long syscall_nr(int sc)
+{
+	static const long nr[] = { SYS_getpid, SYS_getppid, SYS_gettid,
+				   SYS_getpriority };
+	return nr[sc];
+}
+
+/*
+ * The measured loop: the syscall and a compare that is always
+ * predicted; the stop flag is looked at once per 64k calls.
+ */
+static uint64_t syscall_loop(long nr, long expected, uint64_t n)
+{
+	uint64_t bad = 0;
+
+	while (n && !bench_stop) {
+		uint64_t chunk = n < 65536 ? n : 65536;
+
+		for (uint64_t i = 0; i < chunk; i++)
+			if (__builtin_expect(syscall(nr, PRIO_PROCESS, 0) != expected, 0))
+				bad++;
+		n -= chunk;
+	}
+	return bad + n;	/* calls not made count as not verified */
+}
+
+static double tv_s(const struct timeval *tv)
+{
+	return tv->tv_sec + tv->tv_usec / 1e6;
+}
+
+static bool run_once(long nr, long expected, uint64_t n, struct counter *hw,
+		     struct counter *mig, struct run_sample *s)
+{
+	struct rusage r0, r1;
+	uint64_t t0, t1;
+
+	for (int i = 0; i < 2; i++)
+		if (hw[i].fd >= 0)
+			counter_enable(&hw[i]);
+	counter_enable(mig);
+	getrusage(RUSAGE_THREAD, &r0);
+	t0 = bench_clock_start();
+	s->bad = syscall_loop(nr, expected, n);
+	t1 = bench_clock_end();
+	getrusage(RUSAGE_THREAD, &r1);
+	if (bench_stop)
+		return false;
+	s->wall_s = clock_to_ns(t1 - t0) / 1e9;
+	s->ns_per_call = clock_to_ns(t1 - t0) / n;
+	s->user_s = tv_s(&r1.ru_utime) - tv_s(&r0.ru_utime);
+	s->sys_s = tv_s(&r1.ru_stime) - tv_s(&r0.ru_stime);
+	s->cycles = hw[0].fd >= 0 ? counter_read(&hw[0]) : 0;
+	s->instructions = hw[1].fd >= 0 ? counter_read(&hw[1]) : 0;
+	s->migrations = counter_read(mig);
+	return true;
+}
+
+/*
+ * Count the calls the kernel really saw: raw_syscalls:sys_enter for
+ * this syscall number from this thread, over a short pass. It runs
+ * apart from the measured runs because an enabled syscall tracepoint
+ * sends every syscall through the slow entry path.
+ */
+static int syscalls_seen_by_kernel(long nr, long expected, uint64_t n,
+				   uint64_t *seen, char *why, size_t whylen)
+{
+	struct counter c;
+	char filter[32];
+
+	snprintf(filter, sizeof(filter), "id == %ld", nr);
+	if (counter_open_tracepoint(&c, "raw_syscalls:sys_enter", filter, 0, -1)) {
+		snprintf(why, whylen, "%s", c.error);
+		return -1;
+	}
+	counter_enable(&c);
+	syscall_loop(nr, expected, n);
+	counter_disable(&c);
+	*seen = counter_read(&c);
+	counter_close(&c);
+	return 0;
+}
+
+/* Each call of one more pass timed on its own, into a histogram. */
+static void distribution_pass(long nr, uint64_t n, struct hist *h)
+{
+	double overhead = bench_clock.overhead_ns;
+
+	for (uint64_t i = 0; i < n && !bench_stop; i++) {
+		uint64_t t0 = bench_clock_start();
+
+		syscall(nr, PRIO_PROCESS, 0);
+		hist_add(h, clock_to_ns(bench_clock_end() - t0) - overhead);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct getpid_opts o = { .syscall = SC_GETPID, .hist_max_ns = 100000 };
+	const struct opt opts[] = {
+		{ .name = "syscall", .key = 's', .type = OPT_CHOICE,
+		  .dest = &o.syscall, .arg = "NAME",
+		  .help = "the syscall to issue", .choices = syscall_names },
+		{ .name = "distribution", .key = 'd', .type = OPT_FLAG,
+		  .dest = &o.distribution,
+		  .help = "also time every call of one more pass (p50/p90/p99/p99.9, histogram)" },
+		{ .name = "hist-max", .type = OPT_DOUBLE, .dest = &o.hist_max_ns,
+		  .arg = "NS", .help = "histogram range for --distribution, 10 ns buckets",
+		  .min = 100, .max = 1e7 },
+		{ NULL }
+	};
+	const struct prog_spec spec = {
+		.name = "getpid_bench",
+		.summary = "Syscall entry/exit cost: N raw syscalls per run on the target CPU.",
+		.common = COMMON_CPU | COMMON_HOUSEKEEPING | COMMON_LOOPS |
+			  COMMON_RUNS | COMMON_LOAD,
+		.opts = opts,
+	};
+	struct bench b = { .opt = { .loops = 10000000, .runs = 5 } };
+	const char *name = syscall_names[o.syscall];
+	struct counter hw[2], mig;
+	struct metric *ns, *wall, *user, *sys, *cyc = NULL, *ins = NULL, *dist;
+	struct run_sample s;
+	struct hist h = { 0 };
+	uint64_t bad = 0, migrations = 0, seen = 0, runs_done = 0;
+	long nr, expected;
+	char why[192], cpu_desc[96];
+	int seen_ret;
+
+	bench_init(&b, &spec, argc, argv);
+	name = syscall_names[o.syscall];
+	if (b.opt.quick) {
+		if (!b.opt.loops_given)
+			b.opt.loops = 200000;
+		if (!b.opt.runs_given)
+			b.opt.runs = 3;
+	}
+	if (CPU_COUNT(&b.opt.cpus) > 1)
+		bench_note(&b, "getpid_bench measures one CPU: using cpu %d of the list",
+			   b.target);
+	bench_plan(&b, 4 + o.distribution);
+
+	if (cpu_pin_self(b.target))
+		ksft_exit_fail_msg("cannot pin to cpu %d: %s\n", b.target,
+				   strerror(errno));
+	nr = syscall_nr(o.syscall);
+	expected = syscall_expected(o.syscall);
+	snprintf(cpu_desc, sizeof(cpu_desc), "cpu %d (%s%s)", b.target,
+		 cpu_isolation_name(&b.sets, b.target),
+		 b.opt.load ? ", housekeeping load" : "");
+
+	counter_open_hw(&hw[0], PERF_COUNT_HW_CPU_CYCLES, 0, -1);
+	counter_open_hw(&hw[1], PERF_COUNT_HW_INSTRUCTIONS, 0, -1);
+	if (hw[0].fd < 0 || hw[1].fd < 0)
+		bench_note(&b, "no cycles/instructions per call: %s",
+			   hw[0].fd < 0 ? hw[0].error : hw[1].error);
+	if (counter_open_sw(&mig, PERF_COUNT_SW_CPU_MIGRATIONS, 0, -1))
+		bench_note(&b, "migrations not counted: %s", mig.error);
+
+	ns = bench_metric(&b, "syscall_ns", "ns", BETTER_LOWER,
+			  "average ns per call of one run");
+	metric_summary(ns, name, "%s %llu calls", cpu_desc,
+		       (unsigned long long)b.opt.loops);
+	wall = bench_metric(&b, "run_time_s", "s", BETTER_LOWER, "wall time of one run");
+	metric_summary(wall, "run time", "%s %llu %s calls", cpu_desc,
+		       (unsigned long long)b.opt.loops, name);
+	user = bench_metric(&b, "user_time_s", "s", BETTER_LOWER, "user time of one run (getrusage)");
+	metric_summary(user, "user time", "%s %llu %s calls", cpu_desc,
+		       (unsigned long long)b.opt.loops, name);
+	sys = bench_metric(&b, "system_time_s", "s", BETTER_LOWER, "system time of one run (getrusage)");
+	metric_summary(sys, "system time", "%s %llu %s calls", cpu_desc,
+		       (unsigned long long)b.opt.loops, name);
+	if (hw[0].fd >= 0 && hw[1].fd >= 0) {
+		cyc = bench_metric(&b, "cycles_per_call", "cycles", BETTER_LOWER,
+				   "cycles per call of one run");
+		ins = bench_metric(&b, "instructions_per_call", "instructions",
+				   BETTER_LOWER, "instructions per call of one run");
+	}
+
+	if (b.opt.load)
+		bench_load_start(&b);
+	/* warm up: caches, TLB and the branch predictors see the loop once */
+	syscall_loop(nr, expected, b.opt.loops / 10 + 1);
+	for (uint64_t r = 0; r < b.opt.runs && !bench_stop; r++) {
+		if (!run_once(nr, expected, b.opt.loops, hw, &mig, &s))
+			break;
+		runs_done++;
+		bad += s.bad;
+		migrations += s.migrations;
+		metric_add(ns, s.ns_per_call);
+		metric_add(wall, s.wall_s);
+		metric_add(user, s.user_s);
+		metric_add(sys, s.sys_s);
+		if (cyc) {
+			metric_add(cyc, (double)s.cycles / b.opt.loops);
+			metric_add(ins, (double)s.instructions / b.opt.loops);
+		}
+		if (b.opt.verbose)
+			ksft_print_msg("run %llu: %.1f ns/call, wall %.3f s, user %.3f s, sys %.3f s\n",
+				       (unsigned long long)r + 1, s.ns_per_call,
+				       s.wall_s, s.user_s, s.sys_s);
+		if (bench_progress_wanted(&b))
+			fprintf(stderr, "\r%s: run %llu/%llu done", spec.name,
+				(unsigned long long)r + 1,
+				(unsigned long long)b.opt.runs);
+	}
+	if (bench_progress_wanted(&b))
+		fprintf(stderr, "\n");
+
+	if (o.distribution && !bench_stop) {
+		if (hist_init(&h, 0, 10, (size_t)(o.hist_max_ns / 10)))
+			ksft_exit_fail_msg("no memory for the histogram\n");
+		distribution_pass(nr, b.opt.loops, &h);
+		dist = bench_metric(&b, "syscall_call_ns", "ns", BETTER_LOWER,
+				    "one call, timer overhead subtracted");
+		dist->hist = &h;
+		metric_extra(dist, "p50_ns", hist_quantile(&h, 0.5));
+		metric_extra(dist, "p90_ns", hist_quantile(&h, 0.9));
+		metric_extra(dist, "p99_ns", hist_quantile(&h, 0.99));
+		metric_extra(dist, "p99_9_ns", hist_quantile(&h, 0.999));
+		metric_extra(dist, "max_ns", h.max);
+		metric_extra(dist, "timer_overhead_ns", bench_clock.overhead_ns);
+	}
+	bench_load_stop(&b);
+
+	seen_ret = syscalls_seen_by_kernel(nr, expected, 10000, &seen, why, sizeof(why));
+
+	bench_verdict(&b, bad ? KSFT_FAIL : KSFT_PASS, NULL,
+		      "%s returned the expected %ld on all %llu calls (%llu wrong)",
+		      name, expected,
+		      (unsigned long long)(runs_done * b.opt.loops),
+		      (unsigned long long)bad);
+	if (seen_ret)
+		bench_verdict(&b, KSFT_SKIP, why, "kernel counted the %s syscalls", name);
+	else
+		bench_verdict(&b, seen >= 10000 ? KSFT_PASS : KSFT_FAIL, NULL,
+			      "kernel counted %llu of 10000 %s syscalls (raw_syscalls:sys_enter)",
+			      (unsigned long long)seen, name);
+	bench_verdict(&b, runs_done == b.opt.runs ? KSFT_PASS : KSFT_FAIL,
+		      bench_stop ? "interrupted" : NULL, "%llu of %llu runs completed",
+		      (unsigned long long)runs_done, (unsigned long long)b.opt.runs);
+	if (mig.fd >= 0)
+		bench_verdict(&b, migrations ? KSFT_FAIL : KSFT_PASS, NULL,
+			      "stayed on cpu %d (%llu migrations)", b.target,
+			      (unsigned long long)migrations);
+	else
+		bench_verdict(&b, KSFT_SKIP, mig.error, "stayed on cpu %d", b.target);
+	if (o.distribution) {
+		if (h.count) {
+			ksft_print_msg("%s per call: p50 %.0f ns, p90 %.0f, p99 %.0f, p99.9 %.0f, max %.0f (%llu calls, timer overhead %.1f ns subtracted)\n",
+				       name, hist_quantile(&h, 0.5), hist_quantile(&h, 0.9),
+				       hist_quantile(&h, 0.99), hist_quantile(&h, 0.999),
+				       h.max, (unsigned long long)h.count,
+				       bench_clock.overhead_ns);
+			if (!b.opt.quiet)
+				hist_print(&h, stdout, "ns", 50);
+		}
+		bench_verdict(&b, h.count == b.opt.loops ? KSFT_PASS : KSFT_FAIL,
+			      NULL, "per-call distribution of %llu calls",
+			      (unsigned long long)h.count);
+	}
+	bench_finish(&b);
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * x86 specifics, kept out of the generic code: fenced TSC reads and the
+ * CPUID leaves the harness needs. Other architectures get the stubs at
+ * the bottom and the clock_gettime() path in clock.c.
+ */
+#ifndef ISOLBENCH_ARCH_X86_H
+#define ISOLBENCH_ARCH_X86_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+#define ARCH_HAS_TSC	1
+
+/*
+ * lfence before rdtsc keeps earlier instructions from drifting past the
+ * start stamp; rdtscp plus lfence at the end waits for the measured work
+ * and keeps later work from starting before the stamp.
+ */
+static inline uint64_t tsc_read_start(void)
+{
+	uint32_t lo, hi;
+
+	asm volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) :: "memory");
+	return (uint64_t)hi << 32 | lo;
+}
+
+static inline uint64_t tsc_read_end(void)
+{
+	uint32_t lo, hi, aux;
+
+	asm volatile("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) :: "memory");
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* CPUID.80000007H:EDX[8]: the TSC ticks at a constant rate in all states. */
+static inline bool tsc_invariant(void)
+{
+	unsigned int a, b, c, d;
+
+	if (!__get_cpuid(0x80000007, &a, &b, &c, &d))
+		return false;
+	return d & (1u << 8);
+}
+
+/* The hypervisor vendor signature (CPUID 0x40000000), "" on bare metal. */
+static inline void cpu_hypervisor_signature(char sig[13])
+{
+	unsigned int a, b, c, d;
+
+	sig[0] = '\0';
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 31)))
+		return;
+	__cpuid(0x40000000, a, b, c, d);
+	__builtin_memcpy(sig, &b, 4);
+	__builtin_memcpy(sig + 4, &c, 4);
+	__builtin_memcpy(sig + 8, &d, 4);
+	sig[12] = '\0';
+}
+
+#else
+
+#define ARCH_HAS_TSC	0
+
+static inline uint64_t tsc_read_start(void) { return 0; }
+static inline uint64_t tsc_read_end(void) { return 0; }
+static inline bool tsc_invariant(void) { return false; }
+static inline void cpu_hypervisor_signature(char sig[13]) { sig[0] = '\0'; }
+
+#endif
+#endif

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "json.h"
+#include "sysinfo.h"
+
+#define RESULT_SCHEMA_VERSION	1
+
+static void bench_choose_cpus(struct bench *b)
+{
+	char err[192], buf[1024];
+
+	if (b->opt.cpus_given) {
+		if (cpu_mask_check_usable(&b->sets, &b->opt.cpus, err, sizeof(err)))
+			bench_usage_error(b, "--cpu: %s", err);
+		b->target_reason = "given with --cpu";
+	} else {
+		int cpu = cpu_target_default(&b->sets, &b->target_reason);
+
+		if (cpu < 0)
+			bench_usage_error(b, "no online CPU in the affinity mask");
+		CPU_ZERO(&b->opt.cpus);
+		CPU_SET(cpu, &b->opt.cpus);
+	}
+	b->target = cpu_mask_first(&b->opt.cpus);
+
+	if (b->opt.housekeeping_given) {
+		cpu_mask_t both;
+
+		if (cpu_mask_check_usable(&b->sets, &b->opt.housekeeping, err,
+					  sizeof(err)))
+			bench_usage_error(b, "--housekeeping: %s", err);
+		CPU_AND(&both, &b->opt.housekeeping, &b->opt.cpus);
+		if (CPU_COUNT(&both))
+			bench_usage_error(b, "--housekeeping %s overlaps the target CPUs",
+					  cpu_mask_format(&both, buf, sizeof(buf)));
+	} else {
+		cpu_housekeeping_default(&b->sets, &b->opt.cpus,
+					 &b->opt.housekeeping);
+	}
+}
+
+void bench_usage_error(struct bench *b, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ksft_exit_usage(b->spec->name, "%s", msg);
+}
+
+void bench_init(struct bench *b, const struct prog_spec *spec,
+		int argc, char **argv)
+{
+	char cpus[1024], hk[1024];
+
+	b->spec = spec;
+	b->argc = argc;
+	b->argv = argv;
+	cleanup_init();
+	opts_parse(spec, &b->opt, argc, argv);
+	cpu_sets_read(&b->sets);
+	bench_choose_cpus(b);
+	if (b->opt.output) {
+		b->out = fopen(b->opt.output, "w");
+		if (!b->out)
+			bench_usage_error(b, "--output %s: %s", b->opt.output,
+					  strerror(errno));
+	}
+	cpu_affinity_save();
+	b->start_ns = mono_ns();
+	ksft_print_header();
+	clock_init();
+	ksft_print_msg("%s: target cpu %s (%s; %s), housekeeping %s\n",
+		       spec->name, cpu_mask_format(&b->opt.cpus, cpus, sizeof(cpus)),
+		       cpu_isolation_name(&b->sets, b->target), b->target_reason,
+		       CPU_COUNT(&b->opt.housekeeping) ?
+		       cpu_mask_format(&b->opt.housekeeping, hk, sizeof(hk)) : "none");
+	if (b->opt.verbose)
+		ksft_print_msg("clock: %s, %.0f Hz (%s), overhead %.1f ns\n",
+			       bench_clock.source, bench_clock.tsc_hz,
+			       bench_clock.hz_source, bench_clock.overhead_ns);
+}
+
+void bench_plan(struct bench *b, unsigned int n)
+{
+	(void)b;
+	ksft_set_plan(n);
+}
+
+bool bench_progress_wanted(const struct bench *b)
+{
+	return !b->opt.quiet && isatty(STDERR_FILENO);
+}
+
+void bench_load_start(struct bench *b)
+{
+	char err[192];
+
+	if (!CPU_COUNT(&b->opt.housekeeping))
+		bench_skip(b, "--load needs a housekeeping CPU besides the target CPUs");
+	if (load_start(&b->load, &b->opt.housekeeping, 0, err, sizeof(err)))
+		ksft_exit_fail_msg("%s\n", err);
+	b->load_running = true;
+	ksft_print_msg("housekeeping load started: %d processes (messaging pairs and CPU burners)\n",
+		       b->load.nprocs);
+}
+
+void bench_load_stop(struct bench *b)
+{
+	struct load_report *r = &b->load_report;
+
+	if (!b->load_running)
+		return;
+	load_stop(&b->load, r);
+	b->load_running = false;
+	ksft_print_msg("housekeeping load stopped: %.1f s, %llu messages (%.0f/s), %llu M burner iterations\n",
+		       r->seconds, (unsigned long long)r->messages,
+		       r->seconds > 0 ? r->messages / r->seconds : 0,
+		       (unsigned long long)r->burner_loops);
+}
+
+struct metric *bench_metric(struct bench *b, const char *name,
+			    const char *unit, enum better better,
+			    const char *aggregate)
+{
+	struct metric *m;
+
+	if (b->nmetrics == BENCH_MAX_METRICS)
+		abort();	/* a programming error */
+	m = &b->metrics[b->nmetrics++];
+	memset(m, 0, sizeof(*m));
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	m->unit = unit;
+	m->better = better;
+	snprintf(m->aggregate, sizeof(m->aggregate), "%s", aggregate);
+	return m;
+}
+
+void metric_add(struct metric *m, double v)
+{
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 16;
+		double *s = realloc(m->samples, cap * sizeof(*s));
+
+		if (!s)
+			return;	/* keep what we have; reported as n */
+		m->samples = s;
+		m->cap = cap;
+	}
+	m->samples[m->n++] = v;
+}
+
+void metric_extra(struct metric *m, const char *key, double value)
+{
+	for (int i = 0; i < m->nextras; i++) {
+		if (!strcmp(m->extras[i].key, key)) {
+			m->extras[i].value = value;
+			return;
+		}
+	}
+	if (m->nextras < BENCH_MAX_EXTRAS)
+		m->extras[m->nextras++] = (struct metric_extra){ key, value };
+}
+
+void metric_summary(struct metric *m, const char *label,
+		    const char *context_fmt, ...)
+{
+	va_list ap;
+
+	snprintf(m->summary_label, sizeof(m->summary_label), "%s", label);
+	va_start(ap, context_fmt);
+	vsnprintf(m->summary_context, sizeof(m->summary_context), context_fmt, ap);
+	va_end(ap);
+}
+
+void bench_note(struct bench *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (b->nnotes < (int)(sizeof(b->notes) / sizeof(b->notes[0])))
+		vsnprintf(b->notes[b->nnotes++], sizeof(b->notes[0]), fmt, ap);
+	va_end(ap);
+	ksft_print_msg("%s\n", b->notes[b->nnotes - 1]);
+}
+
+void bench_verdict(struct bench *b, int code, const char *reason,
+		   const char *fmt, ...)
+{
+	struct verdict *v = NULL;
+	va_list ap;
+
+	if (b->nverdicts < BENCH_MAX_VERDICTS)
+		v = &b->verdicts[b->nverdicts++];
+	else
+		abort();
+	v->code = code;
+	va_start(ap, fmt);
+	vsnprintf(v->name, sizeof(v->name), fmt, ap);
+	va_end(ap);
+	snprintf(v->reason, sizeof(v->reason), "%s", reason ? reason : "");
+	ksft_test_result_code(code, reason, "%s", v->name);
+}
+
+static const char *better_name(enum better b)
+{
+	return b == BETTER_LOWER ? "lower" : b == BETTER_HIGHER ? "higher" : "none";
+}
+
+static const char *verdict_name(int code)
+{
+	return code == KSFT_PASS ? "pass" : code == KSFT_SKIP ? "skip" : "fail";
+}
+
+/* Enough digits to compare, not more: 270.4, 12.35, 1.234 */
+static int summary_decimals(double v)
+{
+	v = fabs(v);
+	return v >= 100 ? 1 : v >= 10 ? 2 : 3;
+}
+
+/* "getpid: cpu 3 (nohz_full) 10000000 calls, avg 270.4 ns (median ...)" */
+static void metric_print_summary(const struct metric *m)
+{
+	const struct stats *s = &m->st;
+	double ci = s->mean ? 100 * (s->ci95_mean_hi - s->mean) / fabs(s->mean) : 0;
+	int d = summary_decimals(s->mean);
+
+	if (!m->summary_label[0] || !m->n)
+		return;
+	if (m->n == 1) {
+		ksft_print_msg("%s: %s, %.*f %s (1 run)\n", m->summary_label,
+			       m->summary_context, d, s->mean, m->unit);
+		return;
+	}
+	ksft_print_msg("%s: %s, avg %.*f %s (median %.*f, 95%% CI +-%.1f%%, %zu runs)\n",
+		       m->summary_label, m->summary_context, d, s->mean, m->unit,
+		       d, s->median, ci, m->n);
+}
+
+static void stats_json(struct json *j, const struct stats *s)
+{
+	json_object_start(j, "summary");
+	json_u64(j, "n", s->n);
+	json_double(j, "min", s->min);
+	json_double(j, "max", s->max);
+	json_double(j, "mean", s->mean);
+	json_double(j, "median", s->median);
+	json_double(j, "stddev", s->stddev);
+	json_double(j, "cov", s->cov);
+	json_double(j, "p50", s->p50);
+	json_double(j, "p90", s->p90);
+	json_double(j, "p99", s->p99);
+	json_double(j, "p99_9", s->p999);
+	json_array_start(j, "ci95_mean");
+	json_double(j, NULL, s->ci95_mean_lo);
+	json_double(j, NULL, s->ci95_mean_hi);
+	json_array_end(j);
+	json_array_start(j, "ci95_median");
+	json_double(j, NULL, s->ci95_median_lo);
+	json_double(j, NULL, s->ci95_median_hi);
+	json_array_end(j);
+	json_object_end(j);
+}
+
+static void hist_json(struct json *j, const struct hist *h)
+{
+	json_object_start(j, "histogram");
+	json_double(j, "lo", h->lo);
+	json_double(j, "width", h->width);
+	json_u64(j, "underflow", h->under);
+	json_u64(j, "overflow", h->over);
+	json_u64(j, "count", h->count);
+	json_double(j, "min", h->min);
+	json_double(j, "max", h->max);
+	json_double(j, "p50", hist_quantile(h, 0.5));
+	json_double(j, "p90", hist_quantile(h, 0.9));
+	json_double(j, "p99", hist_quantile(h, 0.99));
+	json_double(j, "p99_9", hist_quantile(h, 0.999));
+	/* sparse: [bucket index, count] pairs of the non-empty buckets */
+	json_array_start(j, "buckets");
+	for (size_t i = 0; i < h->nbuckets; i++) {
+		if (!h->buckets[i])
+			continue;
+		json_array_start(j, NULL);
+		json_u64(j, NULL, i);
+		json_u64(j, NULL, h->buckets[i]);
+		json_array_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
+
+static void metric_json(struct json *j, const struct metric *m)
+{
+	json_object_start(j, NULL);
+	json_string(j, "name", m->name);
+	json_string(j, "unit", m->unit);
+	json_string(j, "better", better_name(m->better));
+	json_string(j, "aggregate", m->aggregate);
+	if (m->summary_label[0])
+		json_string(j, "label", m->summary_label);
+	if (m->summary_context[0])
+		json_string(j, "context", m->summary_context);
+	json_array_start(j, "samples");
+	for (size_t i = 0; i < m->n; i++)
+		json_double(j, NULL, m->samples[i]);
+	json_array_end(j);
+	if (m->n)
+		stats_json(j, &m->st);
+	if (m->nextras) {
+		json_object_start(j, "extra");
+		for (int i = 0; i < m->nextras; i++)
+			json_double(j, m->extras[i].key, m->extras[i].value);
+		json_object_end(j);
+	}
+	if (m->hist && m->hist->count)
+		hist_json(j, m->hist);
+	json_object_end(j);
+}
+
+static void run_json(struct json *j, struct bench *b, int exit_code)
+{
+	char buf[1024], stamp[32];
+	time_t now = time(NULL);
+
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	json_object_start(j, "run");
+	json_string(j, "finished", stamp);
+	json_double(j, "duration_s", (mono_ns() - b->start_ns) / 1e9);
+	json_array_start(j, "argv");
+	for (int i = 0; i < b->argc; i++)
+		json_string(j, NULL, b->argv[i]);
+	json_array_end(j);
+	json_string(j, "cpus", cpu_mask_format(&b->opt.cpus, buf, sizeof(buf)));
+	json_string(j, "cpus_reason", b->target_reason);
+	json_string(j, "cpus_isolation", cpu_isolation_name(&b->sets, b->target));
+	json_string(j, "housekeeping",
+		    cpu_mask_format(&b->opt.housekeeping, buf, sizeof(buf)));
+	json_bool(j, "load", b->opt.load);
+	if (b->opt.load) {
+		json_object_start(j, "load_report");
+		json_double(j, "seconds", b->load_report.seconds);
+		json_u64(j, "messages", b->load_report.messages);
+		json_u64(j, "burner_mloops", b->load_report.burner_loops);
+		json_object_end(j);
+	}
+	json_bool(j, "quick", b->opt.quick);
+	json_bool(j, "interrupted", bench_stop != 0);
+	json_i64(j, "exit_code", exit_code);
+	json_array_start(j, "notes");
+	for (int i = 0; i < b->nnotes; i++)
+		json_string(j, NULL, b->notes[i]);
+	json_array_end(j);
+	json_object_end(j);
+}
+
+static void bench_write_json(struct bench *b, int exit_code)
+{
+	struct json j;
+
+	if (!b->out)
+		return;
+	json_begin(&j, b->out);
+	json_object_start(&j, NULL);
+	json_string(&j, "schema", "isolbench-result");
+	json_u64(&j, "schema_version", RESULT_SCHEMA_VERSION);
+	json_string(&j, "program", b->spec->name);
+	json_string(&j, "isolbench_version", isolbench_version());
+	sysinfo_json(&j, &b->sets, b->target);
+	run_json(&j, b, exit_code);
+	json_array_start(&j, "metrics");
+	for (int i = 0; i < b->nmetrics; i++)
+		metric_json(&j, &b->metrics[i]);
+	json_array_end(&j);
+	json_array_start(&j, "verdicts");
+	for (int i = 0; i < b->nverdicts; i++) {
+		json_object_start(&j, NULL);
+		json_string(&j, "name", b->verdicts[i].name);
+		json_string(&j, "result", verdict_name(b->verdicts[i].code));
+		if (b->verdicts[i].reason[0])
+			json_string(&j, "reason", b->verdicts[i].reason);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_object_end(&j);
+	if (fclose(b->out))
+		ksft_print_msg("writing %s failed: %s\n", b->opt.output,
+			       strerror(errno));
+	b->out = NULL;
+}
+
+static int bench_exit_code(const struct bench *b)
+{
+	int pass = 0, skip = 0;
+
+	for (int i = 0; i < b->nverdicts; i++) {
+		if (b->verdicts[i].code == KSFT_FAIL)
+			return KSFT_FAIL;
+		if (b->verdicts[i].code == KSFT_SKIP)
+			skip++;
+		else
+			pass++;
+	}
+	return skip && !pass ? KSFT_SKIP : KSFT_PASS;
+}
+
+void bench_finish(struct bench *b)
+{
+	bench_load_stop(b);
+	if (bench_stop)
+		ksft_print_msg("interrupted by signal %d: reporting what was measured so far\n",
+			       bench_stop_signal());
+	for (int i = 0; i < b->nmetrics; i++) {
+		struct metric *m = &b->metrics[i];
+
+		if (m->n)
+			stats_compute(m->samples, m->n, &m->st);
+		metric_print_summary(m);
+	}
+	bench_write_json(b, bench_exit_code(b));
+	for (int i = 0; i < b->nmetrics; i++)
+		free(b->metrics[i].samples);
+	ksft_finished();
+}
+
+void bench_skip(struct bench *b, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	bench_load_stop(b);
+	if (b->nverdicts < BENCH_MAX_VERDICTS) {
+		struct verdict *v = &b->verdicts[b->nverdicts++];
+
+		v->code = KSFT_SKIP;
+		snprintf(v->name, sizeof(v->name), "%s", b->spec->name);
+		snprintf(v->reason, sizeof(v->reason), "%s", msg);
+	}
+	bench_write_json(b, KSFT_SKIP);
+	ksft_exit_skip("%s\n", msg);
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The harness a program is written against: parse the options, choose
+ * and check the CPUs, start and stop the housekeeping load, collect
+ * metrics and verdicts, and report them once as KTAP, the paste-ready
+ * summary lines and the JSON result file (docs/result-schema.md).
+ *
+ *	bench_init(&b, &spec, argc, argv);	parse, check, KTAP header
+ *	bench_plan(&b, N);
+ *	...measure, metric_add()...
+ *	bench_verdict(&b, KSFT_PASS, NULL, "what was checked");
+ *	bench_finish(&b);			summary, JSON, exit code
+ */
+#ifndef ISOLBENCH_BENCH_H
+#define ISOLBENCH_BENCH_H
+
+#include <stdio.h>
+
+#include "cleanup.h"
+#include "clock.h"
+#include "counters.h"
+#include "cpu.h"
+#include "ktap.h"
+#include "load.h"
+#include "opts.h"
+#include "stats.h"
+
+#define BENCH_MAX_METRICS	32
+#define BENCH_MAX_VERDICTS	32
+#define BENCH_MAX_EXTRAS	16
+
+enum better { BETTER_LOWER, BETTER_HIGHER, BETTER_NONE };
+
+struct metric_extra {
+	const char *key;	/* with its unit: "user_s", "ipis_delivered" */
+	double value;
+};
+
+struct metric {
+	char name[64];		/* JSON name with unit: "getpid_ns" */
+	const char *unit;	/* "ns", "us", "s", "count" */
+	enum better better;
+	char aggregate[96];	/* what one sample is: "average of one run of N calls" */
+	char summary_label[32];	/* the summary line's lead: "getpid" */
+	char summary_context[160];	/* "cpu 3 (nohz_full) 10000000 calls" */
+	double *samples;
+	size_t n, cap;
+	struct stats st;
+	struct metric_extra extras[BENCH_MAX_EXTRAS];
+	int nextras;
+	struct hist *hist;	/* optional distribution, not owned */
+};
+
+struct verdict {
+	int code;		/* KSFT_PASS, KSFT_FAIL, KSFT_SKIP */
+	char name[128];
+	char reason[256];
+};
+
+struct bench {
+	const struct prog_spec *spec;
+	struct common_opts opt;
+	struct cpu_sets sets;
+	int target;			/* first CPU of opt.cpus */
+	const char *target_reason;	/* why this CPU */
+	struct load load;
+	bool load_running;
+	struct load_report load_report;
+	FILE *out;			/* the -o file, opened early */
+	uint64_t start_ns;
+	int argc;
+	char **argv;
+	struct metric metrics[BENCH_MAX_METRICS];
+	int nmetrics;
+	struct verdict verdicts[BENCH_MAX_VERDICTS];
+	int nverdicts;
+	char notes[8][160];		/* context remarks stored in the JSON */
+	int nnotes;
+};
+
+/*
+ * Parse the options, read the CPU sets, resolve and check the target and
+ * housekeeping CPUs (exit 1 on bad input), open the output file, print
+ * the KTAP header and the choice of CPUs, calibrate the clock.
+ * opt.cpus holds the targets afterwards (the default rule when not given).
+ */
+void bench_init(struct bench *b, const struct prog_spec *spec,
+		int argc, char **argv);
+void bench_plan(struct bench *b, unsigned int n);
+
+/* A bad combination of options found after parsing: exit 1. */
+noreturn void bench_usage_error(struct bench *b, const char *fmt, ...)
+	__ktap_printf(2, 3);
+
+/* Start/stop the housekeeping load on opt.housekeeping; skip if empty. */
+void bench_load_start(struct bench *b);
+void bench_load_stop(struct bench *b);
+
+struct metric *bench_metric(struct bench *b, const char *name,
+			    const char *unit, enum better better,
+			    const char *aggregate);
+void metric_add(struct metric *m, double v);
+void metric_extra(struct metric *m, const char *key, double value);
+/* The summary line: "<label>: <context>, avg X unit (median ...)". */
+void metric_summary(struct metric *m, const char *label,
+		    const char *context_fmt, ...) __ktap_printf(3, 4);
+
+/* A context remark for the JSON and a "# " line. */
+void bench_note(struct bench *b, const char *fmt, ...) __ktap_printf(2, 3);
+
+/* Record and print one KTAP result. */
+void bench_verdict(struct bench *b, int code, const char *reason,
+		   const char *fmt, ...) __ktap_printf(4, 5);
+
+/*
+ * End of the program: print the summaries, write the JSON, stop the
+ * load, exit with the kselftest code. A whole-program skip: exit 4.
+ */
+noreturn void bench_finish(struct bench *b);
+noreturn void bench_skip(struct bench *b, const char *fmt, ...)
+	__ktap_printf(2, 3);
+
+/* Whether to show progress: stderr is a terminal and not --quiet. */
+bool bench_progress_wanted(const struct bench *b);
+
+#endif

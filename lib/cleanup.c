@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+
+#define CLEANUP_MAX	32
+
+volatile sig_atomic_t bench_stop;
+static volatile sig_atomic_t stop_signal;
+
+static struct {
+	cleanup_fn fn;
+	void *arg;
+	volatile sig_atomic_t done;
+} cleanups[CLEANUP_MAX];
+static volatile sig_atomic_t ncleanups;
+
+int cleanup_push(cleanup_fn fn, void *arg)
+{
+	int i = ncleanups;
+
+	if (i >= CLEANUP_MAX)
+		abort();	/* a programming error, not a run-time one */
+	cleanups[i].fn = fn;
+	cleanups[i].arg = arg;
+	cleanups[i].done = 0;
+	ncleanups = i + 1;
+	return i;
+}
+
+void cleanup_run_one(int handle)
+{
+	if (handle < 0 || handle >= ncleanups || cleanups[handle].done)
+		return;
+	cleanups[handle].done = 1;
+	cleanups[handle].fn(cleanups[handle].arg);
+}
+
+void cleanup_run_all(void)
+{
+	for (int i = ncleanups - 1; i >= 0; i--)
+		cleanup_run_one(i);
+}
+
+int bench_stop_signal(void)
+{
+	return stop_signal;
+}
+
+static void stop_handler(int sig)
+{
+	static const char msg[] = "isolbench: second signal, cleaning up and exiting\n";
+
+	if (bench_stop) {
+		ssize_t ret = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+
+		(void)ret;	/* nothing useful to do on a failed write here */
+		cleanup_run_all();
+		_exit(1);
+	}
+	stop_signal = sig;
+	bench_stop = 1;
+}
+
+void cleanup_init(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = stop_handler;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a blocking call returns EINTR and the loop sees the flag. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	atexit(cleanup_run_all);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Everything a program changes in the system is undone through here, on
+ * every exit path: a normal exit, a failure, SIGINT, SIGTERM, SIGHUP and
+ * the timeout that run.sh enforces with SIGTERM.
+ *
+ * The first signal only raises the stop flag: measured loops poll it and
+ * end early, so what was measured so far is still reported and saved.
+ * A second signal runs the cleanups at once and exits.
+ */
+#ifndef ISOLBENCH_CLEANUP_H
+#define ISOLBENCH_CLEANUP_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+typedef void (*cleanup_fn)(void *arg);
+
+/* Install the signal handlers; call first thing in main(). */
+void cleanup_init(void);
+
+/*
+ * Register @fn(@arg) to run at exit and on a second signal, last
+ * registered first. Returns a handle for cleanup_run_one().
+ * Callbacks must be async-signal-safe: kill, waitpid, write, close.
+ */
+int cleanup_push(cleanup_fn fn, void *arg);
+/* Run the callback behind @handle now, and only once. */
+void cleanup_run_one(int handle);
+void cleanup_run_all(void);
+
+/* Set by the first SIGINT/SIGTERM/SIGHUP: end the measurement early. */
+extern volatile sig_atomic_t bench_stop;
+/* The signal that raised bench_stop, 0 if none. */
+int bench_stop_signal(void);
+
+#endif

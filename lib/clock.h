@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The benchmark clock: the invariant TSC on x86, with its frequency taken
+ * from the kernel (perf's user-time page) or calibrated against
+ * CLOCK_MONOTONIC_RAW; clock_gettime(CLOCK_MONOTONIC_RAW) elsewhere.
+ * Call clock_init() once; then bench_clock_start()/end() stamp a region
+ * and clock_to_ns() converts a difference.
+ */
+#ifndef ISOLBENCH_CLOCK_H
+#define ISOLBENCH_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "arch_x86.h"
+
+struct bench_clock {
+	int use_tsc;
+	double tsc_hz;		/* 0 when not using the TSC */
+	const char *source;	/* "tsc", "clock_gettime" */
+	const char *hz_source;	/* "kernel (perf user time)", "calibrated", "" */
+	double overhead_ns;	/* median cost of one start+end pair */
+};
+
+extern struct bench_clock bench_clock;
+
+/* Choose and calibrate the clock, measure its overhead. */
+void clock_init(void);
+
+static inline uint64_t mono_raw_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static inline uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static inline uint64_t bench_clock_start(void)
+{
+	return bench_clock.use_tsc ? tsc_read_start() : mono_raw_ns();
+}
+
+static inline uint64_t bench_clock_end(void)
+{
+	return bench_clock.use_tsc ? tsc_read_end() : mono_raw_ns();
+}
+
+static inline double clock_to_ns(uint64_t delta)
+{
+	return bench_clock.use_tsc ? delta * 1e9 / bench_clock.tsc_hz
+				   : (double)delta;
+}
+
+#endif

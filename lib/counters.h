@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Counting what really happened: perf_event_open for software, hardware
+ * and tracepoint events (per CPU, with tracepoint filters), and per-CPU
+ * deltas of /proc/interrupts and /proc/softirqs rows.
+ */
+#ifndef ISOLBENCH_COUNTERS_H
+#define ISOLBENCH_COUNTERS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct counter {
+	int fd;
+	char name[96];
+	char error[160];	/* why it could not be opened */
+};
+
+/*
+ * Open a counting event: @pid/@cpu as perf_event_open() takes them
+ * (pid 0 and cpu -1 for this thread; pid -1 and a cpu for that CPU).
+ * Returns 0, or -1 with counter.error set; hardware events that the
+ * machine lacks say "not supported".
+ */
+int counter_open_sw(struct counter *c, uint64_t config, pid_t pid, int cpu);
+int counter_open_hw(struct counter *c, uint64_t config, pid_t pid, int cpu);
+/* @event is "system:name", e.g. "irq:softirq_entry"; @filter may be NULL. */
+int counter_open_tracepoint(struct counter *c, const char *event,
+			    const char *filter, pid_t pid, int cpu);
+int counter_enable(struct counter *c);
+int counter_disable(struct counter *c);
+/* Current value, or -1 (as uint64_t max) when unreadable. */
+uint64_t counter_read(struct counter *c);
+void counter_close(struct counter *c);
+
+/*
+ * tracefs: its mount point, mounted on demand (and unmounted at exit
+ * when we mounted it). NULL when unavailable.
+ */
+const char *tracefs_path(void);
+/* Whether the tracepoint "system:name" exists on this kernel. */
+int tracepoint_exists(const char *event);
+
+/*
+ * A snapshot of /proc/interrupts or /proc/softirqs: one row per line,
+ * named by its first column ("LOC", "CAL", "TIMER", "24"), with a count
+ * per CPU column.
+ */
+struct irq_row {
+	char name[32];
+	char desc[64];
+	uint64_t *count;	/* per CPU column */
+};
+
+struct irq_table {
+	int ncpus;
+	int *cpu_of_col;	/* the CPU number of each column */
+	int nrows;
+	struct irq_row *rows;
+};
+
+int irq_table_read(const char *path, struct irq_table *t);
+void irq_table_free(struct irq_table *t);
+/* Count of row @name on @cpu in @after minus @before; -1 if missing. */
+int64_t irq_table_delta(const struct irq_table *before,
+			const struct irq_table *after,
+			const char *name, int cpu);
+
+#endif

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cleanup.h"
+#include "ktap.h"
+
+static struct {
+	unsigned int plan;
+	unsigned int num;
+	unsigned int pass, fail, skip, xfail;
+} ktap;
+
+void ksft_print_header(void)
+{
+	printf("KTAP version 1\n");
+	fflush(stdout);
+}
+
+void ksft_set_plan(unsigned int plan)
+{
+	ktap.plan = plan;
+	printf("1..%u\n", plan);
+	fflush(stdout);
+}
+
+unsigned int ksft_test_num(void)
+{
+	return ktap.num;
+}
+
+unsigned int ksft_get_fail_cnt(void)
+{
+	return ktap.fail;
+}
+
+void ksft_print_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("# ");
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
+static void ktap_result(const char *status, const char *directive,
+			const char *reason, const char *fmt, va_list ap)
+{
+	printf("%s %u ", status, ++ktap.num);
+	vprintf(fmt, ap);
+	if (directive)
+		printf(" # %s%s%s", directive, reason ? " " : "",
+		       reason ? reason : "");
+	printf("\n");
+	fflush(stdout);
+}
+
+void ksft_test_result_pass(const char *fmt, ...)
+{
+	va_list ap;
+
+	ktap.pass++;
+	va_start(ap, fmt);
+	ktap_result("ok", NULL, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void ksft_test_result_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	ktap.fail++;
+	va_start(ap, fmt);
+	ktap_result("not ok", NULL, NULL, fmt, ap);
+	va_end(ap);
+}
+
+/* The skip reason is the formatted text itself, as in kselftest.h. */
+void ksft_test_result_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	ktap.skip++;
+	va_start(ap, fmt);
+	printf("ok %u # SKIP ", ++ktap.num);
+	vprintf(fmt, ap);
+	printf("\n");
+	fflush(stdout);
+	va_end(ap);
+}
+
+void ksft_test_result_xfail(const char *fmt, ...)
+{
+	va_list ap;
+
+	ktap.xfail++;
+	va_start(ap, fmt);
+	ktap_result("ok", "XFAIL", NULL, fmt, ap);
+	va_end(ap);
+}
+
+int ksft_test_result(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cond)
+		ktap.pass++;
+	else
+		ktap.fail++;
+	va_start(ap, fmt);
+	ktap_result(cond ? "ok" : "not ok", NULL, NULL, fmt, ap);
+	va_end(ap);
+	return cond;
+}
+
+void ksft_test_result_code(int code, const char *reason, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	switch (code) {
+	case KSFT_PASS:
+		ktap.pass++;
+		ktap_result("ok", NULL, NULL, fmt, ap);
+		break;
+	case KSFT_SKIP:
+		ktap.skip++;
+		ktap_result("ok", "SKIP", reason, fmt, ap);
+		break;
+	default:
+		ktap.fail++;
+		ktap_result("not ok", NULL, NULL, fmt, ap);
+		if (reason)
+			ksft_print_msg("%s\n", reason);
+		break;
+	}
+	va_end(ap);
+}
+
+static noreturn void ktap_exit(int code)
+{
+	cleanup_run_all();
+	fflush(stdout);
+	exit(code);
+}
+
+void ksft_finished(void)
+{
+	if (ktap.plan && ktap.num != ktap.plan)
+		ksft_print_msg("planned %u tests but ran %u\n", ktap.plan,
+			       ktap.num);
+	printf("# Totals: pass:%u fail:%u xfail:%u xpass:0 skip:%u error:0\n",
+	       ktap.pass, ktap.fail, ktap.xfail, ktap.skip);
+	if (ktap.fail || (ktap.plan && ktap.num != ktap.plan))
+		ktap_exit(KSFT_FAIL);
+	if (ktap.skip && !ktap.pass && !ktap.xfail)
+		ktap_exit(KSFT_SKIP);
+	ktap_exit(KSFT_PASS);
+}
+
+void ksft_exit_pass(void)
+{
+	ktap_exit(KSFT_PASS);
+}
+
+void ksft_exit_fail(void)
+{
+	ktap_exit(KSFT_FAIL);
+}
+
+void ksft_exit_fail_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("Bail out! ");
+	vprintf(fmt, ap);
+	va_end(ap);
+	ktap_exit(KSFT_FAIL);
+}
+
+/* A whole-program skip: plan of zero with the reason, as kselftest does. */
+void ksft_exit_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ktap.num && !ktap.plan)
+		printf("1..0 # SKIP ");
+	else
+		printf("# SKIP ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	ktap_exit(KSFT_SKIP);
+}
+
+void ksft_exit_usage(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	ktap_exit(KSFT_FAIL);
+}

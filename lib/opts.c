@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ktap.h"
+#include "opts.h"
+#include "util.h"
+
+#define ISOLBENCH_VERSION	"0.1"
+#define OPTS_MAX		64
+#define KEY_LONG_ONLY		256
+
+static struct opt common_table[] = {
+	{ .name = "cpu", .key = 'c', .type = OPT_CPULIST, .arg = "CPULIST",
+	  .help = "target CPU(s), kernel cpulist syntax (default: first nohz_full, else first isolated, else highest online CPU)" },
+	{ .name = "housekeeping", .type = OPT_CPULIST, .arg = "CPULIST",
+	  .help = "where load and helpers run (default: the other CPUs)" },
+	{ .name = "loops", .key = 'n', .type = OPT_UINT, .arg = "N",
+	  .help = "iterations per run", .min = 1, .max = 1e12 },
+	{ .name = "runs", .key = 'r', .type = OPT_UINT, .arg = "N",
+	  .help = "repeated runs", .min = 1, .max = 10000 },
+	{ .name = "duration", .key = 'D', .type = OPT_DOUBLE, .arg = "SECS",
+	  .help = "length of time-bounded phases", .min = 0.001,
+	  .max = 7 * 24 * 3600 },
+	{ .name = "load", .type = OPT_FLAG,
+	  .help = "run the built-in housekeeping load meanwhile" },
+	{ .name = "output", .key = 'o', .type = OPT_STRING, .arg = "FILE",
+	  .help = "write the JSON result to FILE" },
+	{ .name = "quick", .type = OPT_FLAG, .help = "short smoke run" },
+	{ .name = "quiet", .key = 'q', .type = OPT_FLAG, .help = "less output" },
+	{ .name = "verbose", .key = 'v', .type = OPT_FLAG, .help = "more output" },
+};
+
+static void common_bind(struct common_opts *co)
+{
+	void *dest[] = { &co->cpus, &co->housekeeping, &co->loops, &co->runs,
+			 &co->duration_s, &co->load, &co->output, &co->quick,
+			 &co->quiet, &co->verbose };
+	bool *given[] = { &co->cpus_given, &co->housekeeping_given,
+			  &co->loops_given, &co->runs_given,
+			  &co->duration_given, NULL, NULL, NULL, NULL, NULL };
+
+	for (size_t i = 0; i < ARRAY_SIZE(common_table); i++) {
+		common_table[i].dest = dest[i];
+		common_table[i].given = given[i];
+	}
+}
+
+static bool common_wanted(const struct prog_spec *spec, size_t i)
+{
+	/* the first six entries follow the COMMON_* bit order */
+	return i >= 6 || (spec->common & (1u << i));
+}
+
+static void opt_default_str(const struct opt *o, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	switch (o->type) {
+	case OPT_UINT:
+		snprintf(buf, len, " (default %llu)",
+			 (unsigned long long)*(uint64_t *)o->dest);
+		break;
+	case OPT_INT:
+		snprintf(buf, len, " (default %lld)",
+			 (long long)*(int64_t *)o->dest);
+		break;
+	case OPT_DOUBLE:
+		snprintf(buf, len, " (default %g)", *(double *)o->dest);
+		break;
+	case OPT_STRING:
+		if (*(const char **)o->dest)
+			snprintf(buf, len, " (default %s)",
+				 *(const char **)o->dest);
+		break;
+	case OPT_CHOICE:
+		snprintf(buf, len, " (default %s)",
+			 o->choices[*(int *)o->dest]);
+		break;
+	default:
+		break;
+	}
+}
+
+static void opt_help_line(const struct opt *o)
+{
+	char left[64], def[96], choices[256] = "";
+
+	snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->key ? "-" : "   ",
+		 o->key ? o->key : ' ', o->key ? ", " : "", o->name,
+		 o->arg ? " " : "", o->arg ? o->arg : "");
+	if (o->key == 0)
+		memmove(left, left + 1, strlen(left));
+	opt_default_str(o, def, sizeof(def));
+	if (o->type == OPT_CHOICE) {
+		size_t off = snprintf(choices, sizeof(choices), "; one of");
+
+		for (int i = 0; o->choices[i]; i++)
+			off += snprintf(choices + off, sizeof(choices) - off,
+					" %s", o->choices[i]);
+	}
+	printf("  %-28s %s%s%s\n", left, o->help, choices, def);
+}
+
+static void opts_help(const struct prog_spec *spec)
+{
+	printf("Usage: %s [OPTION]...\n%s\n\nOptions:\n", spec->name,
+	       spec->summary);
+	for (const struct opt *o = spec->opts; o && o->name; o++)
+		opt_help_line(o);
+	for (size_t i = 0; i < ARRAY_SIZE(common_table); i++)
+		if (common_wanted(spec, i))
+			opt_help_line(&common_table[i]);
+	printf("  %-28s %s\n  %-28s %s\n", "-h, --help", "this help",
+	       "--version", "print the version");
+	printf("\nExit status: 0 pass, 1 fail or usage error, 4 skip (kselftest).\n");
+}
+
+static void opt_store(const struct prog_spec *spec, const struct opt *o,
+		      const char *val)
+{
+	char err[160];
+	uint64_t u;
+	int64_t i;
+	double d;
+
+	switch (o->type) {
+	case OPT_FLAG:
+		*(bool *)o->dest = true;
+		break;
+	case OPT_UINT:
+		if (parse_u64(val, &u))
+			ksft_exit_usage(spec->name, "--%s: '%s' is not a whole number >= 0",
+					o->name, val);
+		if (u < o->min || u > o->max)
+			ksft_exit_usage(spec->name, "--%s: %s is out of range (%.0f..%.0f)",
+					o->name, val, o->min, o->max);
+		*(uint64_t *)o->dest = u;
+		break;
+	case OPT_INT:
+		if (parse_i64(val, &i))
+			ksft_exit_usage(spec->name, "--%s: '%s' is not a whole number",
+					o->name, val);
+		if (i < o->min || i > o->max)
+			ksft_exit_usage(spec->name, "--%s: %s is out of range (%.0f..%.0f)",
+					o->name, val, o->min, o->max);
+		*(int64_t *)o->dest = i;
+		break;
+	case OPT_DOUBLE:
+		if (parse_double(val, &d))
+			ksft_exit_usage(spec->name, "--%s: '%s' is not a number",
+					o->name, val);
+		if (d < o->min || d > o->max)
+			ksft_exit_usage(spec->name, "--%s: %s is out of range (%g..%g)",
+					o->name, val, o->min, o->max);
+		*(double *)o->dest = d;
+		break;
+	case OPT_STRING:
+		if (!*val)
+			ksft_exit_usage(spec->name, "--%s: empty value", o->name);
+		*(const char **)o->dest = val;
+		break;
+	case OPT_CPULIST:
+		if (cpu_mask_parse(val, o->dest, err, sizeof(err)))
+			ksft_exit_usage(spec->name, "--%s: %s", o->name, err);
+		break;
+	case OPT_CHOICE:
+		for (int k = 0; o->choices[k]; k++) {
+			if (!strcmp(val, o->choices[k])) {
+				*(int *)o->dest = k;
+				goto stored;
+			}
+		}
+		ksft_exit_usage(spec->name, "--%s: unknown value '%s'", o->name,
+				val);
+	}
+stored:
+	if (o->given)
+		*o->given = true;
+}
+
+void opts_parse(const struct prog_spec *spec, struct common_opts *co,
+		int argc, char **argv)
+{
+	struct option lopts[OPTS_MAX + 3];
+	const struct opt *table[OPTS_MAX];
+	char sopts[3 * OPTS_MAX + 8] = ":h";
+	int n = 0, c;
+
+	common_bind(co);
+	for (const struct opt *o = spec->opts; o && o->name; o++)
+		table[n++] = o;
+	for (size_t i = 0; i < ARRAY_SIZE(common_table); i++)
+		if (common_wanted(spec, i))
+			table[n++] = &common_table[i];
+	for (int i = 0; i < n; i++) {
+		const struct opt *o = table[i];
+		int has_arg = o->type == OPT_FLAG ? no_argument : required_argument;
+
+		lopts[i] = (struct option){ o->name, has_arg, NULL,
+					    o->key ? o->key : KEY_LONG_ONLY + i };
+		if (o->key) {
+			size_t l = strlen(sopts);
+
+			sopts[l++] = o->key;
+			if (has_arg)
+				sopts[l++] = ':';
+			sopts[l] = '\0';
+		}
+	}
+	lopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	lopts[n++] = (struct option){ "version", no_argument, NULL, KEY_LONG_ONLY + OPTS_MAX };
+	lopts[n] = (struct option){ 0 };
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
+		if (c == 'h') {
+			opts_help(spec);
+			exit(KSFT_PASS);
+		}
+		if (c == KEY_LONG_ONLY + OPTS_MAX) {
+			printf("%s (isolbench) %s\n", spec->name, ISOLBENCH_VERSION);
+			exit(KSFT_PASS);
+		}
+		if (c == '?' || c == ':') {
+			const char *what = c == '?' ? "unknown option" : "missing value for";
+
+			if (optopt && optopt < KEY_LONG_ONLY)
+				ksft_exit_usage(spec->name, "%s '-%c' (see --help)",
+						what, optopt);
+			ksft_exit_usage(spec->name, "%s '%s' (see --help)", what,
+					argv[optind - 1]);
+		}
+		for (int i = 0; i < n - 2; i++) {
+			if (lopts[i].val == c) {
+				opt_store(spec, table[i], optarg);
+				break;
+			}
+		}
+	}
+	if (optind < argc)
+		ksft_exit_usage(spec->name, "unexpected argument '%s' (see --help)",
+				argv[optind]);
+}
+
+const char *isolbench_version(void)
+{
+	return ISOLBENCH_VERSION;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One declarative option table per program; this file turns it into
+ * getopt_long, --help and range errors, and adds the common options of
+ * the suite with one spelling everywhere.
+ */
+#ifndef ISOLBENCH_OPTS_H
+#define ISOLBENCH_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cpu.h"
+
+enum opt_type {
+	OPT_FLAG,	/* bool, no argument */
+	OPT_UINT,	/* uint64_t in [min, max] */
+	OPT_INT,	/* int64_t in [min, max] */
+	OPT_DOUBLE,	/* double in [min, max] */
+	OPT_STRING,	/* const char * */
+	OPT_CPULIST,	/* cpu_mask_t, kernel cpulist syntax */
+	OPT_CHOICE,	/* int index into choices[] */
+};
+
+struct opt {
+	const char *name;	/* long name */
+	int key;		/* short option character, or 0 */
+	enum opt_type type;
+	void *dest;
+	bool *given;		/* set when the user gave it, may be NULL */
+	const char *arg;	/* placeholder with unit: "N", "SECS", "US" */
+	const char *help;
+	double min, max;
+	const char *const *choices;	/* NULL-terminated, for OPT_CHOICE */
+};
+
+/* The common options (design.md), chosen per program by these bits. */
+enum {
+	COMMON_CPU		= 1 << 0,	/* -c, --cpu */
+	COMMON_HOUSEKEEPING	= 1 << 1,	/* --housekeeping */
+	COMMON_LOOPS		= 1 << 2,	/* -n, --loops */
+	COMMON_RUNS		= 1 << 3,	/* -r, --runs */
+	COMMON_DURATION		= 1 << 4,	/* -D, --duration */
+	COMMON_LOAD		= 1 << 5,	/* --load */
+	/* always present: -o, --quick, -q, -v, -h, --version */
+};
+
+struct common_opts {
+	cpu_mask_t cpus;
+	cpu_mask_t housekeeping;
+	uint64_t loops;
+	uint64_t runs;
+	double duration_s;
+	bool load;
+	const char *output;
+	bool quick;
+	bool quiet;
+	bool verbose;
+	bool cpus_given, housekeeping_given, loops_given, runs_given;
+	bool duration_given;
+};
+
+struct prog_spec {
+	const char *name;
+	const char *summary;	/* one line: what it measures */
+	unsigned int common;	/* COMMON_* bits */
+	/* defaults for the help text of the common numeric options */
+	const struct opt *opts;	/* terminated by { .name = NULL } */
+};
+
+/*
+ * Parse @argv into @co and the program's table. --help and --version
+ * print and exit 0; any bad option or value prints one line on stderr
+ * and exits 1 (kselftest: a usage error is a failure).
+ */
+const char *isolbench_version(void);
+
+void opts_parse(const struct prog_spec *spec, struct common_opts *co,
+		int argc, char **argv);
+
+#endif

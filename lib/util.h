@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Small helpers every part of lib/ needs: checked parsing, file reads. */
+#ifndef ISOLBENCH_UTIL_H
+#define ISOLBENCH_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+#define NSEC_PER_SEC	1000000000ULL
+#define NSEC_PER_USEC	1000ULL
+
+/* Read the first line of @path without its newline; length or -1. */
+int read_file_line(const char *path, char *buf, size_t len);
+/* Read a whole (small) file; malloc'ed, NUL-terminated, or NULL. */
+char *read_file_all(const char *path, size_t *len);
+/* Write @s to @path (sysfs, tracefs); 0 or -1 with errno. */
+int write_file(const char *path, const char *s);
+
+/* Whole decimal numbers with range checks: 0, or -1 on junk or range. */
+int parse_u64(const char *s, uint64_t *out);
+int parse_i64(const char *s, int64_t *out);
+int parse_double(const char *s, double *out);
+
+#endif
