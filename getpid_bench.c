@@ -277,7 +277,13 @@ int main(int argc, char **argv)
 	}
 	bench_load_stop(&b);
 
-	seen_ret = syscalls_seen_by_kernel(nr, expected, 10000, &seen, why, sizeof(why));
+	if (bench_stop) {
+		snprintf(why, sizeof(why), "interrupted before the check");
+		seen_ret = -1;
+	} else {
+		seen_ret = syscalls_seen_by_kernel(nr, expected, 10000, &seen,
+						   why, sizeof(why));
+	}
 
 	bench_verdict(&b, bad ? KSFT_FAIL : KSFT_PASS, NULL,
 		      "%s returned the expected %ld on all %llu calls (%llu wrong)",

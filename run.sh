@@ -102,6 +102,10 @@ on_signal() {
 }
 trap on_signal INT TERM HUP
 
+work=$(mktemp -d) || die "cannot create a temporary directory"
+fifo=$work/fifo
+trap 'rm -rf "$work"' EXIT
+
 set -- $tests
 echo "TAP version 13"
 echo "1..$#"
@@ -113,18 +117,24 @@ for t in $tests; do
 	[ -n "$outdir" ] && args+=(-o "$outdir/$t.json")
 	echo "# timeout set to $timeout"
 	echo "# selftests: isolbench: $t"
-	log=$(mktemp)
 	# timeout sends SIGTERM first: the program reports what it measured
 	# so far and cleans up; SIGKILL follows 10 s later if it does not end.
-	timeout -k 10 "$timeout" "$here/$t" "${args[@]}" "${prog_args[@]}" >"$log" 2>&1 &
+	# Its output streams through a fifo, prefixed like kselftest's runner.
+	rm -f "$fifo"
+	mkfifo "$fifo" || die "cannot create a fifo in $work"
+	tee "$work/$t.log" <"$fifo" | sed -u 's/^/# /' &
+	reader=$!
+	timeout --foreground -k 10 "$timeout" "$here/$t" "${args[@]}" "${prog_args[@]}" >"$fifo" 2>&1 &
 	child=$!
-	# stream the output as it comes, prefixed like kselftest's runner
-	tail -n +1 -f --pid=$child "$log" 2>/dev/null | sed -u 's/^/# /'
-	wait $child
-	rc=$?
+	while :; do
+		wait $child
+		rc=$?
+		# a trapped signal interrupts wait: wait again for the real status
+		kill -0 $child 2>/dev/null || break
+	done
 	child=""
-	[ -n "$outdir" ] && cp "$log" "$outdir/$t.ktap"
-	rm -f "$log"
+	wait $reader
+	[ -n "$outdir" ] && cp "$work/$t.log" "$outdir/$t.ktap"
 	case $rc in
 	0) echo "ok $n selftests: isolbench: $t" ;;
 	4) echo "ok $n selftests: isolbench: $t # SKIP" ;;

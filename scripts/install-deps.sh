@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install what isolbench needs to build, run and test, with apt-get
+# (Debian, Ubuntu) or dnf (Fedora, RHEL). Idempotent: packages already
+# present are left alone. Run as root (or it uses sudo).
+#
+#   --vm    also what vm/ needs to boot kernels in qemu
+
+set -eu
+
+vm=""
+[ "${1:-}" = "--vm" ] && vm=1
+
+apt_pkgs="build-essential libhwloc-dev libnuma-dev hwloc numactl perl python3
+	  linux-perf rt-tests procps"
+apt_vm_pkgs="qemu-system-x86 busybox-static cpio kmod xz-utils zstd"
+dnf_pkgs="gcc make hwloc-devel numactl-devel hwloc numactl perl python3 perf
+	  realtime-tests procps-ng"
+dnf_vm_pkgs="qemu-system-x86 busybox cpio kmod xz zstd"
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+
+if command -v apt-get >/dev/null; then
+	pkgs=$apt_pkgs
+	[ -n "$vm" ] && pkgs="$pkgs $apt_vm_pkgs"
+	missing=""
+	for p in $pkgs; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+			missing="$missing $p"
+	done
+	if [ -n "$missing" ]; then
+		$sudo apt-get update -q
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
+	fi
+elif command -v dnf >/dev/null; then
+	pkgs=$dnf_pkgs
+	[ -n "$vm" ] && pkgs="$pkgs $dnf_vm_pkgs"
+	$sudo dnf install -y $pkgs
+else
+	echo "install-deps: neither apt-get nor dnf found; install by hand: $apt_pkgs" >&2
+	exit 1
+fi
+echo "install-deps: all build and run dependencies are installed"
