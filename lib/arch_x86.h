@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -61,9 +62,31 @@ static inline void cpu_hypervisor_signature(char sig[13])
 	sig[12] = '\0';
 }
 
+/*
+ * A raw syscall with two arguments, inline: no libc wrapper between the
+ * measured loop and the kernel's entry code.
+ */
+static inline long arch_syscall2(long nr, long a1, long a2)
+{
+#ifdef __x86_64__
+	long ret;
+
+	asm volatile("syscall" : "=a"(ret) : "a"(nr), "D"(a1), "S"(a2)
+		     : "rcx", "r11", "memory");
+	return ret;
+#else
+	return syscall(nr, a1, a2);
+#endif
+}
+
 #else
 
 #define ARCH_HAS_TSC	0
+
+static inline long arch_syscall2(long nr, long a1, long a2)
+{
+	return syscall(nr, a1, a2);
+}
 
 static inline uint64_t tsc_read_start(void) { return 0; }
 static inline uint64_t tsc_read_end(void) { return 0; }
