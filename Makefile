@@ -62,6 +62,7 @@ $(BUILD)/san/unit/%: tests/unit/%.c $(SAN_OBJS) $(LIB_HDRS)
 san: $(SAN_PROGS) $(UNIT_PROGS)
 
 run_tests: all
+	@[ "$$(id -u)" -eq 0 ] || echo "run_tests: not root: tests that need tracepoints or scheduling policies will SKIP" >&2
 	./run.sh
 
 install: all

@@ -14,7 +14,7 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 
-#define ARCH_HAS_TSC	1
+#define HAVE_TSC	1
 
 /*
  * lfence before rdtsc keeps earlier instructions from drifting past the
@@ -81,7 +81,7 @@ static inline long arch_syscall2(long nr, long a1, long a2)
 
 #else
 
-#define ARCH_HAS_TSC	0
+#define HAVE_TSC	0
 
 static inline long arch_syscall2(long nr, long a1, long a2)
 {

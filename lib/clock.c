@@ -89,7 +89,7 @@ void clock_init(void)
 	memset(&bench_clock, 0, sizeof(bench_clock));
 	bench_clock.source = "clock_gettime";
 	bench_clock.hz_source = "";
-	if (ARCH_HAS_TSC && tsc_invariant() && !getenv("ISOLBENCH_NO_TSC")) {
+	if (HAVE_TSC && tsc_invariant() && !getenv("ISOLBENCH_NO_TSC")) {
 		bench_clock.tsc_hz = tsc_hz_from_kernel();
 		bench_clock.hz_source = "kernel (perf user time)";
 		if (!bench_clock.tsc_hz) {

@@ -43,7 +43,9 @@ static void cpu_model(char *buf, size_t len)
 	if (!info)
 		return;
 	p = strstr(info, "model name");
-	if (p && (p = strchr(p, ':')))
+	if (p)
+		p = strchr(p, ':');
+	if (p)
 		snprintf(buf, len, "%.*s", (int)strcspn(p + 2, "\n"), p + 2);
 	free(info);
 }

@@ -6,11 +6,19 @@
 # present are left alone. Run as root (or it uses sudo).
 #
 #   --vm    also what vm/ needs to boot kernels in qemu
+#   --dev   also what the project's own checks use (checkpatch.pl from
+#           the linux-source package)
 
 set -eu
 
-vm=""
-[ "${1:-}" = "--vm" ] && vm=1
+vm="" dev=""
+for a in "$@"; do
+	case "$a" in
+	--vm) vm=1 ;;
+	--dev) dev=1 ;;
+	*) echo "install-deps: unknown option '$a' (--vm, --dev)" >&2; exit 2 ;;
+	esac
+done
 
 apt_pkgs="build-essential libhwloc-dev libnuma-dev hwloc numactl perl python3
 	  linux-perf rt-tests procps"
@@ -25,6 +33,7 @@ sudo=""
 if command -v apt-get >/dev/null; then
 	pkgs=$apt_pkgs
 	[ -n "$vm" ] && pkgs="$pkgs $apt_vm_pkgs"
+	[ -n "$dev" ] && pkgs="$pkgs linux-source"
 	missing=""
 	for p in $pkgs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
