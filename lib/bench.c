@@ -85,6 +85,8 @@ void bench_init(struct bench *b, const struct prog_spec *spec,
 		       cpu_isolation_name(&b->sets, b->target), b->target_reason,
 		       CPU_COUNT(&b->opt.housekeeping) ?
 		       cpu_mask_format(&b->opt.housekeeping, hk, sizeof(hk)) : "none");
+	if (b->opt.load && !CPU_COUNT(&b->opt.housekeeping))
+		bench_skip(b, "--load needs a housekeeping CPU besides the target CPUs");
 	if (b->opt.verbose)
 		ksft_print_msg("clock: %s, %.0f Hz (%s), overhead %.1f ns\n",
 			       bench_clock.source, bench_clock.tsc_hz,

@@ -379,3 +379,34 @@ int cpu_pair_find(const cpu_mask_t *allowed, enum cpu_relation want,
 	}
 	return -1;
 }
+
+static int topology_count(hwloc_topology_t topo, hwloc_obj_type_t type)
+{
+	int n = hwloc_get_nbobjs_by_type(topo, type);
+
+	return n < 0 ? 0 : n;
+}
+
+int cpu_topology_read(struct cpu_topology *t)
+{
+	hwloc_topology_t topo = topology_get();
+	int depth;
+
+	memset(t, 0, sizeof(*t));
+	if (!topo)
+		return -1;
+	t->packages = topology_count(topo, HWLOC_OBJ_PACKAGE);
+	t->numa_nodes = topology_count(topo, HWLOC_OBJ_NUMANODE);
+	t->cores = topology_count(topo, HWLOC_OBJ_CORE);
+	t->pus = topology_count(topo, HWLOC_OBJ_PU);
+	/* the last-level cache is the cache level nearest the root */
+	for (depth = 0; depth < hwloc_topology_get_depth(topo); depth++) {
+		hwloc_obj_t o = hwloc_get_obj_by_depth(topo, depth, 0);
+
+		if (o && hwloc_obj_type_is_cache(o->type)) {
+			t->llcs = hwloc_get_nbobjs_by_depth(topo, depth);
+			break;
+		}
+	}
+	return 0;
+}

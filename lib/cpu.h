@@ -98,4 +98,11 @@ int cpu_numa_node(int cpu);
 int cpu_pair_find(const cpu_mask_t *allowed, enum cpu_relation rel,
 		  int *src, int *dst);
 
+struct cpu_topology {
+	int packages, numa_nodes, llcs, cores, pus;
+};
+
+/* Counts of the machine's topology objects (hwloc); -1 if unreadable. */
+int cpu_topology_read(struct cpu_topology *t);
+
 #endif

@@ -80,6 +80,7 @@ static void mitigations_json(struct json *j)
 
 void sysinfo_json(struct json *j, const struct cpu_sets *sets, int target)
 {
+	struct cpu_topology topo;
 	struct utsname u;
 	char buf[4096], path[128];
 	bool emulated;
@@ -99,6 +100,16 @@ void sysinfo_json(struct json *j, const struct cpu_sets *sets, int target)
 	mask_json(j, "possible", &sets->possible);
 	mask_json(j, "isolated", &sets->isolated);
 	mask_json(j, "nohz_full", &sets->nohz_full);
+	if (!cpu_topology_read(&topo)) {
+		json_object_start(j, "topology");
+		json_i64(j, "packages", topo.packages);
+		json_i64(j, "numa_nodes", topo.numa_nodes);
+		json_i64(j, "llcs", topo.llcs);
+		json_i64(j, "cores", topo.cores);
+		json_i64(j, "pus", topo.pus);
+		json_i64(j, "target_numa_node", cpu_numa_node(target));
+		json_object_end(j);
+	}
 	if (read_file_line("/sys/devices/system/cpu/smt/active", buf, sizeof(buf)) > 0)
 		json_bool(j, "smt_active", !strcmp(buf, "1"));
 	else

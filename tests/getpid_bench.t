@@ -3,7 +3,7 @@
 # getpid_bench end to end: real KTAP, real JSON, bad input, load cleanup.
 . "$(dirname "$0")/lib.sh"
 
-plan 22
+plan 25
 
 run_prog getpid_bench -n 20000 -r 3 -o "$TMP/g.json"
 ok $RC "small run passes (rc=$RC)"
@@ -38,6 +38,24 @@ expect_usage_error "negative loops" getpid_bench -n -5
 expect_usage_error "non-numeric runs" getpid_bench -r many
 expect_usage_error "unknown syscall" getpid_bench --syscall fork
 expect_usage_error "unwritable output" getpid_bench -n 10 -o /nonexistent/dir/x.json
+
+# No housekeeping CPU left for --load: a SKIP with the reason, exit 4.
+run_prog getpid_bench -c "0-$(($(nproc) - 1))" --load -n 1000
+[ $RC -eq 4 ] && grep -q '^1\.\.0 # SKIP --load needs a housekeeping CPU' "$TMP/out"
+ok $? "--load without a housekeeping CPU: SKIP with the reason, exit 4 (rc=$RC)"
+
+# Without privilege the kernel-side checks SKIP with a reason, never fail.
+if is_root && command -v setpriv >/dev/null; then
+	cp "$BIN/getpid_bench" "$TMP/gb" && chmod 755 "$TMP" "$TMP/gb"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/gb" -n 1000 -r 2 >"$TMP/out" 2>&1
+	RC=$?
+	[ $RC -eq 0 ] && grep -q '^ok 2 kernel counted the getpid syscalls # SKIP ' "$TMP/out"
+	ok $? "as an unprivileged user: the syscall count is a SKIP with a reason (rc=$RC)"
+	ktap_valid "$TMP/out"; ok $? "unprivileged output is valid KTAP"
+else
+	skip "needs root and setpriv" "unprivileged run skips kernel-side checks"
+	skip "needs root and setpriv" "unprivileged output is valid KTAP"
+fi
 
 # A run with --load killed half way leaves no load process behind.
 if [ "$(nproc)" -lt 2 ]; then
