@@ -207,8 +207,8 @@ static void *spinner_main(void *arg)
 		return NULL;
 	atomic_fetch_add(&s->ready, 1);
 	while (!spinner_done(s))
-		for (volatile int i = 0; i < 100000; i++)
-			;
+		for (int i = 0; i < 100000; i++)
+			__asm__ __volatile__("" ::: "memory");	/* keep the loop */
 	return NULL;
 }
 
@@ -274,11 +274,16 @@ static int spin_window(struct bench *b, struct counting *k, bool control,
 		usleep(1000);
 	if (started == nth && atomic_load(&s->ready) == nth && !bench_stop) {
 		usleep(warmup_s * 1e6);
+		if (b->opt.verbose)	/* bench/timer_softirq.sh enables perf stat here */
+			ksft_print_msg("%s window: counting on cpu %d for %.1f s\n",
+				       control ? "control" : "quiet", b->target, seconds);
 		counting_begin(k);
 		t0 = atomic_load(&s->timeouts);
 		for (uint64_t end = mono_ns() + seconds * 1e9; mono_ns() < end && !bench_stop;)
 			usleep(20000);
 		*timeouts = atomic_load(&s->timeouts) - t0;
+		if (b->opt.verbose)
+			ksft_print_msg("%s window: done\n", control ? "control" : "quiet");
 		counting_end(k, w);
 	}
 	atomic_store(&s->stop, 1);
