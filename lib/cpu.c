@@ -129,6 +129,26 @@ int cpu_mask_sysfs(const char *name, cpu_mask_t *mask)
 	return cpu_mask_parse(buf, mask, err, sizeof(err)) ? -1 : 0;
 }
 
+/*
+ * isolcpus= leaves the isolated CPUs out of every task's default
+ * affinity, yet a task may still move there (that is how they are used).
+ * Count them as allowed when the kernel, and any cpuset, accepts it:
+ * set the wider mask, read back what took effect, put the old one back.
+ */
+static void cpu_allowed_add_isolated(struct cpu_sets *s)
+{
+	cpu_mask_t orig = s->allowed, wide, got;
+
+	CPU_OR(&wide, &s->isolated, &s->nohz_full);
+	CPU_AND(&wide, &wide, &s->online);
+	CPU_OR(&wide, &wide, &orig);
+	if (CPU_EQUAL(&wide, &orig) || sched_setaffinity(0, sizeof(wide), &wide))
+		return;
+	if (!sched_getaffinity(0, sizeof(got), &got))
+		CPU_OR(&s->allowed, &orig, &got);
+	sched_setaffinity(0, sizeof(orig), &orig);
+}
+
 void cpu_sets_read(struct cpu_sets *s)
 {
 	cpu_mask_sysfs("online", &s->online);
@@ -137,6 +157,7 @@ void cpu_sets_read(struct cpu_sets *s)
 	cpu_mask_sysfs("nohz_full", &s->nohz_full);
 	if (sched_getaffinity(0, sizeof(s->allowed), &s->allowed))
 		s->allowed = s->online;
+	cpu_allowed_add_isolated(s);
 }
 
 const char *cpu_isolation_name(const struct cpu_sets *s, int cpu)

@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# timer_softirq against its peers, side by side in one run:
+#  1. cyclic phase vs rt-tests' cyclictest on the same CPU, interval,
+#     priority and duration, alternating short runs (ROUNDS each, so that
+#     drift in the machine's load hits both alike), histograms pooled per
+#     tool: median and p99 wakeup latency must agree within 10% or 2 us,
+#     whichever is larger.
+#  2. quiet phase vs perf stat -C CPU -e irq:softirq_entry --filter
+#     'vec == 1' enabled and disabled through its control fifo when the
+#     quiet window starts and ends: TIMER softirq counts agree within 5%.
+# Usage: bench/timer_softirq.sh [-c CPU] [-i US] [-p PRIO] [-D SECS] [-r ROUNDS] [-Q QUIET_SECS]
+# (defaults: last CPU, 1000 us, 95, 2 s x 8 rounds, quiet window 10 s x 2)
+# Prints ratios; exits 1 when a target is missed, 4 when a peer is missing.
+set -u
+cd "$(dirname "$0")/.."
+CPU=$(($(nproc) - 1)) INTERVAL=1000 PRIO=95 DUR=2 ROUNDS=8 QDUR=10 QROUNDS=2
+while getopts "c:i:p:D:r:Q:" o; do
+	case $o in
+	c) CPU=$OPTARG ;; i) INTERVAL=$OPTARG ;; p) PRIO=$OPTARG ;;
+	D) DUR=$OPTARG ;; r) ROUNDS=$OPTARG ;; Q) QDUR=$OPTARG ;;
+	*) echo "usage: $0 [-c CPU] [-i US] [-p PRIO] [-D SECS] [-r ROUNDS] [-Q QUIET_SECS]" >&2; exit 2 ;;
+	esac
+done
+for t in cyclictest perf python3; do
+	command -v $t >/dev/null || { echo "SKIP: $t not installed (rt-tests, linux-perf)"; exit 4; }
+done
+[ -x ./timer_softirq ] || make -s timer_softirq || exit 1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+HMAX=20000
+fail=0
+
+echo "cyclic: cpu $CPU, -i $INTERVAL us, SCHED_FIFO $PRIO, -D $DUR s, -m, $ROUNDS rounds each, alternating"
+for r in $(seq "$ROUNDS"); do
+	./timer_softirq --phase cyclic -q -c "$CPU" -i "$INTERVAL" -p "$PRIO" -D "$DUR" -m \
+		--histogram $HMAX -o "$T/ours$r.json" >"$T/ours$r.out" || { cat "$T/ours$r.out"; exit 1; }
+	# --laptop: leave /dev/cpu_dma_latency alone, as timer_softirq does
+	cyclictest -q -m --laptop -a "$CPU" -p "$PRIO" -i "$INTERVAL" -D "$DUR" -h $HMAX \
+		--json="$T/ct$r.json" >"$T/ct$r.out" 2>&1 || { cat "$T/ct$r.out"; exit 1; }
+done
+python3 - "$T" "$ROUNDS" <<'PY' || fail=1
+import json, sys
+from collections import Counter
+d, rounds = sys.argv[1], int(sys.argv[2])
+# Pool each tool's rounds into one histogram of whole microseconds (what
+# cyclictest records; timer_softirq's JSON buckets are [i, i+1) us).
+ours, ct = Counter(), Counter()
+for i in range(1, rounds + 1):
+    m = [m for m in json.load(open(f"{d}/ours{i}.json"))["metrics"] if m["name"] == "wakeup_latency_us"][0]
+    h = m["histogram"]
+    for idx, c in h["buckets"]:
+        ours[int(h["lo"] + idx * h["width"])] += c
+    ours[10**9] += h["overflow"]
+    t = json.load(open(f"{d}/ct{i}.json"))["thread"]["0"]
+    for k, v in t["histogram"].items():
+        ct[int(k)] += v
+    ct[10**9] += t["cycles"] - sum(t["histogram"].values())
+def q(h, p):
+    n, acc = sum(h.values()), 0
+    for us in sorted(h):
+        acc += h[us]
+        if acc >= p * n:
+            return us + 0.5
+bad = 0
+for name, p in (("median", 0.5), ("p99", 0.99)):
+    a, b = q(ours, p), q(ct, p)
+    tol = max(0.10 * b, 2.0)
+    ok = abs(a - b) <= tol
+    bad += not ok
+    print(f"{name}: timer_softirq {a:.1f} us ({sum(ours.values())} wakeups), cyclictest {b:.1f} us "
+          f"({sum(ct.values())} cycles), ratio {a / b:.3f}, diff {a - b:+.1f} us (tolerance {tol:.1f}) "
+          f"{'AGREE' if ok else 'DISAGREE'}")
+sys.exit(1 if bad else 0)
+PY
+
+# perf stat runs disabled (-D -1) and is switched on and off through its
+# control fifo when timer_softirq -v says its window begins and ends.
+echo "quiet: cpu $CPU, TIMER softirqs in a $QDUR s window, timer_softirq vs perf stat over the same window"
+for r in $(seq "$QROUNDS"); do
+	mkfifo "$T/ctl$r" "$T/ack$r"
+	perf stat -D -1 --control "fifo:$T/ctl$r,$T/ack$r" -x, -C "$CPU" \
+		-e irq:softirq_entry --filter 'vec == 1' -o "$T/perf$r.txt" \
+		-- sleep $((QDUR + 30)) 2>"$T/perf$r.err" &
+	perf_pid=$!
+	exec 7>"$T/ctl$r" 8<"$T/ack$r"
+	./timer_softirq --phase quiet -v -c "$CPU" -D "$QDUR" -o "$T/q$r.json" 2>&1 |
+	while IFS= read -r line; do
+		case $line in
+		"# quiet window: counting on cpu"*) echo enable >&7; read -r -t 5 _ <&8 ;;
+		"# quiet window: done"*) echo disable >&7; read -r -t 5 _ <&8 ;;
+		esac
+		echo "$line" >>"$T/q$r.out"
+	done
+	exec 7>&- 8<&-
+	# end perf's workload (its sleep); perf then prints the counts and exits
+	kill $(pgrep -P $perf_pid) 2>/dev/null
+	wait $perf_pid 2>/dev/null
+	python3 - "$T/q$r.json" "$T/perf$r.txt" "$r" <<'PY' || fail=1
+import json, sys
+m = [m for m in json.load(open(sys.argv[1]))["metrics"] if m["name"] == "quiet_timer_softirqs_per_s"][0]
+ours = m["extra"]["timer_softirqs_run"]
+perf = [int(l.split(",")[0]) for l in open(sys.argv[2]) if "softirq_entry" in l][0]
+ok = abs(ours - perf) <= 0.05 * max(perf, 1) or abs(ours - perf) <= 1
+print(f"round {sys.argv[3]}: timer_softirq {ours:.0f} TIMER softirqs, perf stat {perf}, ratio {ours / max(perf, 1):.3f} "
+      f"{'AGREE' if ok else 'DISAGREE'} (within 5%)")
+sys.exit(0 if ok else 1)
+PY
+done
+exit $fail
