@@ -30,6 +30,7 @@
 #define MAX_RESULTS	64	/* result files in one directory */
 #define WIDTH		72	/* an email line */
 #define EXIT_USAGE	2
+#define LABEL_MAX	8	/* the table's first column */
 
 struct compare_opts {
 	bool markdown, plot, bisect;
@@ -43,7 +44,7 @@ struct compare_opts {
 /* One kernel: a file or a directory of results. */
 struct side {
 	const char *path;
-	char label[32];
+	char label[16];		/* at most LABEL_MAX characters */
 	struct result res[MAX_RESULTS];
 	size_t nres;
 	char *names[MAX_RESULTS];	/* file paths, owned */
@@ -246,8 +247,9 @@ static void side_labels(struct compare *c)
 		if (p) {
 			size_t n = strcspn(p, ",");
 
-			if (!n || n >= sizeof(s->label))
-				die(c, "--labels: empty or too long label");
+			if (!n || n > LABEL_MAX)
+				die(c, "--labels: '%.*s': a label has 1 to %d characters",
+				    (int)n, p, LABEL_MAX);
 			snprintf(s->label, sizeof(s->label), "%.*s", (int)n, p);
 			p = p[n] ? p + n + 1 : NULL;
 			if (!p && i + 1 < c->nsides)
@@ -265,7 +267,7 @@ static void side_labels(struct compare *c)
 			n = strlen(b);
 			if (n > 5 && !strcmp(b + n - 5, ".json"))
 				b[n - 5] = '\0';
-			snprintf(s->label, sizeof(s->label), "%.12s", b);
+			snprintf(s->label, sizeof(s->label), "%.*s", LABEL_MAX, b);
 		}
 		for (size_t k = 0; k < i; k++)
 			dup |= !strcmp(c->sides[k].label, s->label);
@@ -295,8 +297,10 @@ static const char *num(char *buf, size_t len, double v)
 
 	if (!isfinite(v))
 		snprintf(buf, len, "-");
-	else if (a >= 1e7 || (a > 0 && a < 1e-3))
+	else if (a >= 1e9 || (a > 0 && a < 1e-3))
 		snprintf(buf, len, "%.3e", v);
+	else if (a >= 1e5)
+		snprintf(buf, len, "%.0f", v);
 	else
 		snprintf(buf, len, "%.*f", a >= 100 ? 1 : a >= 10 ? 2 : a >= 1 ? 3 : 4, v);
 	return buf;
@@ -360,7 +364,7 @@ static void print_context(const struct compare *c)
 		const struct result *r = &s->res[0];
 		char lead[48];
 
-		printf("%s%-9s %s%s (%s)\n", md, s->label, r->sys.kernel_release,
+		printf("%s%-8s  %s%s (%s)\n", md, s->label, r->sys.kernel_release,
 		       r->sys.emulated ? " [emulated]" : "", s->path);
 		printf("%s          cpu %s (%s), %s\n", md,
 		       r->cpus, isolation_of(r), r->sys.cpu_model);
@@ -519,8 +523,12 @@ static void paste_line(const struct compare *c, const struct result_metric **ms,
 	for (size_t i = 0; i < c->nsides && n < len; i++) {
 		char v[32];
 
-		if (!ms[i] || !ms[i]->n)
+		if (!ms[i] || !ms[i]->n) {
+			n += snprintf(buf + n, len - n, "%s %s %s", any ? "," : "",
+				      c->sides[i].label, ms[i] ? "no samples" : "not measured");
+			any = true;
 			continue;
+		}
 		n += snprintf(buf + n, len - n, "%s %s avg %s %s", any ? "," : "",
 			      c->sides[i].label, num(v, sizeof(v), ms[i]->st.mean),
 			      ms[i]->unit);
@@ -597,8 +605,6 @@ static void compare_program(struct compare *c, const char *prog, char (*paste)[5
 								 c->o.threshold_pct, &kc->why);
 				}
 			}
-			if (!ms[0])
-				printf("%s  only in %s\n", c->o.markdown ? "\n" : "", "the other results");
 			if (c->o.plot)
 				plot_metric(c, ms);
 			if (!c->o.markdown)
@@ -636,7 +642,7 @@ static void compare_all(struct compare *c)
 	if (c->o.markdown)
 		printf("```\n");
 	for (size_t i = 0; i < npaste; i++)
-		print_wrapped("", paste[i], 8, 4);
+		printf("%s\n", paste[i]);
 	if (c->o.markdown)
 		printf("```\n");
 	free(paste);
