@@ -32,7 +32,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	     -fno-sanitize-recover=undefined
 
 .PHONY: all run_tests install emit_tests gen_tar clean check deps unit \
-	san bench module
+	san bench module fuzz
 
 all: $(TEST_GEN_PROGS) $(TOOLS)
 
@@ -63,6 +63,17 @@ $(BUILD)/san/unit/%: tests/unit/%.c $(SAN_OBJS) $(LIB_HDRS)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -I. $< $(SAN_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
 
 san: $(SAN_PROGS) $(UNIT_PROGS)
+
+# libFuzzer build of the result reader (needs clang): make fuzz, then
+# build/fuzz/result_read -dict=tests/fuzz/json.dict CORPUS_DIR tests/data
+FUZZ_CC ?= clang
+FUZZ_SRCS := lib/json_read.c lib/result.c lib/stats.c lib/util.c
+$(BUILD)/fuzz/result_read: tests/fuzz/result_read.c $(FUZZ_SRCS) $(LIB_HDRS)
+	@mkdir -p $(BUILD)/fuzz
+	$(FUZZ_CC) $(filter-out -Werror,$(CFLAGS)) -Werror -I. \
+		-fsanitize=fuzzer,address,undefined $< $(FUZZ_SRCS) -lm -o $@
+
+fuzz: $(BUILD)/fuzz/result_read
 
 run_tests: all
 	./run.sh
