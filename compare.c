@@ -148,13 +148,27 @@ static void parse_args(struct compare *c, int argc, char **argv)
 	opterr = 0;
 	while ((key = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (key) {
-		case 'm': c->o.markdown = true; break;
-		case 'p': c->o.plot = true; break;
-		case 'l': c->o.labels = optarg; break;
-		case 'b': c->o.bisect = true; break;
-		case 'M': c->o.metric = optarg; break;
-		case 'k': c->o.kcidb = optarg; break;
-		case 'B': c->o.kcidb_build = optarg; break;
+		case 'm':
+			c->o.markdown = true;
+			break;
+		case 'p':
+			c->o.plot = true;
+			break;
+		case 'l':
+			c->o.labels = optarg;
+			break;
+		case 'b':
+			c->o.bisect = true;
+			break;
+		case 'M':
+			c->o.metric = optarg;
+			break;
+		case 'k':
+			c->o.kcidb = optarg;
+			break;
+		case 'B':
+			c->o.kcidb_build = optarg;
+			break;
 		case 't':
 			if (parse_pct(optarg, &c->o.threshold_pct))
 				die(c, "--threshold: '%s' is not a percentage (0 to 999, e.g. 5 or 2.5%%)",

@@ -218,11 +218,21 @@ static char *jr_string(struct jr_parser *p)
 		case '"': case '\\': case '/':
 			*d++ = c;
 			break;
-		case 'b': *d++ = '\b'; break;
-		case 'f': *d++ = '\f'; break;
-		case 'n': *d++ = '\n'; break;
-		case 'r': *d++ = '\r'; break;
-		case 't': *d++ = '\t'; break;
+		case 'b':
+			*d++ = '\b';
+			break;
+		case 'f':
+			*d++ = '\f';
+			break;
+		case 'n':
+			*d++ = '\n';
+			break;
+		case 'r':
+			*d++ = '\r';
+			break;
+		case 't':
+			*d++ = '\t';
+			break;
 		case 'u':
 			/* the escape may run past the scanned end */
 			if (jr_unicode(p, &cp) || p->pos > end) {
@@ -398,7 +408,10 @@ static struct jr_value *jr_value(struct jr_parser *p)
 		return jr_container(p, c == '{');
 	case '"':
 		v = jr_node(p, JR_STRING);
-		if (v && !(v->string = jr_string(p))) {
+		if (!v)
+			return NULL;
+		v->string = jr_string(p);
+		if (!v->string) {
 			free(v);
 			return NULL;
 		}
