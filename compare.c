@@ -356,6 +356,20 @@ static void print_wrapped(const char *lead, const char *text, int lines,
 	}
 }
 
+static void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "warning: ..." wrapped to the email width */
+static void warn(const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	print_wrapped("warning: ", text, 4, -1);
+}
+
 static const char *isolation_of(const struct result *r)
 {
 	return r->cpus_isolation[0] ? r->cpus_isolation : "?";
@@ -376,10 +390,12 @@ static void print_context(const struct compare *c)
 	for (size_t i = 0; i < c->nsides; i++) {
 		const struct side *s = &c->sides[i];
 		const struct result *r = &s->res[0];
-		char lead[48];
+		char lead[48], text[4400];
 
-		printf("%s%-8s  %s%s (%s)\n", md, s->label, r->sys.kernel_release,
-		       r->sys.emulated ? " [emulated]" : "", s->path);
+		snprintf(lead, sizeof(lead), "%s%-8s  ", md, s->label);
+		snprintf(text, sizeof(text), "%s%s (%s)", r->sys.kernel_release,
+			 r->sys.emulated ? " [emulated]" : "", s->path);
+		print_wrapped(lead, text, 3, -1);
 		printf("%s          cpu %s (%s), %s\n", md,
 		       r->cpus, isolation_of(r), r->sys.cpu_model);
 		if (i && !strcmp(r->sys.cmdline, b->sys.cmdline)) {
@@ -395,17 +411,14 @@ static void print_context(const struct compare *c)
 
 		if (strcmp(r->sys.hostname, b->sys.hostname) ||
 		    strcmp(r->sys.cpu_model, b->sys.cpu_model))
-			printf("warning: %s and %s ran on different machines or CPUs\n",
-			       bl, l);
+			warn("%s and %s ran on different machines or CPUs", bl, l);
 		if (strcmp(r->cpus, b->cpus) ||
 		    strcmp(isolation_of(r), isolation_of(b)))
-			printf("warning: %s measured cpu %s (%s), %s cpu %s (%s)\n",
-			       l, r->cpus, isolation_of(r), bl, b->cpus,
-			       isolation_of(b));
+			warn("%s measured cpu %s (%s), %s cpu %s (%s)", l,
+			     r->cpus, isolation_of(r), bl, b->cpus, isolation_of(b));
 		if (r->sys.emulated != b->sys.emulated)
-			printf("warning: %s ran %s, %s %s: emulated timings mean little\n",
-			       r->sys.emulated ? l : bl, "emulated (TCG)",
-			       r->sys.emulated ? bl : l, "natively");
+			warn("%s ran emulated (TCG), %s did not: emulated timings mean little",
+			     r->sys.emulated ? l : bl, r->sys.emulated ? bl : l);
 	}
 	printf("%s\n", c->o.markdown ? "```\n" : "");
 }
