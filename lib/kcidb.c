@@ -6,13 +6,13 @@
 #include "json.h"
 #include "kcidb.h"
 
-/* KCIDB test paths allow [.a-zA-Z0-9_-]: anything else becomes '_'. */
+/* KCIDB test paths allow [.a-zA-Z0-9_-]: anything else becomes an underscore */
 static void path_part(char *dst, size_t len, const char *s)
 {
 	size_t i = 0;
 
 	for (; *s && i + 1 < len; s++, i++)
-		dst[i] = isalnum((unsigned char)*s) || *s == '_' || *s == '-' ?
+		dst[i] = isalnum((unsigned char)*s) || strchr("_-.", *s) ?
 			 *s : '_';
 	dst[i] = '\0';
 }
