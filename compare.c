@@ -420,7 +420,7 @@ static void print_context(const struct compare *c)
 			warn("%s ran emulated (TCG), %s did not: emulated timings mean little",
 			     r->sys.emulated ? l : bl, r->sys.emulated ? bl : l);
 	}
-	printf("%s\n", c->o.markdown ? "```\n" : "");
+	printf("%s\n", c->o.markdown ? "```" : "");
 }
 
 static const char *better_words(enum better b)
