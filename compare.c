@@ -23,6 +23,7 @@
 
 #include "lib/cmp.h"
 #include "lib/kcidb.h"
+#include "lib/plot.h"
 #include "lib/result.h"
 #include "lib/util.h"
 
@@ -58,8 +59,6 @@ struct compare {
 	struct kcidb_cmp kc[MAX_RESULTS * 16];
 	size_t nkc;
 };
-
-static const char *const symbols = "x+o*#@%&";
 
 static noreturn void die(const struct compare *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -475,65 +474,22 @@ static void row_change(const struct compare *c, const struct cmp *x,
 		       x->significant ? " *" : "");
 }
 
-/* ministat-style: each kernel's samples, then |_ mean +-stddev _| with A, M. */
+/* ministat-style plot of the samples of one metric (lib/plot.c) */
 static void plot_metric(const struct compare *c, const struct result_metric **ms)
 {
-	enum { W = WIDTH - 2, ROWS = 4 };
-	double lo = INFINITY, hi = -INFINITY;
-	char line[W + 1];
+	struct plot_series ps[MAX_SIDES];
 
 	for (size_t i = 0; i < c->nsides; i++)
-		for (size_t k = 0; ms[i] && k < ms[i]->n; k++) {
-			lo = fmin(lo, ms[i]->samples[k]);
-			hi = fmax(hi, ms[i]->samples[k]);
-		}
-	if (!isfinite(lo))
-		return;
-	memset(line, '-', W);
-	line[W] = '\0';
-	printf("%s+%s+\n", c->o.markdown ? "```\n" : "", line);
-	for (size_t i = 0; i < c->nsides; i++) {
-		const struct result_metric *m = ms[i];
-		int count[W] = { 0 }, top = 0;
-
-#define COL(v) (hi > lo ? (int)lround(((v) - lo) / (hi - lo) * (W - 1)) : W / 2)
-		if (!m || !m->n)
-			continue;
-		for (size_t k = 0; k < m->n; k++) {
-			int col = COL(m->samples[k]);
-
-			if (++count[col] > top)
-				top = count[col];
-		}
-		for (int row = top < ROWS ? top : ROWS; row >= 1; row--) {
-			for (int x = 0; x < W; x++)
-				line[x] = count[x] >= row ? symbols[i] : ' ';
-			/* a column taller than the plot shows its count */
-			for (int x = 0; row == ROWS && x < W; x++)
-				if (count[x] > ROWS && count[x] < 10)
-					line[x] = '0' + count[x];
-			printf("|%s|\n", line);
-		}
-		memset(line, ' ', W);
-		if (m->n > 1) {
-			int a = COL(fmax(lo, m->st.mean - m->st.stddev));
-			int b = COL(fmin(hi, m->st.mean + m->st.stddev));
-
-			for (int x = a; x <= b; x++)
-				line[x] = '_';
-			line[a] = line[b] = '|';
-		}
-		line[COL(m->st.median)] = 'M';
-		line[COL(m->st.mean)] = 'A';
-		printf("|%s|\n", line);
-#undef COL
-	}
-	memset(line, '-', W);
-	printf("+%s+\n", line);
-	for (size_t i = 0; i < c->nsides; i++)
-		printf("%s%c %s", i ? "  " : "", symbols[i], c->sides[i].label);
-	printf("   (A mean, M median, |_| +-1 stddev)\n%s\n",
-	       c->o.markdown ? "```" : "");
+		ps[i] = (struct plot_series){
+			.label = c->sides[i].label,
+			.samples = ms[i] ? ms[i]->samples : NULL,
+			.n = ms[i] ? ms[i]->n : 0,
+			.st = ms[i] ? &ms[i]->st : NULL,
+		};
+	if (c->o.markdown)
+		printf("```\n");
+	plot_ascii(stdout, ps, c->nsides, WIDTH);
+	printf("%s\n", c->o.markdown ? "```" : "");
 }
 
 /* "getpid: base avg 770.0 ns, patched avg 1340.0 ns (74.0% increase, significant)" */
