@@ -4,6 +4,8 @@
 # tree's tools/testing/selftests/isolbench through the kselftest lib.mk.
 
 TEST_GEN_PROGS := getpid_bench timer_softirq
+# Built and installed with the tests, not run as one: compare is a tool.
+TOOLS := compare
 TEST_PROGS_EXTENDED := run.sh
 TEST_FILES := settings config
 
@@ -17,8 +19,9 @@ LDLIBS += -lhwloc -lnuma -lm -lpthread
 
 ifneq ($(wildcard ../lib.mk),)
 # Inside a kernel tree: kselftest's lib.mk drives all/run_tests/install.
+TEST_GEN_FILES += $(TOOLS)
 include ../lib.mk
-$(TEST_GEN_PROGS): $(OUTPUT)/%: %.c $(LIB_SRCS) $(LIB_HDRS)
+$(TEST_GEN_PROGS) $(addprefix $(OUTPUT)/,$(TOOLS)): $(OUTPUT)/%: %.c $(LIB_SRCS) $(LIB_HDRS)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $< $(LIB_SRCS) $(LDLIBS) -o $@
 else
 # Standalone.
@@ -29,9 +32,9 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	     -fno-sanitize-recover=undefined
 
 .PHONY: all run_tests install emit_tests gen_tar clean check deps unit \
-	san bench module
+	san bench module fuzz
 
-all: $(TEST_GEN_PROGS)
+all: $(TEST_GEN_PROGS) $(TOOLS)
 
 $(BUILD)/%.o: lib/%.c $(LIB_HDRS)
 	@mkdir -p $(BUILD)
@@ -39,7 +42,7 @@ $(BUILD)/%.o: lib/%.c $(LIB_HDRS)
 
 LIB_OBJS := $(patsubst lib/%.c,$(BUILD)/%.o,$(LIB_SRCS:$(dir $(lastword $(MAKEFILE_LIST)))lib/%=lib/%))
 
-$(TEST_GEN_PROGS): %: %.c $(LIB_OBJS) $(LIB_HDRS)
+$(TEST_GEN_PROGS) $(TOOLS): %: %.c $(LIB_OBJS) $(LIB_HDRS)
 	$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
 
 # The same programs and the unit tests with ASan and UBSan, for make check.
@@ -48,7 +51,7 @@ $(BUILD)/san/%.o: lib/%.c $(LIB_HDRS)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
 
 SAN_OBJS := $(patsubst $(BUILD)/%,$(BUILD)/san/%,$(LIB_OBJS))
-SAN_PROGS := $(addprefix $(BUILD)/san/,$(TEST_GEN_PROGS))
+SAN_PROGS := $(addprefix $(BUILD)/san/,$(TEST_GEN_PROGS) $(TOOLS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_PROGS := $(patsubst tests/unit/%.c,$(BUILD)/san/unit/%,$(UNIT_SRCS))
 
@@ -61,13 +64,24 @@ $(BUILD)/san/unit/%: tests/unit/%.c $(SAN_OBJS) $(LIB_HDRS)
 
 san: $(SAN_PROGS) $(UNIT_PROGS)
 
+# libFuzzer build of the result reader (needs clang): make fuzz, then
+# build/fuzz/result_read -dict=tests/fuzz/json.dict CORPUS_DIR tests/data
+FUZZ_CC ?= clang
+FUZZ_SRCS := lib/json_read.c lib/result.c lib/stats.c lib/util.c
+$(BUILD)/fuzz/result_read: tests/fuzz/result_read.c $(FUZZ_SRCS) $(LIB_HDRS)
+	@mkdir -p $(BUILD)/fuzz
+	$(FUZZ_CC) $(filter-out -Werror,$(CFLAGS)) -Werror -I. \
+		-fsanitize=fuzzer,address,undefined $< $(FUZZ_SRCS) -lm -o $@
+
+fuzz: $(BUILD)/fuzz/result_read
+
 run_tests: all
 	@[ "$$(id -u)" -eq 0 ] || echo "run_tests: not root: tests that need tracepoints or scheduling policies will SKIP" >&2
 	./run.sh
 
 install: all
 	mkdir -p $(INSTALL_PATH)
-	cp -p $(TEST_GEN_PROGS) $(TEST_PROGS_EXTENDED) $(TEST_FILES) $(INSTALL_PATH)/
+	cp -p $(TEST_GEN_PROGS) $(TOOLS) $(TEST_PROGS_EXTENDED) $(TEST_FILES) $(INSTALL_PATH)/
 	@if ls module/*.ko >/dev/null 2>&1; then \
 		mkdir -p $(INSTALL_PATH)/module; cp -p module/*.ko $(INSTALL_PATH)/module/; fi
 
@@ -90,5 +104,5 @@ bench: all
 	@for b in bench/*.sh; do echo "== $$b"; $$b || exit 1; done
 
 clean:
-	rm -rf $(BUILD) $(TEST_GEN_PROGS) install isolbench.tar.gz
+	rm -rf $(BUILD) $(TEST_GEN_PROGS) $(TOOLS) install isolbench.tar.gz
 endif

@@ -6,6 +6,11 @@
 # with "# ", then "ok N selftests: isolbench: NAME" (SKIP for exit 4,
 # "not ok ... # TIMEOUT" when the per-test timeout hits). Exits non-zero
 # when any test failed.
+#
+# --bisect turns a run into one `git bisect run` step: the chosen test(s)
+# run, compare judges their results against --baseline and the exit code
+# is 0 (good), 1 (bad), 125 (cannot decide: skip this commit) or 255
+# (usage or setup error: git bisect aborts). Never 4.
 
 set -u
 
@@ -18,6 +23,7 @@ timer_softirq
 usage() {
 	cat <<USAGE
 Usage: $0 [-t NAME]... [--quick] [-o DIR] [--timeout SECS] [-l] [-- PROGRAM ARGS]
+       $0 --bisect --baseline GOOD [--metric NAME] [--threshold PCT] [-t NAME]...
 Run the isolbench programs (default: all that are built) and print KTAP.
 
   -t, --test NAME     run only NAME (repeatable)
@@ -25,14 +31,26 @@ Run the isolbench programs (default: all that are built) and print KTAP.
   -o, --output DIR    keep each program's KTAP (NAME.ktap) and JSON (NAME.json) in DIR
       --timeout SECS  per-test timeout (default: the settings file, else 300)
   -l, --list          list the tests that would run
+      --kcidb FILE    also write the results as KCIDB test records (docs/kcidb.md)
+      --bisect        a git bisect run step: exit 0 good, 1 bad, 125 skip, 255 error
+      --baseline PATH --bisect: the good result (a file, or a directory of -o)
+      --metric NAME   --bisect: the metric to judge (default: each program's
+                      first metric with better lower|higher)
+      --threshold PCT --bisect: how much worse is still good (default 5%)
   -h, --help          this help
 Arguments after -- go to every program (e.g. -- --load).
 USAGE
 }
 
+die_code=1
+for a in "$@"; do
+	[ "$a" = -- ] && break
+	[ "$a" = --bisect ] && die_code=255
+done
+
 die() {
 	echo "run.sh: $*" >&2
-	exit 1
+	exit $die_code
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -42,6 +60,11 @@ outdir=""
 timeout=""
 list=""
 prog_args=()
+bisect=""
+baseline=""
+metric=""
+threshold=5
+kcidb=""
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -56,6 +79,19 @@ while [ $# -gt 0 ]; do
 		[ $# -ge 2 ] || die "$1 needs seconds"
 		timeout=$2; shift 2 ;;
 	-l|--list) list=1; shift ;;
+	--bisect) bisect=1; shift ;;
+	--baseline)
+		[ $# -ge 2 ] || die "$1 needs a result file or directory"
+		baseline=$2; shift 2 ;;
+	--metric)
+		[ $# -ge 2 ] || die "$1 needs a metric name"
+		metric=$2; shift 2 ;;
+	--threshold)
+		[ $# -ge 2 ] || die "$1 needs a percentage"
+		threshold=$2; shift 2 ;;
+	--kcidb)
+		[ $# -ge 2 ] || die "$1 needs a file"
+		kcidb=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; prog_args=("$@"); break ;;
 	*) die "unknown option '$1' (see --help)" ;;
@@ -70,13 +106,59 @@ case "$timeout" in
 ''|*[!0-9]*|0) die "--timeout: '$timeout' is not a whole number of seconds > 0" ;;
 esac
 
+if [ -n "$bisect" ]; then
+	[ -n "$baseline" ] || die "--bisect needs --baseline GOOD (a result file or directory)"
+	[ -r "$baseline" ] || die "--baseline $baseline: not readable"
+	[ -x "$here/compare" ] || die "compare is not built in $here (run make)"
+	case "$threshold" in
+	*[!0-9.%]*|''|.*|%*|*%?*|*.*.*) die "--threshold: '$threshold' is not a percentage (e.g. 5 or 2.5%)" ;;
+	esac
+	if [ -z "$tests" ]; then
+		# the programs the baseline has results of
+		if [ -d "$baseline" ]; then
+			for f in "$baseline"/*.json; do
+				[ -e "$f" ] || continue
+				b=$(basename "$f" .json)
+				case " $(echo $ALL_TESTS) " in
+				*" $b "*) tests="$tests $b" ;;
+				esac
+			done
+		else
+			tests=$(grep -o '"program": *"[a-z_0-9]*"' "$baseline" | head -1 |
+				sed 's/.*"\([a-z_0-9]*\)"$/\1/')
+		fi
+		[ -n "$tests" ] || die "--baseline $baseline: no result of a known test in it (give -t NAME)"
+	fi
+	set -- $tests
+	[ -d "$baseline" ] || [ $# -eq 1 ] ||
+		die "--baseline $baseline is one result file: give a directory (run.sh -o) for several tests"
+	[ -z "$list" ] || die "--list and --bisect do not go together"
+	# the baseline and the metric are checked before anything runs
+	pre=(--bisect)
+	[ -n "$metric" ] && pre+=(--metric "$metric")
+	"$here/compare" "${pre[@]}" "$baseline" "$baseline" >/dev/null
+	case $? in 0|1|125) ;; *) exit 255 ;; esac
+elif [ -n "$metric" ] || [ -n "$baseline" ]; then
+	die "--metric and --baseline belong to --bisect"
+fi
+if [ -n "$kcidb" ] && [ ! -x "$here/compare" ]; then
+	die "--kcidb needs compare, which is not built in $here (run make)"
+fi
+
 if [ -n "$tests" ]; then
 	for t in $tests; do
 		case " $(echo $ALL_TESTS) " in
 		*" $t "*) ;;
 		*) die "unknown test '$t' (known: $(echo $ALL_TESTS))" ;;
 		esac
-		[ -x "$here/$t" ] || die "test '$t' is not built (run make)"
+		if [ ! -x "$here/$t" ]; then
+			# a test that did not build: this commit cannot be judged
+			if [ -n "$bisect" ]; then
+				echo "run.sh: test '$t' is not built: cannot decide (exit 125)" >&2
+				exit 125
+			fi
+			die "test '$t' is not built (run make)"
+		fi
 	done
 else
 	for t in $ALL_TESTS; do
@@ -93,6 +175,13 @@ fi
 if [ -n "$outdir" ]; then
 	mkdir -p "$outdir" || die "cannot create $outdir"
 	[ -w "$outdir" ] || die "$outdir is not writable"
+fi
+# --bisect and --kcidb need the JSON results: a fresh directory of our own
+resdir=$outdir
+tmpres=""
+if [ -n "$bisect" ] || [ -n "$kcidb" ]; then
+	tmpres=$(mktemp -d) || die "cannot create a temporary directory"
+	resdir=$tmpres
 fi
 
 child=""
@@ -112,10 +201,11 @@ echo "TAP version 13"
 echo "1..$#"
 n=0
 failed=0
+undecided=""
 for t in $tests; do
 	n=$((n + 1))
 	args=($quick)
-	[ -n "$outdir" ] && args+=(-o "$outdir/$t.json")
+	[ -n "$resdir" ] && args+=(-o "$resdir/$t.json")
 	echo "# timeout set to $timeout"
 	echo "# selftests: isolbench: $t"
 	# timeout sends SIGTERM first: the program reports what it measured
@@ -136,6 +226,13 @@ for t in $tests; do
 	child=""
 	wait $reader
 	[ -n "$outdir" ] && cp "$work/$t.log" "$outdir/$t.ktap"
+	if [ -n "$tmpres" ] && [ -n "$outdir" ] && [ -f "$resdir/$t.json" ]; then
+		cp "$resdir/$t.json" "$outdir/$t.json"
+	fi
+	# --bisect: a test that skipped or left no result cannot be judged
+	if [ -n "$bisect" ] && { [ $rc -eq 4 ] || [ ! -s "$resdir/$t.json" ]; }; then
+		undecided="$undecided $t"
+	fi
 	case $rc in
 	0) echo "ok $n selftests: isolbench: $t" ;;
 	4) echo "ok $n selftests: isolbench: $t # SKIP" ;;
@@ -148,6 +245,55 @@ for t in $tests; do
 done
 if [ -n "$interrupted" ]; then
 	echo "# interrupted: the remaining tests did not run"
+	[ -n "$tmpres" ] && rm -rf "$tmpres"
+	[ -n "$bisect" ] && exit 255
 	exit 1
 fi
-exit $failed
+
+if [ -n "$kcidb" ] && [ -z "$bisect" ]; then
+	if ls "$resdir"/*.json >/dev/null 2>&1; then
+		"$here/compare" --kcidb "$kcidb" "$resdir" >/dev/null ||
+			failed=1
+	else
+		echo "run.sh: --kcidb: no result was written" >&2
+		failed=1
+	fi
+fi
+
+if [ -z "$bisect" ]; then
+	[ -n "$tmpres" ] && rm -rf "$tmpres"
+	exit $failed
+fi
+
+# --bisect: judge what was measured; map everything to 0, 1, 125, 255.
+verdict=0
+if [ -n "$undecided" ]; then
+	echo "# bisect: no usable result of:$undecided (skipped, crashed or timed out)"
+	verdict=125
+fi
+# the results compare judges: the file of one test, else the directory
+set -- $tests
+new=$resdir
+[ -d "$baseline" ] || new=$resdir/$1.json
+cargs=(--bisect --threshold "$threshold")
+[ -n "$metric" ] && cargs+=(--metric "$metric")
+[ -n "$kcidb" ] && cargs+=(--kcidb "$kcidb")
+if ls "$resdir"/*.json >/dev/null 2>&1; then
+	"$here/compare" "${cargs[@]}" "$baseline" "$new" | sed -u 's/^/# /'
+	crc=${PIPESTATUS[0]}
+	case $crc in
+	0) ;;
+	1) verdict=1 ;;
+	125) [ $verdict -eq 1 ] || verdict=125 ;;
+	*) echo "run.sh: compare failed (exit $crc): cannot judge, aborting the bisect" >&2
+	   rm -rf "$tmpres"
+	   exit 255 ;;
+	esac
+fi
+rm -rf "$tmpres"
+case $verdict in
+0) echo "# bisect: good" ;;
+1) echo "# bisect: bad" ;;
+*) echo "# bisect: cannot decide, skip this commit" ;;
+esac
+exit $verdict

@@ -20,10 +20,10 @@ for a in "$@"; do
 	esac
 done
 
-apt_pkgs="build-essential libhwloc-dev libnuma-dev hwloc numactl perl python3
+apt_pkgs="build-essential libhwloc-dev libnuma-dev hwloc numactl perl python3 clang
 	  linux-perf rt-tests procps"
 apt_vm_pkgs="qemu-system-x86 busybox-static cpio kmod xz-utils zstd"
-dnf_pkgs="gcc make hwloc-devel numactl-devel hwloc numactl perl python3 perf
+dnf_pkgs="gcc make clang hwloc-devel numactl-devel hwloc numactl perl python3 perf
 	  realtime-tests procps-ng"
 dnf_vm_pkgs="qemu-system-x86 busybox cpio kmod xz zstd"
 

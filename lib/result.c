@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "result.h"
+#include "util.h"
+
+#define RESULT_MAX_SAMPLES	(16u << 20)
+
+const char *better_str(enum better b)
+{
+	return b == BETTER_LOWER ? "lower" : b == BETTER_HIGHER ? "higher" : "none";
+}
+
+static const char *opt_string(const struct jr_value *o, const char *key)
+{
+	const char *s = jr_get_string(o, key);
+
+	return s ? s : "";
+}
+
+static void system_read(const struct jr_value *sys, struct result_system *s)
+{
+	s->kernel_release = opt_string(sys, "kernel_release");
+	s->kernel_version = opt_string(sys, "kernel_version");
+	s->machine = opt_string(sys, "machine");
+	s->hostname = opt_string(sys, "hostname");
+	s->cmdline = opt_string(sys, "cmdline");
+	s->cpu_model = opt_string(sys, "cpu_model");
+	s->online = opt_string(sys, "online");
+	s->isolated = opt_string(sys, "isolated");
+	s->nohz_full = opt_string(sys, "nohz_full");
+	s->hypervisor = opt_string(sys, "hypervisor");
+	jr_get_bool(sys, "emulated", &s->emulated);
+	jr_get_bool(sys, "virtualized", &s->virtualized);
+}
+
+static int metric_read(const struct jr_value *m, size_t idx,
+		       struct result_metric *rm, char *err, size_t errlen)
+{
+	const struct jr_value *samples = jr_get(m, "samples");
+	const char *better;
+
+	rm->name = jr_get_string(m, "name");
+	if (m->type != JR_OBJECT || !rm->name || !rm->name[0]) {
+		snprintf(err, errlen, "metric %zu has no name", idx + 1);
+		return -1;
+	}
+	rm->unit = opt_string(m, "unit");
+	rm->label = jr_get_string(m, "label");
+	rm->aggregate = opt_string(m, "aggregate");
+	better = jr_get_string(m, "better");
+	if (!better || !strcmp(better, "none"))
+		rm->better = BETTER_NONE;
+	else if (!strcmp(better, "lower"))
+		rm->better = BETTER_LOWER;
+	else if (!strcmp(better, "higher"))
+		rm->better = BETTER_HIGHER;
+	else {
+		snprintf(err, errlen, "metric %s: better is '%.32s', not lower, higher or none",
+			 rm->name, better);
+		return -1;
+	}
+	if (!samples || samples->type != JR_ARRAY) {
+		snprintf(err, errlen, "metric %s has no samples array", rm->name);
+		return -1;
+	}
+	if (samples->count > RESULT_MAX_SAMPLES) {
+		snprintf(err, errlen, "metric %s: %zu samples, more than %u",
+			 rm->name, samples->count, RESULT_MAX_SAMPLES);
+		return -1;
+	}
+	rm->samples = calloc(samples->count ? samples->count : 1,
+			     sizeof(*rm->samples));
+	if (!rm->samples) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (const struct jr_value *v = samples->child; v; v = v->next) {
+		if (v->type == JR_NULL) {
+			rm->dropped++;
+			continue;
+		}
+		if (v->type != JR_NUMBER) {
+			snprintf(err, errlen, "metric %s: a sample is a %s, not a number",
+				 rm->name, jr_type_name(v->type));
+			return -1;
+		}
+		rm->samples[rm->n++] = v->number;
+	}
+	if (rm->n)
+		stats_compute(rm->samples, rm->n, &rm->st);
+	return 0;
+}
+
+static int array_of(const struct jr_value *root, const char *key,
+		    const struct jr_value **out, char *err, size_t errlen)
+{
+	const struct jr_value *a = jr_get(root, key);
+
+	if (!a || a->type != JR_ARRAY) {
+		snprintf(err, errlen, "no \"%s\" array", key);
+		return -1;
+	}
+	*out = a;
+	return 0;
+}
+
+int result_parse(const char *buf, size_t len, struct result *r,
+		 char *err, size_t errlen)
+{
+	const struct jr_value *root, *metrics, *verdicts, *run;
+	const char *schema;
+	double version, code;
+	char jerr[160];
+	size_t i = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->exit_code = -1;
+	r->doc = jr_parse(buf, len, jerr, sizeof(jerr));
+	if (!r->doc) {
+		snprintf(err, errlen, "malformed JSON: %s", jerr);
+		return -1;
+	}
+	root = r->doc;
+	schema = jr_get_string(root, "schema");
+	if (!schema || strcmp(schema, RESULT_SCHEMA)) {
+		snprintf(err, errlen, "not an isolbench result (schema %s%.40s%s, expected \"%s\")",
+			 schema ? "\"" : "", schema ? schema : "missing",
+			 schema ? "\"" : "", RESULT_SCHEMA);
+		goto bad;
+	}
+	if (!jr_get_number(root, "schema_version", &version)) {
+		snprintf(err, errlen, "no schema_version");
+		goto bad;
+	}
+	if (version != RESULT_VERSION) {
+		snprintf(err, errlen, "schema_version %g, this reader knows %d",
+			 version, RESULT_VERSION);
+		goto bad;
+	}
+	r->program = jr_get_string(root, "program");
+	if (!r->program || !r->program[0]) {
+		snprintf(err, errlen, "no program name");
+		goto bad;
+	}
+	r->isolbench_version = opt_string(root, "isolbench_version");
+	system_read(jr_get(root, "system"), &r->sys);
+	run = jr_get(root, "run");
+	r->finished = opt_string(run, "finished");
+	r->cpus = opt_string(run, "cpus");
+	r->cpus_isolation = opt_string(run, "cpus_isolation");
+	jr_get_number(run, "duration_s", &r->duration_s);
+	if (jr_get_number(run, "exit_code", &code) && code >= 0 && code < 256)
+		r->exit_code = (int)code;
+
+	if (array_of(root, "metrics", &metrics, err, errlen))
+		goto bad;
+	r->metrics = calloc(metrics->count ? metrics->count : 1, sizeof(*r->metrics));
+	if (!r->metrics) {
+		snprintf(err, errlen, "out of memory");
+		goto bad;
+	}
+	for (const struct jr_value *m = metrics->child; m; m = m->next, i++) {
+		r->nmetrics = i + 1;
+		if (metric_read(m, i, &r->metrics[i], err, errlen))
+			goto bad;
+		for (size_t k = 0; k < i; k++) {
+			if (!strcmp(r->metrics[k].name, r->metrics[i].name)) {
+				snprintf(err, errlen, "metric %s appears twice",
+					 r->metrics[i].name);
+				goto bad;
+			}
+		}
+	}
+
+	verdicts = jr_get(root, "verdicts");
+	if (verdicts && verdicts->type == JR_ARRAY) {
+		r->verdicts = calloc(verdicts->count ? verdicts->count : 1,
+				     sizeof(*r->verdicts));
+		if (!r->verdicts) {
+			snprintf(err, errlen, "out of memory");
+			goto bad;
+		}
+		for (const struct jr_value *v = verdicts->child; v; v = v->next) {
+			struct result_verdict *rv = &r->verdicts[r->nverdicts++];
+
+			rv->name = opt_string(v, "name");
+			rv->result = opt_string(v, "result");
+			rv->reason = opt_string(v, "reason");
+		}
+	}
+	return 0;
+bad:
+	result_free(r);
+	return -1;
+}
+
+int result_load(const char *path, struct result *r, char *err, size_t errlen)
+{
+	struct stat st;
+	size_t len;
+	char *buf;
+	int fd, ret;
+
+	memset(r, 0, sizeof(*r));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		return -1;
+	}
+	if ((unsigned long long)st.st_size > RESULT_MAX_BYTES) {
+		snprintf(err, errlen, "%s: larger than %u MiB, not a result file",
+			 path, RESULT_MAX_BYTES >> 20);
+		return -1;
+	}
+	buf = read_file_all(path, &len);
+	if (!buf) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!len) {
+		free(buf);
+		snprintf(err, errlen, "%s: empty file", path);
+		return -1;
+	}
+	ret = result_parse(buf, len, r, err, errlen);
+	free(buf);
+	if (ret) {
+		char tmp[512];
+
+		snprintf(tmp, sizeof(tmp), "%s: %s", path, err);
+		snprintf(err, errlen, "%s", tmp);
+		return -1;
+	}
+	r->path = path;
+	return 0;
+}
+
+void result_free(struct result *r)
+{
+	for (size_t i = 0; i < r->nmetrics; i++)
+		free(r->metrics[i].samples);
+	free(r->metrics);
+	free(r->verdicts);
+	jr_free(r->doc);
+	memset(r, 0, sizeof(*r));
+}
+
+const struct result_metric *result_metric_find(const struct result *r,
+					       const char *name)
+{
+	for (size_t i = 0; i < r->nmetrics; i++)
+		if (!strcmp(r->metrics[i].name, name))
+			return &r->metrics[i];
+	return NULL;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading isolbench result files back (schema "isolbench-result",
+ * schema_version 1, docs/result-schema.md): the system context, the run,
+ * the metrics with their raw samples (statistics recomputed from them)
+ * and the verdicts. Strict about what compare relies on, lenient about
+ * the rest. All strings point into the parsed document.
+ */
+#ifndef ISOLBENCH_RESULT_H
+#define ISOLBENCH_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "bench.h"
+#include "json_read.h"
+#include "stats.h"
+
+#define RESULT_SCHEMA		"isolbench-result"
+#define RESULT_VERSION		1
+#define RESULT_MAX_BYTES	(64u << 20)	/* a result file is far smaller */
+
+struct result_metric {
+	const char *name, *unit, *label, *aggregate;
+	enum better better;
+	double *samples;
+	size_t n;
+	size_t dropped;		/* null (non-finite) samples left out */
+	struct stats st;	/* valid when n >= 1 */
+};
+
+struct result_verdict {
+	const char *name, *result, *reason;	/* result: pass, fail, skip */
+};
+
+struct result_system {
+	const char *kernel_release, *kernel_version, *machine, *hostname;
+	const char *cmdline, *cpu_model, *online, *isolated, *nohz_full;
+	const char *hypervisor;
+	bool emulated, virtualized;
+};
+
+struct result {
+	const char *path;	/* as given */
+	const char *program, *isolbench_version;
+	struct result_system sys;
+	const char *finished, *cpus, *cpus_isolation;
+	double duration_s;
+	int exit_code;		/* -1 when not recorded */
+	struct result_metric *metrics;
+	size_t nmetrics;
+	struct result_verdict *verdicts;
+	size_t nverdicts;
+	struct jr_value *doc;
+};
+
+/* Parse a result held in memory. 0, or -1 with the reason in @err. */
+int result_parse(const char *buf, size_t len, struct result *r,
+		 char *err, size_t errlen);
+/* Read and parse @path. 0, or -1 with the reason in @err. */
+int result_load(const char *path, struct result *r, char *err, size_t errlen);
+void result_free(struct result *r);
+
+const struct result_metric *result_metric_find(const struct result *r,
+					       const char *name);
+const char *better_str(enum better b);
+
+#endif

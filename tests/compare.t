@@ -1,0 +1,179 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# compare: golden tables, bisect exit codes, KCIDB shape, bad input;
+# run.sh --bisect and --kcidb end to end. Data: tests/data/*.json
+# (hand-made results); expected output: tests/golden/ (regenerate with
+# UPDATE_GOLDEN=1 after checking the difference by eye).
+. "$(dirname "$0")/lib.sh"
+
+plan 55
+cd "$TOP" || exit 1
+D=tests/data
+
+# golden NAME ARGS...: compare's stdout equals tests/golden/NAME
+golden() {
+	local name=$1
+	shift
+	"$BIN/compare" "$@" >"$TMP/golden.out" 2>"$TMP/err"
+	local rc=$?
+	if [ -n "${UPDATE_GOLDEN:-}" ]; then
+		cp "$TMP/golden.out" "tests/golden/$name"
+	fi
+	diff -u "tests/golden/$name" "$TMP/golden.out" >"$TMP/diff"
+	local d=$?
+	[ $d -ne 0 ] && sed 's/^/# /' "$TMP/diff" | head -40
+	[ $rc -eq 0 ] && [ $d -eq 0 ]
+	ok $? "golden $name (rc=$rc)"
+}
+
+golden base-patched.txt $D/base.json $D/patched.json
+golden base-patched.md --markdown $D/base.json $D/patched.json
+golden plot.txt --plot --labels base,faster $D/base.json $D/faster.json
+golden three.txt $D/base.json $D/one-sample.json $D/emulated.json
+
+# the table part fits a 72-column email (the paste lines are one line each)
+long=$(sed '/^(\* significant/,$d' tests/golden/base-patched.txt tests/golden/three.txt tests/golden/plot.txt | awk 'length > 72' | wc -l)
+[ "$long" -eq 0 ]; ok $? "table lines fit 72 columns ($long longer)"
+grep -qx 'getpid: base avg 770.0 ns, patched avg 1340.0 ns (74.0% increase, significant)' tests/golden/base-patched.txt
+ok $? "seed-style paste line"
+grep -Eq '^  patched +5 +1340.0 +1340.0 +0.1% +\+74.0% +\+-0.3% regression \*$' tests/golden/base-patched.txt
+ok $? "table row: n, mean, median, CoV, change, CI, regression, significant"
+grep -Eq 'calls_per_s .*higher is better' tests/golden/base-patched.txt &&
+	grep -Eq '^  patched .*-42.6% .* regression \*$' tests/golden/base-patched.txt
+ok $? "better=higher: a decrease is a regression"
+grep -q "Welch's t-test" tests/golden/base-patched.txt; ok $? "the output names its test"
+grep -q '^  patched +- *(not in this result)$' tests/golden/base-patched.txt ||
+	grep -Eq '^  patched +- +\(not in this result\)$' tests/golden/base-patched.txt
+ok $? "a metric of one side only is listed as such"
+grep -q 'no test: fewer than 2 samples' tests/golden/three.txt; ok $? "n < 2: reported, no test"
+grep -q '^warning: emulated ran emulated (TCG), base did not' tests/golden/three.txt; ok $? "warning: emulated against native"
+grep -q '^warning: base and emulated ran on different machines or CPUs' tests/golden/three.txt
+ok $? "warning: different machines"
+grep -q 'cpu 3 (nohz_full)' tests/golden/base-patched.txt && grep -q 'cmdline: ' tests/golden/base-patched.txt
+ok $? "system context: target CPU, nohz_full, cmdline"
+
+# bisect exit codes on crafted results
+bisect_rc() {	# bisect_rc EXPECTED DESC ARGS...
+	local want=$1 desc=$2
+	shift 2
+	"$BIN/compare" --bisect "$@" >"$TMP/out" 2>"$TMP/err"
+	local rc=$?
+	[ $rc -eq "$want" ]
+	ok $? "bisect $desc: exit $want (rc=$rc: $(tail -1 "$TMP/out") $(head -c 150 "$TMP/err"))"
+}
+bisect_rc 0 "equal" $D/base.json $D/equal.json
+bisect_rc 0 "faster" $D/base.json $D/faster.json
+bisect_rc 1 "clearly worse" $D/base.json $D/patched.json
+bisect_rc 125 "too noisy" $D/base.json $D/noisy.json
+bisect_rc 125 "one sample" $D/base.json $D/one-sample.json
+bisect_rc 125 "test skipped" $D/base.json $D/skipped.json
+bisect_rc 1 "higher-is-better metric dropped" --metric calls_per_s $D/base.json $D/patched.json
+bisect_rc 0 "threshold above the change" --threshold 80% $D/base.json $D/patched.json
+bisect_rc 125 "threshold inside the CI" --threshold 74 $D/base.json $D/patched.json
+bisect_rc 255 "missing file" $D/base.json $D/nonexistent.json
+bisect_rc 255 "malformed baseline" $D/malformed.json $D/equal.json
+bisect_rc 255 "bad threshold" --threshold five $D/base.json $D/equal.json
+bisect_rc 255 "unknown metric" --metric nosuch_ns $D/base.json $D/equal.json
+bisect_rc 255 "metric without direction" --metric base_only_count $D/base.json $D/equal.json
+bisect_rc 255 "three results" $D/base.json $D/equal.json $D/noisy.json
+
+# bad input: exit 2 and one line on stderr
+bad_input() {	# bad_input DESC ARGS...
+	local desc=$1
+	shift
+	"$BIN/compare" "$@" >"$TMP/out" 2>"$TMP/err"
+	local rc=$? lines
+	lines=$(wc -l <"$TMP/err")
+	[ $rc -eq 2 ] && [ "$lines" -eq 1 ]
+	ok $? "bad input, $desc: exit 2, one line (rc=$rc: $(head -c 160 "$TMP/err"))"
+}
+: >"$TMP/empty.json"
+mkdir -p "$TMP/nojson"
+bad_input "missing file" $D/base.json $D/nonexistent.json
+bad_input "malformed JSON" $D/base.json $D/malformed.json
+bad_input "other schema version" $D/base.json $D/schema-v2.json
+bad_input "not a result" $D/base.json $D/wrong-schema.json
+bad_input "empty file" $D/base.json "$TMP/empty.json"
+bad_input "directory without results" $D/base.json "$TMP/nojson"
+bad_input "only one result" $D/base.json
+bad_input "bad threshold" --threshold 5x $D/base.json $D/equal.json
+bad_input "labels do not match" --labels a $D/base.json $D/equal.json
+bad_input "unknown option" --frobnicate $D/base.json $D/equal.json
+grep -q 'schema_version 2' "$TMP/err" 2>/dev/null || "$BIN/compare" $D/base.json $D/schema-v2.json 2>&1 | grep -q 'schema_version 2'
+ok $? "the schema version error names the version"
+
+# KCIDB records, checked against the shape docs/kcidb.md documents
+"$BIN/compare" --kcidb "$TMP/k.json" $D/base.json $D/patched.json >/dev/null
+ok $? "--kcidb writes"
+json_check "$TMP/k.json" 'd["version"]["major"]==4 and isinstance(d["version"]["minor"],int) and len(d["tests"])>0'
+ok $? "kcidb: version and tests"
+json_check "$TMP/k.json" 'all(t["id"].startswith("isolbench:") and t["origin"]=="isolbench" and ":" in t["build_id"] and __import__("re").fullmatch(r"[.a-zA-Z0-9_-]*", t["path"]) and t["status"] in ("FAIL","ERROR","MISS","PASS","DONE","SKIP") for t in d["tests"])'
+ok $? "kcidb: every record has id, origin, build_id, a dotted path and a KCIDB status"
+json_check "$TMP/k.json" '[t for t in d["tests"] if t["path"]=="isolbench.getpid_bench.syscall_ns" and t["status"]=="DONE" and t["number"]=="x" or t["path"]=="isolbench.getpid_bench.syscall_ns" and t["status"]=="DONE" and abs(t["number"]["value"]-1340)<1e-9 and t["number"]["unit"]=="ns" and t["environment"]["misc"]["kernel_release"]=="6.17.0-defer-ipi+"]'
+ok $? "kcidb: a metric is DONE with number value and unit, and the environment"
+json_check "$TMP/k.json" '[t for t in d["tests"] if t["path"]=="isolbench.getpid_bench" and t["status"]=="PASS"] and [t for t in d["tests"] if t["path"]=="isolbench.getpid_bench.check_2" and t["status"]=="SKIP"]'
+ok $? "kcidb: the program and its verdicts are PASS/SKIP records"
+json_check "$TMP/k.json" '[t for t in d["tests"] if t["path"]=="isolbench.getpid_bench.syscall_ns.vs_base" and t["status"]=="FAIL"] and not [t for t in d["tests"] if t["environment"]["misc"]["kernel_release"]=="6.17.0"]'
+ok $? "kcidb: the comparison is a FAIL record; the base is not exported"
+json_check "$TMP/k.json" 'not (lambda f: f(f, d))(lambda f, v: v is None or (isinstance(v, dict) and any(f(f, x) for x in v.values())) or (isinstance(v, list) and any(f(f, x) for x in v)))'
+ok $? "kcidb: no null anywhere (KCIDB forbids them)"
+
+# run.sh end to end, in a directory of its own with the tools under test
+inst=$TMP/inst
+mkdir -p "$inst"
+cp run.sh settings "$inst/"
+ln -s "$BIN/compare" "$inst/compare"
+ln -s "$BIN/getpid_bench" "$inst/getpid_bench"
+"$inst/run.sh" --bisect --baseline $D/base.json --threshold 999 -- -n 2000 -r 3 >"$TMP/rb.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q '^# bisect: good' "$TMP/rb.out"
+ok $? "run.sh --bisect: a real run against a slow baseline is good (rc=$rc)"
+sed 's/\[770.0, 772.0, 768.0, 771.0, 769.0\]/[1.0, 1.0, 1.0]/; s/"samples": \[$/"samples": [/' $D/base.json >"$TMP/fast.json"
+python3 - "$TMP/fast.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for m in d["metrics"]:
+	if m["name"] == "syscall_ns":
+		m["samples"] = [0.5, 0.5, 0.5]
+json.dump(d, open(sys.argv[1], "w"))
+PY
+"$inst/run.sh" --bisect --baseline "$TMP/fast.json" -- -n 2000 -r 3 >"$TMP/rb.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q '^# bisect: bad' "$TMP/rb.out"
+ok $? "run.sh --bisect: a real run against a 0.5 ns baseline is bad (rc=$rc)"
+"$inst/run.sh" --bisect --baseline $D/nonexistent.json >"$TMP/rb.out" 2>&1
+rc=$?
+[ $rc -eq 255 ]; ok $? "run.sh --bisect: missing baseline aborts the bisect with 255 (rc=$rc)"
+"$inst/run.sh" --bisect --baseline $D/base.json --threshold abc >"$TMP/rb.out" 2>&1
+rc=$?
+[ $rc -eq 255 ]; ok $? "run.sh --bisect: bad threshold is 255 (rc=$rc)"
+"$inst/run.sh" --bisect --baseline $D/base.json --metric nosuch_ns >"$TMP/rb.out" 2>&1
+rc=$?
+[ $rc -eq 255 ]; ok $? "run.sh --bisect: unknown metric is 255 before anything runs (rc=$rc)"
+
+# a program that skips (exit 4) must not leak 4: the step is undecided
+skip_inst=$TMP/skip
+mkdir -p "$skip_inst"
+cp run.sh settings "$skip_inst/"
+ln -s "$BIN/compare" "$skip_inst/compare"
+cat >"$skip_inst/getpid_bench" <<SH
+#!/bin/bash
+out=""
+while [ \$# -gt 0 ]; do [ "\$1" = -o ] && out=\$2; shift; done
+[ -n "\$out" ] && cp "$TOP/$D/skipped.json" "\$out"
+echo "KTAP version 1"; echo "1..0 # SKIP no nohz_full CPU"; exit 4
+SH
+chmod +x "$skip_inst/getpid_bench"
+"$skip_inst/run.sh" --bisect --baseline $D/base.json >"$TMP/rb.out" 2>&1
+rc=$?
+[ $rc -eq 125 ]; ok $? "run.sh --bisect: a skipped test is 125, never 4 (rc=$rc)"
+rm "$skip_inst/getpid_bench"
+"$skip_inst/run.sh" --bisect --baseline $D/base.json -t getpid_bench >"$TMP/rb.out" 2>&1
+rc=$?
+[ $rc -eq 125 ]; ok $? "run.sh --bisect: a test that did not build is 125 (rc=$rc)"
+
+"$inst/run.sh" -t getpid_bench --kcidb "$TMP/rk.json" -- -n 2000 -r 2 >"$TMP/rk.out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && json_check "$TMP/rk.json" '[t for t in d["tests"] if t["path"]=="isolbench.getpid_bench.syscall_ns" and t["status"]=="DONE" and t["number"]["value"]>0] and [t for t in d["tests"] if t["path"]=="isolbench.getpid_bench" and t["status"]=="PASS"]'
+ok $? "run.sh --kcidb: a real run exported as KCIDB records (rc=$rc)"
+done_testing

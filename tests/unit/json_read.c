@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of lib/json_read.c: what it accepts, what it refuses, bounds. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/json_read.h"
+#include "lib/ktap.h"
+#include "lib/util.h"
+
+static int parses(const char *s)
+{
+	char err[160];
+	struct jr_value *v = jr_parse(s, strlen(s), err, sizeof(err));
+
+	jr_free(v);
+	return v != NULL;
+}
+
+int main(void)
+{
+	static const char *const good[] = {
+		"{}", "[]", "0", "-0.5e+3", "\"\"", "true", "null",
+		" {\"a\": [1, 2.5, {\"b\": null}], \"c\": \"x\\u00e9\\ud83d\\ude00\"} \n",
+	};
+	static const char *const bad[] = {
+		"", "{", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "-", "1e", "+1",
+		"NaN", "Infinity", "tru", "{\"a\" 1}", "{a:1}", "[1 2]", "\"abc",
+		"\"a\tb\"", "\"\\x\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00\"",
+		"\"\\u0000\"", "1 2", "{} x", "1e999", "// c\n1", "'a'",
+	};
+	char err[160], *deep;
+	struct jr_value *v;
+	const struct jr_value *a;
+	double d;
+	int nbad = 0;
+
+	ksft_print_header();
+	ksft_set_plan(9);
+
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
+		if (!parses(good[i]))
+			ksft_print_msg("refused: %s\n", good[i]);
+		else
+			nbad++;
+	ksft_test_result(nbad == (int)ARRAY_SIZE(good), "accepts %d valid documents", nbad);
+	nbad = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		if (parses(bad[i]))
+			ksft_print_msg("accepted: %s\n", bad[i]);
+		else
+			nbad++;
+	}
+	ksft_test_result(nbad == (int)ARRAY_SIZE(bad), "refuses %d invalid documents", nbad);
+
+	v = jr_parse(good[7], strlen(good[7]), err, sizeof(err));
+	a = jr_get(v, "a");
+	ksft_test_result(a && a->type == JR_ARRAY && a->count == 3 &&
+			 a->child->next->number == 2.5, "array members in order");
+	ksft_test_result(jr_get_string(v, "c") &&
+			 !strcmp(jr_get_string(v, "c"), "x\xc3\xa9\xf0\x9f\x98\x80"),
+			 "\\u escapes and surrogate pairs decode to UTF-8");
+	ksft_test_result(!jr_get_number(v, "c", &d) && !jr_get(v, "zz") &&
+			 !jr_get(a, "a"), "typed access refuses the wrong type");
+	jr_free(v);
+
+	v = jr_parse("{\n  \"a\": [1,\n  2,,]}", 19, err, sizeof(err));
+	ksft_test_result(!v && !strncmp(err, "line 3 col 5:", 13),
+			 "errors say where: %s", err);
+	ksft_test_result(!jr_parse("1\0", 2, err, sizeof(err)), "a NUL byte is refused");
+
+	deep = malloc(2 * JR_MAX_DEPTH + 10);
+	memset(deep, '[', JR_MAX_DEPTH);
+	memset(deep + JR_MAX_DEPTH, ']', JR_MAX_DEPTH);
+	v = jr_parse(deep, 2 * JR_MAX_DEPTH, err, sizeof(err));
+	ksft_test_result(v != NULL, "nesting of %d is fine", JR_MAX_DEPTH);
+	jr_free(v);
+	memset(deep, '[', JR_MAX_DEPTH + 1);
+	memset(deep + JR_MAX_DEPTH + 1, ']', JR_MAX_DEPTH + 1);
+	v = jr_parse(deep, 2 * JR_MAX_DEPTH + 2, err, sizeof(err));
+	ksft_test_result(!v && strstr(err, "nested deeper"), "nesting of %d is refused: %s",
+			 JR_MAX_DEPTH + 1, err);
+	free(deep);
+	ksft_finished();
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of lib/stats.c against values computed independently
+ * (python3: Simpson integration of the t density, and the textbook
+ * t table): Student's t CDF and quantiles, descriptive statistics,
+ * intervals, Welch's test.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "lib/ktap.h"
+#include "lib/stats.h"
+#include "lib/util.h"
+
+static int near(double got, double want, double tol)
+{
+	return fabs(got - want) <= tol;
+}
+
+#define CHECK_NEAR(got, want, tol, what) \
+	ksft_test_result(near((got), (want), (tol)), "%s: %.8g (want %.8g +- %g)", \
+			 (what), (double)(got), (double)(want), (double)(tol))
+
+int main(void)
+{
+	/* two-sided 97.5% points of the t table */
+	static const struct { double df, q; } table[] = {
+		{ 1, 12.706 }, { 4, 2.776 }, { 10, 2.228 }, { 30, 2.042 },
+		{ 2.5, 3.574655 },
+	};
+	static const double a[] = { 19.8, 20.4, 19.6, 17.8, 18.5, 18.9, 18.3,
+				    18.9, 19.5, 22.0 };
+	static const double b[] = { 28.2, 26.6, 20.1, 23.3, 25.2, 22.1, 17.7,
+				    27.6, 20.6, 13.7, 23.2, 17.5, 20.6, 18.0,
+				    23.9, 21.6, 24.3, 20.4, 23.9, 13.3 };
+	double x[100], c[] = { 5, 5, 5, 5 }, d[] = { 6, 6, 6 };
+	struct stats sa, sb, s, sc, sd;
+	struct welch w;
+
+	ksft_print_header();
+	ksft_set_plan(26);
+
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "t quantile 0.975, df %g", table[i].df);
+		CHECK_NEAR(stats_t_quantile(0.975, table[i].df), table[i].q, 1e-3, what);
+	}
+	CHECK_NEAR(stats_t_quantile(0.025, 10), -2.228, 1e-3, "t quantile 0.025 is symmetric");
+	CHECK_NEAR(stats_t_cdf(1.5, 7), 0.9113507565, 1e-8, "t cdf(1.5, df 7)");
+	CHECK_NEAR(stats_t_cdf(-2, 3), 0.0696629843, 1e-8, "t cdf(-2, df 3)");
+	CHECK_NEAR(stats_t_cdf(0, 5), 0.5, 1e-12, "t cdf(0) is 1/2");
+	CHECK_NEAR(stats_t_cdf(1.96, 1e6), 0.9750021, 1e-6, "t cdf tends to the normal");
+
+	for (int i = 0; i < 10; i++)
+		x[i] = 10 - i;	/* unsorted on purpose */
+	stats_compute(x, 10, &s);
+	CHECK_NEAR(s.mean, 5.5, 1e-12, "mean of 1..10");
+	CHECK_NEAR(s.median, 5.5, 1e-12, "median of 1..10");
+	CHECK_NEAR(s.stddev, 3.0276503541, 1e-9, "sample stddev of 1..10");
+	CHECK_NEAR(s.ci95_mean_hi - s.mean, 2.262157 * 3.0276503541 / sqrt(10), 1e-5,
+		   "95% CI of the mean: t(0.975, 9) s / sqrt(n)");
+	ksft_test_result(x[0] == 10, "stats_compute leaves the input as it is");
+
+	for (int i = 0; i < 100; i++)
+		x[i] = i + 1;
+	stats_compute(x, 100, &s);
+	ksft_test_result(s.ci95_median_lo == 40 && s.ci95_median_hi == 61,
+			 "95%% CI of the median of 1..100: ranks 40 and 61 (%g, %g)",
+			 s.ci95_median_lo, s.ci95_median_hi);
+	CHECK_NEAR(s.p90, 90.1, 1e-9, "p90 of 1..100 (linear interpolation)");
+
+	stats_compute(a, ARRAY_SIZE(a), &sa);
+	stats_compute(b, ARRAY_SIZE(b), &sb);
+	ksft_test_result(!stats_welch(&sa, &sb, &w), "Welch's test runs");
+	CHECK_NEAR(w.t, 2.2255120400, 1e-8, "Welch t");
+	CHECK_NEAR(w.df, 24.5246349443, 1e-8, "Welch-Satterthwaite df");
+	CHECK_NEAR(w.p, 0.0354845308, 1e-7, "Welch two-sided p");
+	CHECK_NEAR(w.diff_lo, 0.16354135, 1e-6, "Welch 95% CI of the difference, low");
+	CHECK_NEAR(w.diff_hi, 4.27645865, 1e-6, "Welch 95% CI of the difference, high");
+
+	stats_compute(c, ARRAY_SIZE(c), &sc);
+	stats_compute(d, ARRAY_SIZE(d), &sd);
+	ksft_test_result(!stats_welch(&sc, &sd, &w) && w.p == 0 && w.diff == 1,
+			 "constant samples that differ: p 0");
+	ksft_test_result(!stats_welch(&sc, &sc, &w) && w.p == 1 && w.diff == 0,
+			 "identical constant samples: p 1");
+	stats_compute(c, 1, &sc);
+	ksft_test_result(stats_welch(&sc, &sd, &w) == -1, "Welch needs n >= 2");
+	ksft_finished();
+}
