@@ -6,8 +6,8 @@
 # present are left alone. Run as root (or it uses sudo).
 #
 #   --vm    also what vm/ needs to boot kernels in qemu
-#   --dev   also what the project's own checks use (checkpatch.pl from
-#           the linux-source package)
+#   --dev   also what the project's own checks use: checkpatch.pl from
+#           the linux-source package, clang for the libFuzzer run
 
 set -eu
 
@@ -20,10 +20,10 @@ for a in "$@"; do
 	esac
 done
 
-apt_pkgs="build-essential libhwloc-dev libnuma-dev hwloc numactl perl python3 clang
+apt_pkgs="build-essential libhwloc-dev libnuma-dev hwloc numactl perl python3
 	  linux-perf rt-tests procps"
 apt_vm_pkgs="qemu-system-x86 busybox-static cpio kmod xz-utils zstd"
-dnf_pkgs="gcc make clang hwloc-devel numactl-devel hwloc numactl perl python3 perf
+dnf_pkgs="gcc make hwloc-devel numactl-devel hwloc numactl perl python3 perf
 	  realtime-tests procps-ng"
 dnf_vm_pkgs="qemu-system-x86 busybox cpio kmod xz zstd"
 
@@ -33,7 +33,7 @@ sudo=""
 if command -v apt-get >/dev/null; then
 	pkgs=$apt_pkgs
 	[ -n "$vm" ] && pkgs="$pkgs $apt_vm_pkgs"
-	[ -n "$dev" ] && pkgs="$pkgs linux-source"
+	[ -n "$dev" ] && pkgs="$pkgs linux-source clang"
 	missing=""
 	for p in $pkgs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
