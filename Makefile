@@ -88,6 +88,14 @@ deps:
 bench: all
 	@for b in bench/*.sh; do echo "== $$b"; $$b || exit 1; done
 
+# The optional helper module(s) in module/, built with the kernel's kbuild.
+KDIR ?= /lib/modules/$(shell uname -r)/build
+module:
+	@if [ "$(KDIR)" = "/lib/modules/$$(uname -r)/build" ] && [ ! -e /proc/modules ]; then \
+		echo "make module: the running kernel $$(uname -r) has no module support (CONFIG_MODULES is off); pass KDIR= to build for another kernel" >&2; \
+		exit 1; fi
+	$(MAKE) -C module KDIR=$(KDIR)
+
 clean:
 	rm -rf $(BUILD) $(TEST_GEN_PROGS) install isolbench.tar.gz
 endif
