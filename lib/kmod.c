@@ -3,12 +3,16 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "cleanup.h"
 #include "kmod.h"
+
+#define DEBUGFS_MAGIC_NR	0x64626720
 
 bool kmod_supported(char *why, size_t whylen)
 {
@@ -85,4 +89,28 @@ bool kmod_is_loaded(const char *name)
 
 	snprintf(path, sizeof(path), "/sys/module/%s/initstate", name);
 	return !access(path, F_OK);
+}
+
+static void debugfs_unmount(void *arg)
+{
+	umount2((const char *)arg, MNT_DETACH);
+}
+
+const char *debugfs_path(void)
+{
+	static const char dir[] = "/sys/kernel/debug";
+	static int mounted;	/* 0 unknown, 1 there, -1 unavailable */
+
+	if (!mounted) {
+		mounted = -1;
+		struct statfs st;
+
+		if (!statfs(dir, &st) && st.f_type == DEBUGFS_MAGIC_NR)
+			mounted = 1;
+		else if (!mount("debugfs", dir, "debugfs", 0, NULL)) {
+			cleanup_push(debugfs_unmount, (void *)dir);
+			mounted = 1;
+		}
+	}
+	return mounted > 0 ? dir : NULL;
 }

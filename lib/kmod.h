@@ -30,4 +30,7 @@ int kmod_unload(struct kmod *m);
 /* Whether a module of @name is loaded (/sys/module/NAME/initstate). */
 bool kmod_is_loaded(const char *name);
 
+/* debugfs's mount point, mounted on demand (unmounted at exit); or NULL. */
+const char *debugfs_path(void);
+
 #endif

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "clock.h"
 #include "cpu.h"
 #include "spinner.h"
+#include "util.h"
 
 static void *spinner_main(void *arg)
 {
@@ -16,14 +20,14 @@ static void *spinner_main(void *arg)
 
 	/* Busy loops never run real-time: they must not starve the CPU. */
 	pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+	s->tid = gettid();
 	s->pinned_ok = !cpu_pin_self(s->cpu) && sched_getcpu() == s->cpu;
+	s->nice_ok = !setpriority(PRIO_PROCESS, s->tid, s->nice);
 	s->started = 1;
 	if (!s->pinned_ok)
 		return NULL;
 	while (!s->stop && !bench_stop) {
 		for (int i = 0; i < 1000; i++) {
-			if (s->touch)
-				(void)*s->touch;
 			asm volatile("" ::: "memory");
 		}
 		s->loops++;
@@ -40,12 +44,13 @@ static void spinner_cleanup(void *arg)
 	s->stop = 1;	/* async-signal-safe: the thread sees it and ends */
 }
 
-int spinner_start(struct spinner *s, int cpu, double max_s,
+int spinner_start(struct spinner *s, int cpu, int nice, double max_s,
 		  char *err, size_t errlen)
 {
 	int ret;
 
 	s->cpu = cpu;
+	s->nice = nice;
 	s->stop = 0;
 	s->started = 0;
 	s->pinned_ok = 0;
@@ -76,4 +81,14 @@ void spinner_stop(struct spinner *s)
 	cleanup_run_one(s->cleanup_handle);	/* raises s->stop */
 	pthread_join(s->thread, NULL);
 	s->running = false;
+}
+
+unsigned long long spinner_runtime_ns(const struct spinner *s)
+{
+	char path[64], buf[96];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", s->tid);
+	if (read_file_line(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	return strtoull(buf, NULL, 10);
 }

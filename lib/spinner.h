@@ -21,19 +21,25 @@ struct spinner {
 	volatile int stop;
 	volatile int started;		/* set once running on @cpu */
 	volatile int pinned_ok;
+	volatile int tid;		/* for /proc/self/task/TID */
 	volatile uint64_t loops;	/* thousands of spin iterations */
-	volatile char *touch;		/* optional: a byte read every pass */
+	int nice;			/* nice level asked (SCHED_OTHER) */
+	volatile int nice_ok;
 	bool running;
 	int cleanup_handle;
 };
 
 /*
- * Start spinning on @cpu for at most @max_s seconds. Waits until the
- * thread runs there. Returns 0, or -1 with a reason in @err.
+ * Start spinning on @cpu for at most @max_s seconds at nice level @nice
+ * (a negative one needs root; without it the spinner keeps nice 0 and
+ * nice_ok says so). Waits until the thread runs there. Returns 0, or -1
+ * with a reason in @err.
  */
-int spinner_start(struct spinner *s, int cpu, double max_s,
+int spinner_start(struct spinner *s, int cpu, int nice, double max_s,
 		  char *err, size_t errlen);
 /* Stop and join; safe to call twice. */
 void spinner_stop(struct spinner *s);
+/* CPU time the spinner has had so far (schedstat), ns; 0 if unknown. */
+unsigned long long spinner_runtime_ns(const struct spinner *s);
 
 #endif
