@@ -608,7 +608,7 @@ static noreturn void watch_main(struct bench *b, struct ipistorm_opts *o)
 		metric_add(m, w->per_min[i]);
 	if (!w->nmin)
 		metric_add(m, 0);
-	metric_summary(m, "IPIs to watched cpus", "cpus %s, %.0f s%s, %llu in all",
+	metric_summary(m, "IPIs per minute to watched cpus", "cpus %s, %.0f s%s, %llu in all",
 		       list, w->seconds, b->opt.load ? " with housekeeping load" : "",
 		       (unsigned long long)w->total);
 	metric_extra(m, "ipis_total", w->total);
@@ -635,7 +635,8 @@ static noreturn void watch_main(struct bench *b, struct ipistorm_opts *o)
 	for (int i = 0; i < w->ncb; i++) {
 		char *key;
 
-		ksft_print_msg("callback %s: %llu\n", w->cb[i].name,
+		ksft_print_msg("callback %s: %llu\n", strcmp(w->cb[i].name, "0x0") ?
+			       w->cb[i].name : "0x0 (reschedule)",
 			       (unsigned long long)w->cb[i].n);
 		if (m->nextras < BENCH_MAX_EXTRAS && asprintf(&key, "callback:%s", w->cb[i].name) > 0)
 			metric_extra(m, key, w->cb[i].n);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -100,16 +100,21 @@ int trace_instance_start(struct trace_instance *t, char *err, size_t errlen)
 ssize_t trace_instance_read(struct trace_instance *t, char *buf, size_t len,
 			    int timeout_ms)
 {
-	struct pollfd p = { .fd = t->pipe_fd, .events = POLLIN };
+	struct timespec ts = { timeout_ms / 1000, (timeout_ms % 1000) * 1000000L };
 	ssize_t n;
 
+	/*
+	 * Non-blocking reads and a sleep, never poll(): a waiting reader
+	 * makes the ring buffer wake it through irq_work, an IPI of its
+	 * own on the CPU that logged the event.
+	 */
 	n = read(t->pipe_fd, buf, len);
 	if (n > 0)
 		return n;
 	if (n < 0 && errno != EAGAIN && errno != EINTR)
 		return -1;
-	if (poll(&p, 1, timeout_ms) <= 0)
-		return 0;
+	if (timeout_ms)
+		nanosleep(&ts, NULL);
 	n = read(t->pipe_fd, buf, len);
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -1;

@@ -28,7 +28,8 @@ int trace_instance_enable(struct trace_instance *t, const char *event,
 /* Open trace_pipe (non-blocking) and switch tracing on. */
 int trace_instance_start(struct trace_instance *t, char *err, size_t errlen);
 /*
- * Wait up to @timeout_ms for records and read what is there into @buf.
+ * Read what is there into @buf; if nothing, sleep @timeout_ms and try
+ * once more.
  * Returns bytes read, 0 when none came, -1 on error.
  */
 ssize_t trace_instance_read(struct trace_instance *t, char *buf, size_t len,
