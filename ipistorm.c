@@ -864,7 +864,9 @@ int main(int argc, char **argv)
 				      p[i].desc, (unsigned long long)callbacks[i], p[i].dst,
 				      (unsigned long long)p[i].calls);
 	}
-	kmod_unload(&km);
+	if (km.loaded)
+		ksft_print_msg(kmod_unload(&km) ? "could not unload %s: %s\n" : "%s unloaded%s\n",
+			       KMOD_NAME, km.loaded ? strerror(errno) : "");
 	bench_load_stop(&b);
 	bench_finish(&b);
 }
