@@ -465,7 +465,8 @@ struct watch_result {
 static void watch_line(char *l, const cpu_mask_t *watched, struct watch_result *w,
 		       size_t minute)
 {
-	char *cpus = strstr(l, "cpumask="), *cb = strstr(l, "callback="), *c;
+	char *cpus = strstr(l, "cpumask="), *cb = strstr(l, "callback=");
+	char *c = strstr(l, "ipi_send_cpu: cpu=");
 	cpu_mask_t hit;
 	char err[64];
 	enum ipi_kind kind;
@@ -474,12 +475,10 @@ static void watch_line(char *l, const cpu_mask_t *watched, struct watch_result *
 	CPU_ZERO(&hit);
 	if (cpus) {
 		cpus += 8;
-		c = strchr(cpus, ' ');
-		if (c)
-			*c = '\0';
+		*strchrnul(cpus, ' ') = '\0';
 		if (cpu_mask_parse(cpus, &hit, err, sizeof(err)))
 			return;
-	} else if ((c = strstr(l, "ipi_send_cpu: cpu="))) {
+	} else if (c) {
 		CPU_SET(atoi(c + 18) % CPU_SETSIZE, &hit);
 	} else {
 		return;
