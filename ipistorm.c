@@ -379,7 +379,7 @@ static const char *kmod_path(struct ipistorm_opts *o, char *buf, size_t len)
 }
 
 static void kmod_setup(struct bench *b, struct ipistorm_opts *o, struct kmod *km,
-		       struct pair *p, int np, uint64_t n)
+		       struct pair *p, int np, uint64_t n, uint64_t timeout_s)
 {
 	char why[192], path[600], params[256], srcs[64] = "";
 	const char *ko = kmod_path(o, path, sizeof(path));
@@ -401,7 +401,7 @@ static void kmod_setup(struct bench *b, struct ipistorm_opts *o, struct kmod *km
 	snprintf(params, sizeof(params),
 		 "nr_ipis=%llu single=%d offset=%d cpulist=%s wait=%d delay_us=%llu timeout_s=%llu",
 		 (unsigned long long)n, !o->all, off, srcs, !o->no_wait,
-		 (unsigned long long)o->delay_us, (unsigned long long)o->timeout_s);
+		 (unsigned long long)o->delay_us, (unsigned long long)timeout_s);
 	if (kmod_load(km, ko, KMOD_NAME, params, why, sizeof(why)))
 		bench_skip(b, "%s", why);
 	bench_note(b, "module %s loaded: %s", ko, params);
@@ -781,7 +781,8 @@ int main(int argc, char **argv)
 	if (o.mode == MODE_MEMBARRIER)
 		membarrier_probe(&b);
 	if (o.mode == MODE_KMOD)
-		kmod_setup(&b, &o, &km, p, np, b.opt.duration_s ? 4000000000ULL : b.opt.loops);
+		kmod_setup(&b, &o, &km, p, np, b.opt.duration_s ? 4000000000ULL : b.opt.loops,
+			   b.opt.duration_s ? (uint64_t)(b.opt.duration_s + 0.999) : o.timeout_s);
 	bench_plan(&b, np * (o.mode == MODE_KMOD && !o.all ? 3 : 2));
 
 	max_s = b.opt.runs * (b.opt.duration_s ? b.opt.duration_s : o.timeout_s) + 10;
