@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "lib/bench.h"
+#include "lib/ipi.h"
 #include "lib/kmod.h"
 #include "lib/spinner.h"
 #include "lib/trace_instance.h"
@@ -67,10 +68,8 @@ struct ipistorm_opts {
 
 /* What reached dst during the measured runs, counted by the kernel. */
 struct delivery {
-	struct counter sent, sent_mask, elided, queued;
-	uint64_t real, elided_n, queued_n;
-	bool counted, have_queued;
-	char why[192];
+	struct ipi_count ipi;		/* counted on src, to dst */
+	bool counted;
 	int64_t cal, tlb, res;		/* /proc/interrupts rows on dst */
 };
 
@@ -165,43 +164,6 @@ static bool storm_run(struct pair *pairs, int np, uint64_t n, double dur_s,
 	return !bench_stop;
 }
 
-/* Parse "8:16,9:17" into pairs. */
-static int pairs_parse(const char *s, struct pair *p, int *np, char *err,
-		       size_t errlen)
-{
-	char *copy = strdup(s), *save = NULL, *tok;
-	int n = 0;
-
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *colon = strchr(tok, ':');
-		uint64_t a, b;
-
-		if (n == MAX_PAIRS || !colon) {
-			if (n == MAX_PAIRS)
-				snprintf(err, errlen, "more than %d pairs", MAX_PAIRS);
-			else
-				snprintf(err, errlen, "'%s' is not SRC:DST", tok);
-			free(copy);
-			return -1;
-		}
-		*colon = '\0';
-		if (parse_u64(tok, &a) || parse_u64(colon + 1, &b) || a >= CPU_SETSIZE ||
-		    b >= CPU_SETSIZE) {
-			snprintf(err, errlen, "'%s:%s' is not SRC:DST (CPU numbers)",
-				 tok, colon + 1);
-			free(copy);
-			return -1;
-		}
-		p[n].src = a;
-		p[n++].dst = b;
-	}
-	free(copy);
-	*np = n;
-	if (!n)
-		snprintf(err, errlen, "no pair in '%s'", s);
-	return n ? 0 : -1;
-}
-
 /* Choose the pairs: --pairs, --pair REL, --src-list/--offset, or -c. */
 static void pairs_choose(struct bench *b, struct ipistorm_opts *o,
 			 struct pair *p, int *np)
@@ -212,8 +174,15 @@ static void pairs_choose(struct bench *b, struct ipistorm_opts *o,
 
 	*np = 0;
 	if (o->pairs) {
-		if (pairs_parse(o->pairs, p, np, err, sizeof(err)))
+		int src[MAX_PAIRS], dst[MAX_PAIRS];
+
+		*np = cpu_pairs_parse(o->pairs, src, dst, MAX_PAIRS, err, sizeof(err));
+		if (*np < 0)
 			bench_usage_error(b, "--pairs: %s", err);
+		for (int i = 0; i < *np; i++) {
+			p[i].src = src[i];
+			p[i].dst = dst[i];
+		}
 	} else if (o->pair_rel) {
 		enum cpu_relation rel;
 
@@ -265,49 +234,6 @@ static void pairs_choose(struct bench *b, struct ipistorm_opts *o,
 	}
 }
 
-/* Open the counters of what reaches dst from src's CPU. */
-static void delivery_open(struct delivery *d, int src, int dst)
-{
-	char f[64], fe[64], fm[96];
-
-	/* callback 0 is a reschedule IPI: not one of ours */
-	snprintf(f, sizeof(f), "cpu == %d && callback != 0", dst);
-	snprintf(fe, sizeof(fe), "cpu == %d", dst);
-	snprintf(fm, sizeof(fm), "cpumask & CPUS{%d} && callback != 0", dst);
-	d->counted = !counter_open_tracepoint(&d->sent, "ipi:ipi_send_cpu", f, -1, src) &&
-		     !counter_open_tracepoint(&d->sent_mask, "ipi:ipi_send_cpumask", fm, -1, src) &&
-		     !counter_open_tracepoint(&d->elided, "sched:sched_wake_idle_without_ipi",
-					      fe, -1, src);
-	if (!d->counted) {
-		snprintf(d->why, sizeof(d->why), "%s", d->sent.fd < 0 ? d->sent.error :
-			 d->sent_mask.fd < 0 ? d->sent_mask.error : d->elided.error);
-		return;
-	}
-	d->have_queued = !counter_open_tracepoint(&d->queued, "csd:csd_queue_cpu", fe, -1, src);
-}
-
-static void delivery_enable(struct delivery *d, bool on)
-{
-	struct counter *c[] = { &d->sent, &d->sent_mask, &d->elided, &d->queued };
-
-	for (size_t i = 0; d->counted && i < ARRAY_SIZE(c); i++)
-		if (c[i]->fd > 0)
-			on ? counter_enable(c[i]) : counter_disable(c[i]);
-}
-
-static void delivery_read(struct delivery *d, const struct irq_table *t0,
-			  const struct irq_table *t1, int dst)
-{
-	if (d->counted) {
-		d->real = counter_read(&d->sent) + counter_read(&d->sent_mask);
-		d->elided_n = counter_read(&d->elided);
-		d->queued_n = d->have_queued ? counter_read(&d->queued) : 0;
-	}
-	d->cal = irq_table_delta(t0, t1, "CAL", dst);
-	d->tlb = irq_table_delta(t0, t1, "TLB", dst);
-	d->res = irq_table_delta(t0, t1, "RES", dst);
-}
-
 /* Set up what a pair needs on dst before the runs; SKIP when missing. */
 static void pair_setup(struct bench *b, struct ipistorm_opts *o, struct pair *p,
 		       double max_s)
@@ -341,7 +267,7 @@ static void pair_setup(struct bench *b, struct ipistorm_opts *o, struct pair *p,
 		 p->src, p->dst, p->rel_known ? cpu_relation_name(p->rel) : "relation unknown",
 		 spin ? "busy" : "idle", p->mode == MODE_TLB ? ", " : "",
 		 p->mode == MODE_TLB ? tlb_op_names[p->tlb_op] : "");
-	delivery_open(&p->d, p->src, p->dst);
+	p->d.counted = !ipi_count_open(&p->d.ipi, p->src, p->dst);
 }
 
 static void membarrier_probe(struct bench *b)
@@ -442,79 +368,11 @@ static bool kmod_run(struct pair *p, int np, uint64_t *callbacks)
 }
 
 /* Watch mode: every IPI sent to the watched CPUs, from a trace instance. */
-enum ipi_kind { KIND_CALL, KIND_RESCHED, KIND_TLB, NKINDS };
-static const char *const kind_keys[] = {
-	"function_call_ipis", "reschedule_ipis", "tlb_ipis"
-};
-
-#define WATCH_MAX_CB	32
-
 struct watch_result {
-	uint64_t per_cpu[CPU_SETSIZE];
-	uint64_t kind[NKINDS], total;
-	uint64_t *per_min;
-	size_t nmin;
-	struct { char name[64]; uint64_t n; } cb[WATCH_MAX_CB];
-	int ncb;
-	uint64_t cb_other;
+	struct ipi_tally t;
 	long long lost;
 	double seconds;
 };
-
-/* One trace_pipe line: "... ipi_send_cpu: cpu=3 callsite=f+0x1/0x2 callback=g+0x0/0x3" */
-static void watch_line(char *l, const cpu_mask_t *watched, struct watch_result *w,
-		       size_t minute)
-{
-	char *cpus = strstr(l, "cpumask="), *cb = strstr(l, "callback=");
-	char *c = strstr(l, "ipi_send_cpu: cpu=");
-	cpu_mask_t hit;
-	char err[64];
-	enum ipi_kind kind;
-	int cpu, n = 0, i;
-
-	CPU_ZERO(&hit);
-	if (cpus) {
-		cpus += 8;
-		*strchrnul(cpus, ' ') = '\0';
-		if (cpu_mask_parse(cpus, &hit, err, sizeof(err)))
-			return;
-	} else if (c) {
-		CPU_SET(atoi(c + 18) % CPU_SETSIZE, &hit);
-	} else {
-		return;
-	}
-	CPU_AND(&hit, &hit, watched);
-	if (!cb)
-		return;
-	cb += 9;
-	cb[strcspn(cb, "+ \n")] = '\0';
-	kind = !strcmp(cb, "0x0") || !strcmp(cb, "(nil)") ? KIND_RESCHED :
-	       strstr(cb, "flush_tlb") ? KIND_TLB : KIND_CALL;
-	cpu_mask_for_each(cpu, &hit) {
-		w->per_cpu[cpu]++;
-		n++;
-	}
-	if (!n)
-		return;
-	w->kind[kind] += n;
-	w->total += n;
-	if (minute >= w->nmin) {
-		w->per_min = realloc(w->per_min, (minute + 1) * sizeof(*w->per_min));
-		if (!w->per_min)
-			ksft_exit_fail_msg("no memory\n");
-		memset(w->per_min + w->nmin, 0, (minute + 1 - w->nmin) * sizeof(*w->per_min));
-		w->nmin = minute + 1;
-	}
-	w->per_min[minute] += n;
-	for (i = 0; i < w->ncb && strcmp(w->cb[i].name, cb); i++)
-		;
-	if (i == w->ncb && w->ncb < WATCH_MAX_CB)
-		snprintf(w->cb[w->ncb++].name, sizeof(w->cb[0].name), "%s", cb);
-	if (i < w->ncb)
-		w->cb[i].n += n;
-	else
-		w->cb_other += n;
-}
 
 static void watch_collect(struct bench *b, struct trace_instance *t,
 			  const cpu_mask_t *watched, double dur_s,
@@ -537,7 +395,8 @@ static void watch_collect(struct bench *b, struct trace_instance *t,
 		buf[have] = '\0';
 		for (l = buf; (nl = strchr(l, '\n')); l = nl + 1) {
 			*nl = '\0';
-			watch_line(l, watched, w, (now - start) / 60000000000ULL);
+			if (ipi_tally_line(&w->t, l, watched, (now - start) / 60000000000ULL) < 0)
+				ksft_exit_fail_msg("no memory\n");
 		}
 		have -= l - buf;
 		memmove(buf, l, have);
@@ -552,7 +411,7 @@ static void watch_collect(struct bench *b, struct trace_instance *t,
 		if (bench_progress_wanted(b) && now - last_progress > 1000000000ULL) {
 			last_progress = now;
 			fprintf(stderr, "\ripistorm watch: %.0f/%.0f s, %llu IPIs to watched CPUs ",
-				(now - start) / 1e9, dur_s, (unsigned long long)w->total);
+				(now - start) / 1e9, dur_s, (unsigned long long)w->t.total);
 		}
 	}
 	if (bench_progress_wanted(b))
@@ -603,51 +462,51 @@ static noreturn void watch_main(struct bench *b, struct ipistorm_opts *o)
 
 	m = bench_metric(b, "ipis_per_min", "count", BETTER_LOWER,
 			 "IPIs sent to the watched CPUs in one minute of the window (last one partial)");
-	for (size_t i = 0; i < w->nmin; i++)
-		metric_add(m, w->per_min[i]);
-	if (!w->nmin)
+	for (size_t i = 0; i < w->t.nmin; i++)
+		metric_add(m, w->t.per_min[i]);
+	if (!w->t.nmin)
 		metric_add(m, 0);
 	metric_summary(m, "IPIs per minute to watched cpus", "cpus %s, %.0f s%s, %llu in all",
 		       list, w->seconds, b->opt.load ? " with housekeeping load" : "",
-		       (unsigned long long)w->total);
-	metric_extra(m, "ipis_total", w->total);
+		       (unsigned long long)w->t.total);
+	metric_extra(m, "ipis_total", w->t.total);
 	metric_extra(m, "watch_s", w->seconds);
 	metric_extra(m, "events_lost", w->lost);
-	for (int k = 0; k < NKINDS; k++)
-		metric_extra(m, kind_keys[k], w->kind[k]);
+	for (int k = 0; k < IPI_NKINDS; k++)
+		metric_extra(m, ipi_kind_keys[k], w->t.kind[k]);
 	ksft_print_msg("by kind: %llu function call, %llu reschedule, %llu TLB shootdown\n",
-		       (unsigned long long)w->kind[KIND_CALL],
-		       (unsigned long long)w->kind[KIND_RESCHED],
-		       (unsigned long long)w->kind[KIND_TLB]);
+		       (unsigned long long)w->t.kind[IPI_CALL],
+		       (unsigned long long)w->t.kind[IPI_RESCHED],
+		       (unsigned long long)w->t.kind[IPI_TLB]);
 	cpu_mask_for_each(cpu, &watched) {
 		char *key;
 
 		ksft_print_msg("cpu %d: %llu IPIs sent to it (%.2f per minute); /proc/interrupts: CAL +%lld, RES +%lld, TLB +%lld\n",
-			       cpu, (unsigned long long)w->per_cpu[cpu],
-			       w->seconds > 0 ? w->per_cpu[cpu] * 60 / w->seconds : 0,
+			       cpu, (unsigned long long)w->t.per_cpu[cpu],
+			       w->seconds > 0 ? w->t.per_cpu[cpu] * 60 / w->seconds : 0,
 			       (long long)irq_table_delta(&t0, &t1, "CAL", cpu),
 			       (long long)irq_table_delta(&t0, &t1, "RES", cpu),
 			       (long long)irq_table_delta(&t0, &t1, "TLB", cpu));
 		if (m->nextras < BENCH_MAX_EXTRAS - 2 && asprintf(&key, "cpu%d_ipis", cpu) > 0)
-			metric_extra(m, key, w->per_cpu[cpu]);
+			metric_extra(m, key, w->t.per_cpu[cpu]);
 	}
-	for (int i = 0; i < w->ncb; i++) {
+	for (int i = 0; i < w->t.ncb; i++) {
 		char *key;
 
-		ksft_print_msg("callback %s: %llu\n", strcmp(w->cb[i].name, "0x0") ?
-			       w->cb[i].name : "0x0 (reschedule)",
-			       (unsigned long long)w->cb[i].n);
-		if (m->nextras < BENCH_MAX_EXTRAS && asprintf(&key, "callback:%s", w->cb[i].name) > 0)
-			metric_extra(m, key, w->cb[i].n);
+		ksft_print_msg("callback %s: %llu\n", strcmp(w->t.cb[i].name, "0x0") ?
+			       w->t.cb[i].name : "0x0 (reschedule)",
+			       (unsigned long long)w->t.cb[i].n);
+		if (m->nextras < BENCH_MAX_EXTRAS && asprintf(&key, "callback:%s", w->t.cb[i].name) > 0)
+			metric_extra(m, key, w->t.cb[i].n);
 	}
 	bench_verdict(b, w->lost ? KSFT_FAIL : KSFT_PASS, NULL,
 		      "traced every IPI sent to cpus %s for %.1f s%s: %llu (%lld events lost)",
 		      list, w->seconds, bench_stop ? " (interrupted)" : "",
-		      (unsigned long long)w->total, w->lost);
+		      (unsigned long long)w->t.total, w->lost);
 	if (o->max_given)
-		bench_verdict(b, w->total > o->max_ipis ? KSFT_FAIL : KSFT_PASS, NULL,
+		bench_verdict(b, w->t.total > o->max_ipis ? KSFT_FAIL : KSFT_PASS, NULL,
 			      "at most %llu IPIs to the watched cpus (%llu seen)",
-			      (unsigned long long)o->max_ipis, (unsigned long long)w->total);
+			      (unsigned long long)o->max_ipis, (unsigned long long)w->t.total);
 	else
 		bench_verdict(b, KSFT_SKIP, "no --max given", "IPI count under a limit");
 	bench_finish(b);
@@ -658,23 +517,23 @@ static void pair_verdict(struct bench *b, struct pair *p, double spin_share)
 {
 	uint64_t preempted = p->switched.fd >= 0 ? counter_read(&p->switched) : 0;
 	struct delivery *d = &p->d;
-	uint64_t reached = d->real + d->elided_n;
+	struct ipi_count *c = &d->ipi;
+	uint64_t reached = c->real + c->elided_n;
 	uint64_t none = p->calls > reached ? p->calls - reached : 0;
 	char why[256] = "";
 	bool ok;
 
-	ksft_print_msg("%s: %llu calls: %llu real IPIs, %llu elided sends (dst polling idle), %llu reached no CPU%s%llu%s; /proc/interrupts cpu %d: CAL +%lld, TLB +%lld, RES +%lld\n",
+	ksft_print_msg("%s: %llu calls: %llu real IPIs, %llu elided sends (dst polling idle), %llu reached no CPU; csd queued %s%llu; /proc/interrupts cpu %d: CAL +%lld, TLB +%lld, RES +%lld\n",
 		       p->desc, (unsigned long long)p->calls,
-		       (unsigned long long)d->real, (unsigned long long)d->elided_n,
-		       (unsigned long long)none, d->have_queued ? "; csd queued " : "",
-		       (unsigned long long)d->queued_n, d->have_queued ? "" : "",
-		       p->dst, (long long)d->cal, (long long)d->tlb, (long long)d->res);
+		       (unsigned long long)c->real, (unsigned long long)c->elided_n,
+		       (unsigned long long)none, c->have_queued ? "" : "(not counted) ",
+		       (unsigned long long)c->queued_n, p->dst, (long long)d->cal, (long long)d->tlb, (long long)d->res);
 	metric_extra(p->ns_m, "calls", p->calls);
-	metric_extra(p->ns_m, "ipis_real", d->real);
-	metric_extra(p->ns_m, "sends_elided", d->elided_n);
+	metric_extra(p->ns_m, "ipis_real", c->real);
+	metric_extra(p->ns_m, "sends_elided", c->elided_n);
 	metric_extra(p->ns_m, "calls_reached_no_cpu", none);
-	if (d->have_queued)
-		metric_extra(p->ns_m, "csd_queued", d->queued_n);
+	if (c->have_queued)
+		metric_extra(p->ns_m, "csd_queued", c->queued_n);
 	metric_extra(p->ns_m, "dst_cal_irqs", d->cal);
 	metric_extra(p->ns_m, "dst_tlb_irqs", d->tlb);
 	metric_extra(p->ns_m, "dst_res_irqs", d->res);
@@ -683,7 +542,7 @@ static void pair_verdict(struct bench *b, struct pair *p, double spin_share)
 		metric_extra(p->ns_m, "dst_spinner_switched_out", preempted);
 	}
 	if (!d->counted) {
-		bench_verdict(b, KSFT_SKIP, d->why, "%s: calls counted on dst", p->desc);
+		bench_verdict(b, KSFT_SKIP, c->why, "%s: calls counted on dst", p->desc);
 		return;
 	}
 	/*
@@ -816,7 +675,7 @@ int main(int argc, char **argv)
 	irq_table_read("/proc/interrupts", &t0);
 	for (int i = 0; i < np; i++) {
 		p[i].spin0 = spinner_runtime_ns(&p[i].spin);
-		delivery_enable(&p[i].d, true);
+		ipi_count_enable(&p[i].d.ipi, true);
 		if (p[i].switched.fd >= 0)
 			counter_enable(&p[i].switched);
 	}
@@ -848,8 +707,11 @@ int main(int argc, char **argv)
 	for (int i = 0; i < np; i++) {
 		double share = -1;
 
-		delivery_enable(&p[i].d, false);
-		delivery_read(&p[i].d, &t0, &t1, p[i].dst);
+		ipi_count_enable(&p[i].d.ipi, false);
+		ipi_count_read(&p[i].d.ipi);
+		p[i].d.cal = irq_table_delta(&t0, &t1, "CAL", p[i].dst);
+		p[i].d.tlb = irq_table_delta(&t0, &t1, "TLB", p[i].dst);
+		p[i].d.res = irq_table_delta(&t0, &t1, "RES", p[i].dst);
 		if (p[i].spin.running && runs_s > 0)
 			share = (spinner_runtime_ns(&p[i].spin) - p[i].spin0) / 1e9 / runs_s;
 		spinner_stop(&p[i].spin);
