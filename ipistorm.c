@@ -429,9 +429,15 @@ static noreturn void watch_main(struct bench *b, struct ipistorm_opts *o)
 	int cpu;
 
 	if (o->watch_given) {
+		cpu_mask_t offline;
+
+		/* watching needs no affinity there: isolcpus= CPUs are fine */
 		watched = o->watch;
-		if (cpu_mask_check_usable(&b->sets, &watched, err, sizeof(err)))
-			bench_usage_error(b, "--watch: %s", err);
+		CPU_XOR(&offline, &watched, &b->sets.online);
+		CPU_AND(&offline, &offline, &watched);
+		if (CPU_COUNT(&offline))
+			bench_usage_error(b, "--watch: cpu %d is not online",
+					  cpu_mask_first(&offline));
 	} else if (CPU_COUNT(&b->sets.nohz_full) || CPU_COUNT(&b->sets.isolated)) {
 		CPU_OR(&watched, &b->sets.nohz_full, &b->sets.isolated);
 	} else {

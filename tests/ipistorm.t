@@ -6,7 +6,7 @@
 # watch mode; bad input; cleanup on signals.
 . "$(dirname "$0")/lib.sh"
 
-plan 45
+plan 46
 
 # cal CPU: the "Function call interrupts" count of CPU right now
 cal() {
@@ -18,7 +18,7 @@ extra() {	# extra JSON KEY: the first metric's extra value
 }
 
 if ! is_root || [ "$(nproc)" -lt 2 ]; then
-	for i in $(seq 45); do skip "needs root and 2 CPUs" "ipistorm"; done
+	for i in $(seq 46); do skip "needs root and 2 CPUs" "ipistorm"; done
 	done_testing
 fi
 dst=$(($(nproc) - 1))
@@ -139,4 +139,5 @@ expect_usage_error "unknown mode" ipistorm --mode smoke
 expect_usage_error "unknown pair relation" ipistorm --pair sibling
 expect_usage_error "--offset without --src-list" ipistorm --offset 1
 expect_usage_error "--max without --watch" ipistorm --max 3
+expect_usage_error "offline watched CPU" ipistorm --watch 1000 -D 1
 done_testing
