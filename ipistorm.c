@@ -424,7 +424,7 @@ static noreturn void watch_main(struct bench *b, struct ipistorm_opts *o)
 	struct trace_instance t;
 	struct irq_table t0, t1;
 	struct metric *m;
-	char list[512], f[600], err[256];
+	char list[512], f[600], err[256], note[160];
 	cpu_mask_t watched;
 	int cpu;
 
@@ -444,6 +444,8 @@ static noreturn void watch_main(struct bench *b, struct ipistorm_opts *o)
 		watched = b->opt.cpus;
 	}
 	cpu_mask_format(&watched, list, sizeof(list));
+	if (!b->opt.housekeeping_given)	/* the load runs off the watched CPUs */
+		cpu_housekeeping_default(&b->sets, &watched, &b->opt.housekeeping);
 	bench_plan(b, 2);
 	if (trace_instance_create(&t, "isolbench-ipistorm", err, sizeof(err)))
 		bench_skip(b, "%s", err);
@@ -453,8 +455,16 @@ static noreturn void watch_main(struct bench *b, struct ipistorm_opts *o)
 	snprintf(f, sizeof(f), "cpumask & CPUS{%s}", list);
 	if (trace_instance_enable(&t, "ipi:ipi_send_cpumask", f, err, sizeof(err)))
 		bench_skip(b, "%s", err);
+	/* optional: the functions behind single-target IPIs */
+	snprintf(f, sizeof(f), "cpu & CPUS{%s}", list);
+	if (tracepoint_exists("csd:csd_queue_cpu") &&
+	    trace_instance_enable(&t, "csd:csd_queue_cpu", f, err, sizeof(err)))
+		bench_note(b, "queued functions not counted: %s", err);
 	ksft_print_msg("watching the IPIs sent to cpus %s for %.0f s%s\n", list,
 		       b->opt.duration_s, b->opt.load ? " under the housekeeping load" : "");
+	if (b->opt.load)
+		ksft_print_msg("housekeeping load on cpus %s\n",
+			       cpu_mask_format(&b->opt.housekeeping, f, sizeof(f)));
 	if (b->opt.load)
 		bench_load_start(b);
 	irq_table_read("/proc/interrupts", &t0);
@@ -505,6 +515,16 @@ static noreturn void watch_main(struct bench *b, struct ipistorm_opts *o)
 		if (m->nextras < BENCH_MAX_EXTRAS && asprintf(&key, "callback:%s", w->t.cb[i].name) > 0)
 			metric_extra(m, key, w->t.cb[i].n);
 	}
+	note[0] = '\0';
+	for (int i = 0; i < w->t.nfunc; i++) {
+		ksft_print_msg("queued function %s: %llu\n", w->t.func[i].name,
+			       (unsigned long long)w->t.func[i].n);
+		snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%s %llu",
+			 i ? ", " : "", w->t.func[i].name, (unsigned long long)w->t.func[i].n);
+	}
+	if (w->t.nfunc)
+		bench_note(b, "queued functions (csd_queue_cpu): %s", note);
+	metric_extra(m, "csd_queued", w->t.queued);
 	bench_verdict(b, w->lost ? KSFT_FAIL : KSFT_PASS, NULL,
 		      "traced every IPI sent to cpus %s for %.1f s%s: %llu (%lld events lost)",
 		      list, w->seconds, bench_stop ? " (interrupted)" : "",

@@ -56,6 +56,34 @@ void ipi_count_read(struct ipi_count *c)
 	c->queued_n = c->have_queued ? counter_read(&c->queued) : 0;
 }
 
+static void name_count(struct ipi_name_count *tab, int *n, uint64_t *other,
+		       const char *name, uint64_t add)
+{
+	int i;
+
+	for (i = 0; i < *n && strcmp(tab[i].name, name); i++)
+		;
+	if (i == *n && *n < IPI_TALLY_MAX_CB)
+		snprintf(tab[(*n)++].name, sizeof(tab[0].name), "%s", name);
+	if (i < *n)
+		tab[i].n += add;
+	else
+		*other += add;
+}
+
+static void tally_queued(struct ipi_tally *t, char *line, const cpu_mask_t *watched)
+{
+	char *cpu = strstr(line, "csd_queue_cpu: cpu="), *func = strstr(line, "func=");
+
+	if (!cpu || !func ||
+	    !CPU_ISSET(strtoul(cpu + 19, NULL, 10) % CPU_SETSIZE, watched))
+		return;
+	func += 5;
+	func[strcspn(func, "+ \n")] = '\0';
+	t->queued++;
+	name_count(t->func, &t->nfunc, &t->func_other, func, 1);
+}
+
 int ipi_tally_line(struct ipi_tally *t, char *line, const cpu_mask_t *watched,
 		   size_t minute)
 {
@@ -64,8 +92,12 @@ int ipi_tally_line(struct ipi_tally *t, char *line, const cpu_mask_t *watched,
 	enum ipi_kind kind;
 	cpu_mask_t hit;
 	char err[64];
-	int cpu, n = 0, i;
+	int cpu, n = 0;
 
+	if (strstr(line, "csd_queue_cpu: ")) {
+		tally_queued(t, line, watched);
+		return 0;
+	}
 	if (!cb || (!cpus && !one))
 		return 0;
 	CPU_ZERO(&hit);
@@ -100,14 +132,7 @@ int ipi_tally_line(struct ipi_tally *t, char *line, const cpu_mask_t *watched,
 		t->nmin = minute + 1;
 	}
 	t->per_min[minute] += n;
-	for (i = 0; i < t->ncb && strcmp(t->cb[i].name, cb); i++)
-		;
-	if (i == t->ncb && t->ncb < IPI_TALLY_MAX_CB)
-		snprintf(t->cb[t->ncb++].name, sizeof(t->cb[0].name), "%s", cb);
-	if (i < t->ncb)
-		t->cb[i].n += n;
-	else
-		t->cb_other += n;
+	name_count(t->cb, &t->ncb, &t->cb_other, cb, n);
 	return n;
 }
 

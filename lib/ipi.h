@@ -44,16 +44,24 @@ struct ipi_tally {
 	uint64_t kind[IPI_NKINDS], total;
 	uint64_t *per_min;	/* malloc'ed, nmin entries */
 	size_t nmin;
-	struct { char name[64]; uint64_t n; } cb[IPI_TALLY_MAX_CB];
+	struct ipi_name_count { char name[64]; uint64_t n; } cb[IPI_TALLY_MAX_CB];
 	int ncb;
 	uint64_t cb_other;	/* callbacks beyond the table */
+	/*
+	 * csd:csd_queue_cpu records: the functions queued for the watched
+	 * CPUs (a single-target IPI only names the generic handler).
+	 */
+	struct ipi_name_count func[IPI_TALLY_MAX_CB];
+	int nfunc;
+	uint64_t func_other, queued;
 };
 
 /*
  * Account one trace_pipe line ("... ipi_send_cpu: cpu=3 callsite=...
  * callback=f+0x0/0x10") in minute @minute, for the CPUs of @watched it
- * names. Modifies @line. Returns how many watched CPUs it hit, -1 on no
- * memory.
+ * names; a csd_queue_cpu line ("cpu=3 callsite=... func=f csd=...")
+ * only counts its function. Modifies @line. Returns how many IPIs to
+ * watched CPUs it added, -1 on no memory.
  */
 int ipi_tally_line(struct ipi_tally *t, char *line, const cpu_mask_t *watched,
 		   size_t minute);
