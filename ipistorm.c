@@ -752,9 +752,10 @@ int main(int argc, char **argv)
 				      p[i].desc, (unsigned long long)callbacks[i], p[i].dst,
 				      (unsigned long long)p[i].calls);
 	}
-	if (km.loaded)
-		ksft_print_msg(kmod_unload(&km) ? "could not unload %s: %s\n" : "%s unloaded%s\n",
-			       KMOD_NAME, km.loaded ? strerror(errno) : "");
+	if (km.loaded && kmod_unload(&km))
+		ksft_print_msg("could not unload %s: %s\n", KMOD_NAME, strerror(errno));
+	else if (o.mode == MODE_KMOD)
+		ksft_print_msg("%s unloaded\n", KMOD_NAME);
 	bench_load_stop(&b);
 	bench_finish(&b);
 }
