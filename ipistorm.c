@@ -82,11 +82,12 @@ struct pair {
 	struct counter switched;	/* the spinner switched out on dst */
 	struct counter ev;		/* perf-read: the event bound to dst */
 	char *page;			/* tlb: one page of this process */
+	size_t page_size;
+	bool writable;
 	pthread_t thread;
 	uint64_t n, end_ns, done;	/* one run: calls asked, deadline, made */
 	double ns;
 	uint64_t calls;			/* over all measured runs */
-	double seconds;
 	unsigned long long spin0;
 	struct delivery d;
 	struct metric *ns_m, *rate_m, *time_m;
@@ -116,10 +117,12 @@ static uint64_t storm_loop(struct pair *p, uint64_t n, uint64_t end_ns)
 			for (uint64_t k = 0; k < chunk; k++) {
 				if (p->tlb_op == 0) {
 					p->page[0] = 1;	/* map it again */
-					madvise(p->page, 4096, MADV_DONTNEED);
+					madvise(p->page, p->page_size, MADV_DONTNEED);
 				} else {
-					mprotect(p->page, 4096, PROT_READ);
-					mprotect(p->page, 4096, PROT_READ | PROT_WRITE);
+					/* every change of protection is one flush */
+					p->writable = !p->writable;
+					mprotect(p->page, p->page_size, p->writable ?
+						 PROT_READ | PROT_WRITE : PROT_READ);
 				}
 			}
 			break;
@@ -248,7 +251,9 @@ static void pair_setup(struct bench *b, struct ipistorm_opts *o, struct pair *p,
 		counter_enable(&p->ev);
 	}
 	if (p->mode == MODE_TLB) {
-		p->page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		p->page_size = sysconf(_SC_PAGESIZE);
+		p->writable = true;
+		p->page = mmap(NULL, p->page_size, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p->page == MAP_FAILED)
 			ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
