@@ -3,7 +3,7 @@
 # isolbench: builds standalone (make; make run_tests) or from a kernel
 # tree's tools/testing/selftests/isolbench through the kselftest lib.mk.
 
-TEST_GEN_PROGS := getpid_bench timer_softirq
+TEST_GEN_PROGS := getpid_bench timer_softirq ipistorm
 # Built and installed with the tests, not run as one: compare is a tool.
 TOOLS := compare
 TEST_PROGS_EXTENDED := run.sh
@@ -102,6 +102,14 @@ deps:
 
 bench: all
 	@for b in bench/*.sh; do echo "== $$b"; $$b || exit 1; done
+
+# The optional helper module(s) in module/, built with the kernel's kbuild.
+KDIR ?= /lib/modules/$(shell uname -r)/build
+module:
+	@if [ "$(KDIR)" = "/lib/modules/$$(uname -r)/build" ] && [ ! -e /proc/modules ]; then \
+		echo "make module: the running kernel $$(uname -r) has no module support (CONFIG_MODULES is off); pass KDIR= to build for another kernel" >&2; \
+		exit 1; fi
+	$(MAKE) -C module KDIR=$(KDIR)
 
 clean:
 	rm -rf $(BUILD) $(TEST_GEN_PROGS) $(TOOLS) install isolbench.tar.gz

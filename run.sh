@@ -18,6 +18,7 @@ set -u
 ALL_TESTS="
 getpid_bench
 timer_softirq
+ipistorm
 "
 
 usage() {

@@ -1,0 +1,766 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ipistorm: floods of synchronous IPIs between pinned CPUs, with the
+ * deliveries counted on the target, and the IPIs that watched
+ * (isolated) CPUs receive while the housekeeping CPUs are loaded.
+ *
+ * Storm modes: a thread pinned to src makes N calls that each need one
+ * IPI to dst, and waits for it:
+ *   membarrier  membarrier(PRIVATE_EXPEDITED_RSEQ, FLAG_CPU, dst) while
+ *               a thread of this process spins on dst
+ *   perf-read   read() of a software perf event bound to dst (idle dst
+ *               by default, as the ipistorm numbers of seed 002)
+ *   tlb         madvise(MADV_DONTNEED) or mprotect() of a page of this
+ *               process while a thread of it runs on dst: a shootdown
+ *   kmod        module/ipistorm_kmod.ko: smp_call_function_single() from
+ *               a kernel thread, the kernel-side floor
+ * Every call is counted where it lands: the ipi_send_cpu/cpumask
+ * tracepoints (real IPIs), sched_wake_idle_without_ipi (sends elided
+ * because dst was polling idle), csd_queue_cpu (calls queued for dst)
+ * and /proc/interrupts on dst.
+ *
+ * Watch mode (--watch CPULIST -D SECS [--load]): every IPI sent to the
+ * watched CPUs, per CPU, per minute, per kind and per callback (seed 000
+ * did it with trace-cmd over 6 hours).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/membarrier.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lib/bench.h"
+#include "lib/ipi.h"
+#include "lib/kmod.h"
+#include "lib/spinner.h"
+#include "lib/trace_instance.h"
+#include "lib/util.h"
+
+enum mode { MODE_MEMBARRIER, MODE_PERF_READ, MODE_TLB, MODE_KMOD, MODE_WATCH };
+static const char *const mode_names[] = {
+	"membarrier", "perf-read", "tlb", "kmod", "watch", NULL
+};
+static const char *const target_names[] = { "idle", "busy", NULL };
+static const char *const tlb_op_names[] = { "madvise", "mprotect", NULL };
+
+#define MAX_PAIRS	8
+#define KMOD_NAME	"ipistorm_kmod"
+/*
+ * The spinner on dst runs SCHED_OTHER at nice -20, so that it owns dst
+ * the way a stay-in-userspace loop owns an isolated CPU; a task of
+ * equal weight on dst still takes half of it (see the delivery check).
+ */
+#define SPINNER_NICE	(-20)
+
+struct ipistorm_opts {
+	int mode, target, tlb_op;
+	const char *pairs, *pair_rel, *module;
+	cpu_mask_t src_list, watch;
+	bool src_list_given, watch_given, offset_given, max_given;
+	uint64_t offset, delay_us, timeout_s, max_ipis;
+	bool all, no_wait;
+};
+
+/* What reached dst during the measured runs, counted by the kernel. */
+struct delivery {
+	struct ipi_count ipi;		/* counted on src, to dst */
+	bool counted;
+	int64_t cal, tlb, res;		/* /proc/interrupts rows on dst */
+};
+
+struct pair {
+	int src, dst;
+	enum cpu_relation rel;
+	bool rel_known;
+	int mode, tlb_op;
+	struct spinner spin;
+	struct counter switched;	/* the spinner switched out on dst */
+	struct counter ev;		/* perf-read: the event bound to dst */
+	char *page;			/* tlb: one page of this process */
+	size_t page_size;
+	bool writable;
+	pthread_t thread;
+	uint64_t n, end_ns, done;	/* one run: calls asked, deadline, made */
+	double ns;
+	uint64_t calls;			/* over all measured runs */
+	unsigned long long spin0;
+	struct delivery d;
+	struct metric *ns_m, *rate_m, *time_m;
+	char desc[128];
+};
+
+/* The measured loops: the operation and nothing else. */
+static uint64_t storm_loop(struct pair *p, uint64_t n, uint64_t end_ns)
+{
+	uint64_t i = 0, val;
+
+	while (i < n && !bench_stop) {
+		uint64_t chunk = n - i < 256 ? n - i : 256;
+
+		switch (p->mode) {
+		case MODE_MEMBARRIER:
+			for (uint64_t k = 0; k < chunk; k++)
+				syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ,
+					MEMBARRIER_CMD_FLAG_CPU, p->dst);
+			break;
+		case MODE_PERF_READ:
+			for (uint64_t k = 0; k < chunk; k++)
+				if (read(p->ev.fd, &val, sizeof(val)) != sizeof(val))
+					return i;
+			break;
+		case MODE_TLB:
+			for (uint64_t k = 0; k < chunk; k++) {
+				if (p->tlb_op == 0) {
+					p->page[0] = 1;	/* map it again */
+					madvise(p->page, p->page_size, MADV_DONTNEED);
+				} else {
+					/* every change of protection is one flush */
+					p->writable = !p->writable;
+					mprotect(p->page, p->page_size, p->writable ?
+						 PROT_READ | PROT_WRITE : PROT_READ);
+				}
+			}
+			break;
+		}
+		i += chunk;
+		if (mono_ns() > end_ns)
+			break;
+	}
+	return i;
+}
+
+static void *storm_thread(void *arg)
+{
+	struct pair *p = arg;
+	uint64_t t0, t1;
+
+	if (cpu_pin_self(p->src)) {
+		p->done = 0;
+		return NULL;
+	}
+	t0 = bench_clock_start();
+	p->done = storm_loop(p, p->n, p->end_ns);
+	t1 = bench_clock_end();
+	p->ns = clock_to_ns(t1 - t0);
+	return NULL;
+}
+
+/* One run of every pair at once; false when interrupted or broken. */
+static bool storm_run(struct pair *pairs, int np, uint64_t n, double dur_s,
+		      double timeout_s)
+{
+	uint64_t end = mono_ns() + (uint64_t)((dur_s ? dur_s : timeout_s) * 1e9);
+
+	for (int i = 0; i < np; i++) {
+		pairs[i].n = n;
+		pairs[i].end_ns = end;
+		if (pthread_create(&pairs[i].thread, NULL, storm_thread, &pairs[i]))
+			ksft_exit_fail_msg("cannot start a storm thread\n");
+	}
+	for (int i = 0; i < np; i++)
+		pthread_join(pairs[i].thread, NULL);
+	return !bench_stop;
+}
+
+/* Choose the pairs: --pairs, --pair REL, --src-list/--offset, or -c. */
+static void pairs_choose(struct bench *b, struct ipistorm_opts *o,
+			 struct pair *p, int *np)
+{
+	cpu_mask_t used, one;
+	char err[192];
+	int cpu, hk;
+
+	*np = 0;
+	if (o->pairs) {
+		int src[MAX_PAIRS], dst[MAX_PAIRS];
+
+		*np = cpu_pairs_parse(o->pairs, src, dst, MAX_PAIRS, err, sizeof(err));
+		if (*np < 0)
+			bench_usage_error(b, "--pairs: %s", err);
+		for (int i = 0; i < *np; i++) {
+			p[i].src = src[i];
+			p[i].dst = dst[i];
+		}
+	} else if (o->pair_rel) {
+		enum cpu_relation rel;
+
+		if (cpu_relation_parse(o->pair_rel, &rel))
+			bench_usage_error(b, "--pair: unknown relation '%s' (smt, core, llc, cross-llc, cross-node)",
+					  o->pair_rel);
+		if (cpu_pair_find(&b->sets.allowed, rel, &p[0].src, &p[0].dst))
+			bench_skip(b, "no pair of CPUs with relation %s on this machine",
+				   cpu_relation_name(rel));
+		*np = 1;
+	} else if (o->src_list_given) {
+		int ncpu = cpu_mask_last(&b->sets.online) + 1;
+
+		cpu_mask_for_each(cpu, &o->src_list) {
+			if (*np == MAX_PAIRS)
+				bench_usage_error(b, "--src-list: more than %d CPUs", MAX_PAIRS);
+			p[*np].src = cpu;
+			p[(*np)++].dst = (cpu + o->offset) % ncpu;
+		}
+	} else {
+		hk = cpu_mask_first(&b->opt.housekeeping);
+		cpu_mask_for_each(cpu, &b->opt.cpus) {
+			if (hk < 0)
+				bench_usage_error(b, "no housekeeping CPU left as the source for target cpu %d",
+						  cpu);
+			if (*np == MAX_PAIRS)
+				break;
+			p[*np].src = hk;
+			p[(*np)++].dst = cpu;
+			hk = cpu_mask_next(hk, &b->opt.housekeeping);
+		}
+	}
+	CPU_ZERO(&used);
+	for (int i = 0; i < *np; i++) {
+		if (p[i].src == p[i].dst)
+			bench_usage_error(b, "pair %d:%d: source and destination are the same CPU",
+					  p[i].src, p[i].dst);
+		for (int k = 0; k < 2; k++) {
+			cpu = k ? p[i].dst : p[i].src;
+			CPU_ZERO(&one);
+			CPU_SET(cpu, &one);
+			if (cpu_mask_check_usable(&b->sets, &one, err, sizeof(err)))
+				bench_usage_error(b, "pair %d:%d: %s", p[i].src, p[i].dst, err);
+			if (CPU_ISSET(cpu, &used))
+				bench_usage_error(b, "cpu %d is in more than one pair", cpu);
+			CPU_SET(cpu, &used);
+		}
+		p[i].rel_known = !cpu_relation(p[i].src, p[i].dst, &p[i].rel);
+	}
+}
+
+/* Set up what a pair needs on dst before the runs; SKIP when missing. */
+static void pair_setup(struct bench *b, struct ipistorm_opts *o, struct pair *p,
+		       double max_s)
+{
+	char err[192];
+	bool spin = p->mode == MODE_MEMBARRIER || p->mode == MODE_TLB ||
+		    (p->mode == MODE_PERF_READ && o->target == 1);
+
+	if (p->mode == MODE_PERF_READ) {
+		if (counter_open_sw(&p->ev, PERF_COUNT_SW_CPU_CLOCK, -1, p->dst))
+			bench_skip(b, "perf event on cpu %d: %s", p->dst, p->ev.error);
+		counter_enable(&p->ev);
+	}
+	if (p->mode == MODE_TLB) {
+		p->page_size = sysconf(_SC_PAGESIZE);
+		p->writable = true;
+		p->page = mmap(NULL, p->page_size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p->page == MAP_FAILED)
+			ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+		p->page[0] = 1;
+	}
+	if (spin && spinner_start(&p->spin, p->dst, SPINNER_NICE, max_s, err, sizeof(err)))
+		ksft_exit_fail_msg("%s\n", err);
+	p->switched.fd = -1;
+	if (spin) {
+		char f[32];
+
+		snprintf(f, sizeof(f), "prev_pid == %d", p->spin.tid);
+		counter_open_tracepoint(&p->switched, "sched:sched_switch", f, -1, p->dst);
+	}
+	snprintf(p->desc, sizeof(p->desc), "cpu %d -> cpu %d (%s, %s target%s%s)",
+		 p->src, p->dst, p->rel_known ? cpu_relation_name(p->rel) : "relation unknown",
+		 spin ? "busy" : "idle", p->mode == MODE_TLB ? ", " : "",
+		 p->mode == MODE_TLB ? tlb_op_names[p->tlb_op] : "");
+	p->d.counted = !ipi_count_open(&p->d.ipi, p->src, p->dst);
+}
+
+static void membarrier_probe(struct bench *b)
+{
+	long q = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+
+	if (q < 0)
+		bench_skip(b, "membarrier: %s", strerror(errno));
+	if (!(q & MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ))
+		bench_skip(b, "membarrier PRIVATE_EXPEDITED_RSEQ not supported by this kernel (CONFIG_RSEQ?)");
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0))
+		bench_skip(b, "membarrier REGISTER_PRIVATE_EXPEDITED_RSEQ: %s", strerror(errno));
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ,
+		    MEMBARRIER_CMD_FLAG_CPU, 0) && errno == EINVAL)
+		bench_skip(b, "membarrier MEMBARRIER_CMD_FLAG_CPU not supported (kernel < 5.10)");
+}
+
+/*
+ * kmod: load the module with the parameters, run it once per run for
+ * all pairs sharing an offset (else pair by pair), read the results.
+ */
+static const char *kmod_path(struct ipistorm_opts *o, char *buf, size_t len)
+{
+	char exe[512];
+	ssize_t n;
+
+	if (o->module)
+		return o->module;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	if (strrchr(exe, '/'))
+		*strrchr(exe, '/') = '\0';
+	snprintf(buf, len, "%s/module/" KMOD_NAME ".ko", exe);
+	return buf;
+}
+
+static void kmod_setup(struct bench *b, struct ipistorm_opts *o, struct kmod *km,
+		       struct pair *p, int np, uint64_t n, uint64_t timeout_s)
+{
+	char why[192], path[600], params[256], srcs[64] = "";
+	const char *ko = kmod_path(o, path, sizeof(path));
+	int off = (p[0].dst - p[0].src + CPU_SETSIZE) % CPU_SETSIZE;
+
+	if (!kmod_supported(why, sizeof(why)))
+		bench_skip(b, "%s", why);
+	if (access(ko, R_OK)) {
+		if (o->module)
+			bench_usage_error(b, "--module %s: %s", ko, strerror(errno));
+		bench_skip(b, "%s not built (make module KDIR=...)", ko);
+	}
+	for (int i = 1; i < np; i++)
+		if ((p[i].dst - p[i].src + CPU_SETSIZE) % CPU_SETSIZE != off)
+			bench_usage_error(b, "--mode kmod: every pair needs the same offset dst - src");
+	for (int i = 0; i < np; i++)
+		snprintf(srcs + strlen(srcs), sizeof(srcs) - strlen(srcs), "%s%d",
+			 i ? "," : "", p[i].src);
+	snprintf(params, sizeof(params),
+		 "nr_ipis=%llu single=%d offset=%d cpulist=%s wait=%d delay_us=%llu timeout_s=%llu",
+		 (unsigned long long)n, !o->all, off, srcs, !o->no_wait,
+		 (unsigned long long)o->delay_us, (unsigned long long)timeout_s);
+	if (kmod_load(km, ko, KMOD_NAME, params, why, sizeof(why)))
+		bench_skip(b, "%s", why);
+	bench_note(b, "module %s loaded: %s", ko, params);
+}
+
+static bool kmod_run(struct pair *p, int np, uint64_t *callbacks)
+{
+	char path[128], *txt, *line;
+	const char *dbg = debugfs_path();
+
+	if (!dbg)
+		return false;
+	snprintf(path, sizeof(path), "%s/ipistorm/run", dbg);
+	if (write_file(path, "1")) {
+		ksft_print_msg("kmod run: %s\n", strerror(errno));
+		return false;
+	}
+	snprintf(path, sizeof(path), "%s/ipistorm/result", dbg);
+	txt = read_file_all(path, NULL);
+	if (!txt)
+		return false;
+	for (line = strtok(txt, "\n"); line; line = strtok(NULL, "\n")) {
+		int src, dst, to;
+		unsigned long long calls, ns, cb;
+
+		if (sscanf(line, "src %d dst %d calls %llu ns %llu callbacks %llu timed_out %d",
+			   &src, &dst, &calls, &ns, &cb, &to) != 6)
+			continue;
+		for (int i = 0; i < np; i++)
+			if (p[i].src == src) {
+				p[i].done = calls;
+				p[i].ns = ns;
+				callbacks[i] += cb;
+			}
+	}
+	free(txt);
+	return true;
+}
+
+/* Watch mode: every IPI sent to the watched CPUs, from a trace instance. */
+struct watch_result {
+	struct ipi_tally t;
+	long long lost;
+	double seconds;
+};
+
+static void watch_collect(struct bench *b, struct trace_instance *t,
+			  const cpu_mask_t *watched, double dur_s,
+			  struct watch_result *w)
+{
+	static char buf[1 << 16];
+	uint64_t start = mono_ns(), now = start, last_progress = 0;
+	size_t have = 0;
+	bool draining = false;
+
+	for (;;) {
+		ssize_t n = trace_instance_read(t, buf + have, sizeof(buf) - 1 - have,
+						draining ? 0 : 200);
+		char *l, *nl;
+
+		now = mono_ns();
+		if (n < 0)
+			ksft_exit_fail_msg("reading trace_pipe: %s\n", strerror(errno));
+		have += n;
+		buf[have] = '\0';
+		for (l = buf; (nl = strchr(l, '\n')); l = nl + 1) {
+			*nl = '\0';
+			if (ipi_tally_line(&w->t, l, watched, (now - start) / 60000000000ULL) < 0)
+				ksft_exit_fail_msg("no memory\n");
+		}
+		have -= l - buf;
+		memmove(buf, l, have);
+		if (have == sizeof(buf) - 1)
+			have = 0;	/* a line longer than the buffer: drop it */
+		if (draining && n == 0)
+			break;
+		if (!draining && (bench_stop || now - start >= dur_s * 1e9)) {
+			w->seconds = (now - start) / 1e9;
+			draining = true;
+		}
+		if (bench_progress_wanted(b) && now - last_progress > 1000000000ULL) {
+			last_progress = now;
+			fprintf(stderr, "\ripistorm watch: %.0f/%.0f s, %llu IPIs to watched CPUs ",
+				(now - start) / 1e9, dur_s, (unsigned long long)w->t.total);
+		}
+	}
+	if (bench_progress_wanted(b))
+		fprintf(stderr, "\n");
+}
+
+static noreturn void watch_main(struct bench *b, struct ipistorm_opts *o)
+{
+	struct watch_result *w = calloc(1, sizeof(*w));
+	struct trace_instance t;
+	struct irq_table t0, t1;
+	struct metric *m;
+	char list[512], f[600], err[256], note[160];
+	cpu_mask_t watched;
+	int cpu;
+
+	if (o->watch_given) {
+		cpu_mask_t offline;
+
+		/* watching needs no affinity there: isolcpus= CPUs are fine */
+		watched = o->watch;
+		CPU_XOR(&offline, &watched, &b->sets.online);
+		CPU_AND(&offline, &offline, &watched);
+		if (CPU_COUNT(&offline))
+			bench_usage_error(b, "--watch: cpu %d is not online",
+					  cpu_mask_first(&offline));
+	} else if (CPU_COUNT(&b->sets.nohz_full) || CPU_COUNT(&b->sets.isolated)) {
+		CPU_OR(&watched, &b->sets.nohz_full, &b->sets.isolated);
+	} else {
+		watched = b->opt.cpus;
+	}
+	cpu_mask_format(&watched, list, sizeof(list));
+	if (!b->opt.housekeeping_given)	/* the load runs off the watched CPUs */
+		cpu_housekeeping_default(&b->sets, &watched, &b->opt.housekeeping);
+	bench_plan(b, 2);
+	if (trace_instance_create(&t, "isolbench-ipistorm", err, sizeof(err)))
+		bench_skip(b, "%s", err);
+	snprintf(f, sizeof(f), "cpu & CPUS{%s}", list);
+	if (trace_instance_enable(&t, "ipi:ipi_send_cpu", f, err, sizeof(err)))
+		bench_skip(b, "%s", err);
+	snprintf(f, sizeof(f), "cpumask & CPUS{%s}", list);
+	if (trace_instance_enable(&t, "ipi:ipi_send_cpumask", f, err, sizeof(err)))
+		bench_skip(b, "%s", err);
+	/* optional: the functions behind single-target IPIs */
+	snprintf(f, sizeof(f), "cpu & CPUS{%s}", list);
+	if (tracepoint_exists("csd:csd_queue_cpu") &&
+	    trace_instance_enable(&t, "csd:csd_queue_cpu", f, err, sizeof(err)))
+		bench_note(b, "queued functions not counted: %s", err);
+	ksft_print_msg("watching the IPIs sent to cpus %s for %.0f s%s\n", list,
+		       b->opt.duration_s, b->opt.load ? " under the housekeeping load" : "");
+	if (b->opt.load)
+		ksft_print_msg("housekeeping load on cpus %s\n",
+			       cpu_mask_format(&b->opt.housekeeping, f, sizeof(f)));
+	if (b->opt.load)
+		bench_load_start(b);
+	irq_table_read("/proc/interrupts", &t0);
+	if (trace_instance_start(&t, err, sizeof(err)))
+		bench_skip(b, "%s", err);
+	watch_collect(b, &t, &watched, b->opt.duration_s, w);
+	irq_table_read("/proc/interrupts", &t1);
+	w->lost = trace_instance_overruns(&t);
+	trace_instance_remove(&t);
+	bench_load_stop(b);
+
+	m = bench_metric(b, "ipis_per_min", "count", BETTER_LOWER,
+			 "IPIs sent to the watched CPUs in one minute of the window (last one partial)");
+	for (size_t i = 0; i < w->t.nmin; i++)
+		metric_add(m, w->t.per_min[i]);
+	if (!w->t.nmin)
+		metric_add(m, 0);
+	metric_summary(m, "IPIs per minute to watched cpus", "cpus %s, %.0f s%s, %llu in all",
+		       list, w->seconds, b->opt.load ? " with housekeeping load" : "",
+		       (unsigned long long)w->t.total);
+	metric_extra(m, "ipis_total", w->t.total);
+	metric_extra(m, "watch_s", w->seconds);
+	metric_extra(m, "events_lost", w->lost);
+	for (int k = 0; k < IPI_NKINDS; k++)
+		metric_extra(m, ipi_kind_keys[k], w->t.kind[k]);
+	ksft_print_msg("by kind: %llu function call, %llu reschedule, %llu TLB shootdown\n",
+		       (unsigned long long)w->t.kind[IPI_CALL],
+		       (unsigned long long)w->t.kind[IPI_RESCHED],
+		       (unsigned long long)w->t.kind[IPI_TLB]);
+	cpu_mask_for_each(cpu, &watched) {
+		char *key;
+
+		ksft_print_msg("cpu %d: %llu IPIs sent to it (%.2f per minute); /proc/interrupts: CAL +%lld, RES +%lld, TLB +%lld\n",
+			       cpu, (unsigned long long)w->t.per_cpu[cpu],
+			       w->seconds > 0 ? w->t.per_cpu[cpu] * 60 / w->seconds : 0,
+			       (long long)irq_table_delta(&t0, &t1, "CAL", cpu),
+			       (long long)irq_table_delta(&t0, &t1, "RES", cpu),
+			       (long long)irq_table_delta(&t0, &t1, "TLB", cpu));
+		if (m->nextras < BENCH_MAX_EXTRAS - 2 && asprintf(&key, "cpu%d_ipis", cpu) > 0)
+			metric_extra(m, key, w->t.per_cpu[cpu]);
+	}
+	for (int i = 0; i < w->t.ncb; i++) {
+		char *key;
+
+		ksft_print_msg("callback %s: %llu\n", strcmp(w->t.cb[i].name, "0x0") ?
+			       w->t.cb[i].name : "0x0 (reschedule)",
+			       (unsigned long long)w->t.cb[i].n);
+		if (m->nextras < BENCH_MAX_EXTRAS && asprintf(&key, "callback:%s", w->t.cb[i].name) > 0)
+			metric_extra(m, key, w->t.cb[i].n);
+	}
+	note[0] = '\0';
+	for (int i = 0; i < w->t.nfunc; i++) {
+		ksft_print_msg("queued function %s: %llu\n", w->t.func[i].name,
+			       (unsigned long long)w->t.func[i].n);
+		snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%s %llu",
+			 i ? ", " : "", w->t.func[i].name, (unsigned long long)w->t.func[i].n);
+	}
+	if (w->t.nfunc)
+		bench_note(b, "queued functions (csd_queue_cpu): %s", note);
+	metric_extra(m, "csd_queued", w->t.queued);
+	bench_verdict(b, w->lost ? KSFT_FAIL : KSFT_PASS, NULL,
+		      "traced every IPI sent to cpus %s for %.1f s%s: %llu (%lld events lost)",
+		      list, w->seconds, bench_stop ? " (interrupted)" : "",
+		      (unsigned long long)w->t.total, w->lost);
+	if (o->max_given)
+		bench_verdict(b, w->t.total > o->max_ipis ? KSFT_FAIL : KSFT_PASS, NULL,
+			      "at most %llu IPIs to the watched cpus (%llu seen)",
+			      (unsigned long long)o->max_ipis, (unsigned long long)w->t.total);
+	else
+		bench_verdict(b, KSFT_SKIP, "no --max given", "IPI count under a limit");
+	bench_finish(b);
+}
+
+/* The split of what happened to the calls, and whether it is enough. */
+static void pair_verdict(struct bench *b, struct pair *p, double spin_share)
+{
+	uint64_t preempted = p->switched.fd >= 0 ? counter_read(&p->switched) : 0;
+	struct delivery *d = &p->d;
+	struct ipi_count *c = &d->ipi;
+	uint64_t reached = c->real + c->elided_n;
+	uint64_t none = p->calls > reached ? p->calls - reached : 0;
+	char why[256] = "";
+	bool ok;
+
+	ksft_print_msg("%s: %llu calls: %llu real IPIs, %llu elided sends (dst polling idle), %llu reached no CPU; csd queued %s%llu; /proc/interrupts cpu %d: CAL +%lld, TLB +%lld, RES +%lld\n",
+		       p->desc, (unsigned long long)p->calls,
+		       (unsigned long long)c->real, (unsigned long long)c->elided_n,
+		       (unsigned long long)none, c->have_queued ? "" : "(not counted) ",
+		       (unsigned long long)c->queued_n, p->dst, (long long)d->cal, (long long)d->tlb, (long long)d->res);
+	metric_extra(p->ns_m, "calls", p->calls);
+	metric_extra(p->ns_m, "ipis_real", c->real);
+	metric_extra(p->ns_m, "sends_elided", c->elided_n);
+	metric_extra(p->ns_m, "calls_reached_no_cpu", none);
+	if (c->have_queued)
+		metric_extra(p->ns_m, "csd_queued", c->queued_n);
+	metric_extra(p->ns_m, "dst_cal_irqs", d->cal);
+	metric_extra(p->ns_m, "dst_tlb_irqs", d->tlb);
+	metric_extra(p->ns_m, "dst_res_irqs", d->res);
+	if (spin_share >= 0) {
+		metric_extra(p->ns_m, "dst_spinner_cpu_share", spin_share);
+		metric_extra(p->ns_m, "dst_spinner_switched_out", preempted);
+	}
+	if (!d->counted) {
+		bench_verdict(b, KSFT_SKIP, c->why, "%s: calls counted on dst", p->desc);
+		return;
+	}
+	/*
+	 * A call made while dst runs another process returns at once with
+	 * no IPI (membarrier), or has no CPU to shoot down (tlb); such calls
+	 * are quick, so a few % of dst's time lost is many % of the calls.
+	 */
+	if (spin_share >= 0 && (preempted || spin_share < 0.95))
+		snprintf(why, sizeof(why),
+			 "cpu %d also ran other tasks: the spinner was switched out %llu times and had %.1f%% of it; %s",
+			 p->dst, (unsigned long long)preempted, spin_share * 100,
+			 p->mode == MODE_MEMBARRIER ?
+			 "membarrier returns at once, without an IPI, while dst runs another process" :
+			 "no shootdown is needed while dst runs another mm");
+	else
+		snprintf(why, sizeof(why), "%llu calls reached no CPU", (unsigned long long)none);
+	ok = p->calls && reached >= p->calls * 0.99;
+	bench_verdict(b, ok ? KSFT_PASS : KSFT_FAIL, ok ? NULL : why,
+		      "%s: %llu of %llu calls reached dst as a real IPI or an elided send",
+		      p->desc, (unsigned long long)reached, (unsigned long long)p->calls);
+}
+
+int main(int argc, char **argv)
+{
+	struct ipistorm_opts o = { .mode = MODE_MEMBARRIER, .timeout_s = 60 };
+	const struct opt opts[] = {
+		{ .name = "mode", .key = 'm', .type = OPT_CHOICE, .dest = &o.mode,
+		  .arg = "MODE", .choices = mode_names,
+		  .help = "membarrier, perf-read, tlb, kmod (storms) or watch" },
+		{ .name = "target", .type = OPT_CHOICE, .dest = &o.target,
+		  .arg = "idle|busy", .choices = target_names,
+		  .help = "perf-read: leave dst idle or keep a spinner on it" },
+		{ .name = "tlb-op", .type = OPT_CHOICE, .dest = &o.tlb_op,
+		  .arg = "OP", .choices = tlb_op_names,
+		  .help = "tlb: madvise (MADV_DONTNEED) or mprotect" },
+		{ .name = "pairs", .type = OPT_STRING, .dest = &o.pairs,
+		  .arg = "SRC:DST,...", .help = "pairs of CPUs, storming at once" },
+		{ .name = "pair", .type = OPT_STRING, .dest = &o.pair_rel,
+		  .arg = "REL", .help = "one pair by topology: smt, core, llc, cross-llc, cross-node" },
+		{ .name = "src-list", .type = OPT_CPULIST, .dest = &o.src_list,
+		  .given = &o.src_list_given, .arg = "CPULIST",
+		  .help = "source CPUs, each sending to cpu + --offset (ipistorm style)" },
+		{ .name = "offset", .type = OPT_UINT, .dest = &o.offset,
+		  .given = &o.offset_given, .arg = "N", .min = 1, .max = CPU_SETSIZE - 1,
+		  .help = "with --src-list: dst = src + N (mod CPUs)" },
+		{ .name = "module", .type = OPT_STRING, .dest = &o.module, .arg = "PATH",
+		  .help = "kmod: the .ko (default: module/ipistorm_kmod.ko next to the program)" },
+		{ .name = "all", .type = OPT_FLAG, .dest = &o.all,
+		  .help = "kmod: each call goes to all other CPUs (smp_call_function)" },
+		{ .name = "no-wait", .type = OPT_FLAG, .dest = &o.no_wait,
+		  .help = "kmod: do not wait for each callback to finish" },
+		{ .name = "delay", .type = OPT_UINT, .dest = &o.delay_us, .arg = "US",
+		  .max = 1000000, .help = "kmod: busy delay between calls, us" },
+		{ .name = "timeout", .type = OPT_UINT, .dest = &o.timeout_s, .arg = "SECS",
+		  .min = 1, .max = 3600, .help = "every run stops after SECS (default 60)" },
+		{ .name = "watch", .type = OPT_CPULIST, .dest = &o.watch,
+		  .given = &o.watch_given, .arg = "CPULIST",
+		  .help = "count the IPIs sent to these CPUs for -D SECS (--mode watch)" },
+		{ .name = "max", .type = OPT_UINT, .dest = &o.max_ipis, .given = &o.max_given,
+		  .arg = "N", .max = 1e15, .help = "watch: fail when more IPIs than N" },
+		{ NULL }
+	};
+	const struct prog_spec spec = {
+		.name = "ipistorm",
+		.summary = "IPI floods between pinned CPUs with counted delivery; IPIs to watched CPUs.",
+		.common = COMMON_CPU | COMMON_HOUSEKEEPING | COMMON_LOOPS | COMMON_RUNS |
+			  COMMON_DURATION | COMMON_LOAD,
+		.opts = opts,
+	};
+	struct bench b = { .opt = { .loops = 100000, .runs = 3, .duration_s = 60 } };
+	struct pair p[MAX_PAIRS] = { 0 };
+	uint64_t callbacks[MAX_PAIRS] = { 0 }, t_runs0, runs_done = 0;
+	struct irq_table t0, t1;
+	struct kmod km = { 0 };
+	double max_s, runs_s;
+	int np;
+
+	bench_init(&b, &spec, argc, argv);
+	if (o.watch_given)
+		o.mode = MODE_WATCH;
+	if (b.opt.quick) {
+		b.opt.loops = b.opt.loops_given ? b.opt.loops : 2000;
+		b.opt.runs = b.opt.runs_given ? b.opt.runs : 2;
+		b.opt.duration_s = b.opt.duration_given ? b.opt.duration_s : 2;
+	}
+	if (o.max_given && o.mode != MODE_WATCH)
+		bench_usage_error(&b, "--max goes with --watch");
+	if (o.offset_given != o.src_list_given)
+		bench_usage_error(&b, "--src-list and --offset go together");
+	if (o.mode == MODE_WATCH)
+		watch_main(&b, &o);
+	if (!b.opt.duration_given)
+		b.opt.duration_s = 0;	/* storms: -n calls unless -D is given */
+	pairs_choose(&b, &o, p, &np);
+	if (o.mode == MODE_MEMBARRIER)
+		membarrier_probe(&b);
+	if (o.mode == MODE_KMOD)
+		kmod_setup(&b, &o, &km, p, np, b.opt.duration_s ? 4000000000ULL : b.opt.loops,
+			   b.opt.duration_s ? (uint64_t)(b.opt.duration_s + 0.999) : o.timeout_s);
+	bench_plan(&b, np * (o.mode == MODE_KMOD && !o.all ? 3 : 2));
+
+	max_s = b.opt.runs * (b.opt.duration_s ? b.opt.duration_s : o.timeout_s) + 10;
+	for (int i = 0; i < np; i++) {
+		char name[64], ctx[160];
+		const char *sfx = np > 1 ? name + 48 : "";
+
+		p[i].mode = o.mode;
+		p[i].tlb_op = o.tlb_op;
+		pair_setup(&b, &o, &p[i], max_s);
+		snprintf(name + 48, 16, "_%d_%d", p[i].src, p[i].dst);
+		snprintf(ctx, sizeof(ctx), "%s %s%s", mode_names[o.mode], p[i].desc,
+			 b.opt.load ? " with housekeeping load" : "");
+		snprintf(name, 48, "ipi_ns%s", sfx);
+		p[i].ns_m = bench_metric(&b, name, "ns", BETTER_LOWER,
+					 "average ns per call (one IPI round trip) of one run");
+		metric_summary(p[i].ns_m, "IPI round trip", "%s", ctx);
+		snprintf(name, 48, "ipis_per_s%s", sfx);
+		p[i].rate_m = bench_metric(&b, name, "1/s", BETTER_HIGHER, "calls per second of one run");
+		metric_summary(p[i].rate_m, "IPI rate", "%s", ctx);
+		snprintf(name, 48, "run_time_s%s", sfx);
+		p[i].time_m = bench_metric(&b, name, "s", BETTER_LOWER, "wall time of one run");
+		metric_summary(p[i].time_m, "run time", "%s", ctx);
+	}
+	if (b.opt.load)
+		bench_load_start(&b);
+	if (o.mode != MODE_KMOD)	/* warm up caches and the paths once */
+		storm_run(p, np, b.opt.loops / 10 + 1 < 1000 ? b.opt.loops / 10 + 1 : 1000,
+			  0, o.timeout_s);
+
+	irq_table_read("/proc/interrupts", &t0);
+	for (int i = 0; i < np; i++) {
+		p[i].spin0 = spinner_runtime_ns(&p[i].spin);
+		ipi_count_enable(&p[i].d.ipi, true);
+		if (p[i].switched.fd >= 0)
+			counter_enable(&p[i].switched);
+	}
+	t_runs0 = mono_ns();
+	for (uint64_t r = 0; r < b.opt.runs && !bench_stop; r++) {
+		bool ok = o.mode == MODE_KMOD ? kmod_run(p, np, callbacks) :
+			  storm_run(p, np, b.opt.duration_s ? UINT64_MAX : b.opt.loops,
+				    b.opt.duration_s, o.timeout_s);
+
+		for (int i = 0; i < np; i++) {
+			p[i].calls += p[i].done;
+			if (!ok || !p[i].done)
+				continue;
+			metric_add(p[i].ns_m, p[i].ns / p[i].done);
+			metric_add(p[i].rate_m, p[i].done / (p[i].ns / 1e9));
+			metric_add(p[i].time_m, p[i].ns / 1e9);
+		}
+		if (!ok)
+			break;
+		runs_done++;
+		if (bench_progress_wanted(&b))
+			fprintf(stderr, "\ripistorm: run %llu/%llu done", (unsigned long long)r + 1,
+				(unsigned long long)b.opt.runs);
+	}
+	if (bench_progress_wanted(&b))
+		fprintf(stderr, "\n");
+	runs_s = (mono_ns() - t_runs0) / 1e9;
+	irq_table_read("/proc/interrupts", &t1);
+	for (int i = 0; i < np; i++) {
+		double share = -1;
+
+		ipi_count_enable(&p[i].d.ipi, false);
+		ipi_count_read(&p[i].d.ipi);
+		p[i].d.cal = irq_table_delta(&t0, &t1, "CAL", p[i].dst);
+		p[i].d.tlb = irq_table_delta(&t0, &t1, "TLB", p[i].dst);
+		p[i].d.res = irq_table_delta(&t0, &t1, "RES", p[i].dst);
+		if (p[i].spin.running && runs_s > 0)
+			share = (spinner_runtime_ns(&p[i].spin) - p[i].spin0) / 1e9 / runs_s;
+		spinner_stop(&p[i].spin);
+		bench_verdict(&b, runs_done == b.opt.runs ? KSFT_PASS : KSFT_FAIL,
+			      bench_stop ? "interrupted" : NULL, "%s: %llu of %llu runs, %llu calls",
+			      p[i].desc, (unsigned long long)runs_done,
+			      (unsigned long long)b.opt.runs, (unsigned long long)p[i].calls);
+		pair_verdict(&b, &p[i], share);
+		if (o.mode == MODE_KMOD && !o.all)
+			bench_verdict(&b, callbacks[i] == p[i].calls ? KSFT_PASS : KSFT_FAIL, NULL,
+				      "%s: the callback ran %llu times on cpu %d for %llu calls",
+				      p[i].desc, (unsigned long long)callbacks[i], p[i].dst,
+				      (unsigned long long)p[i].calls);
+	}
+	if (km.loaded && kmod_unload(&km))
+		ksft_print_msg("could not unload %s: %s\n", KMOD_NAME, strerror(errno));
+	else if (o.mode == MODE_KMOD)
+		ksft_print_msg("%s unloaded\n", KMOD_NAME);
+	bench_load_stop(&b);
+	bench_finish(&b);
+}

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipi.h"
+#include "util.h"
+
+const char *const ipi_kind_keys[IPI_NKINDS] = {
+	"function_call_ipis", "reschedule_ipis", "tlb_ipis"
+};
+
+int ipi_count_open(struct ipi_count *c, int from, int to)
+{
+	char f[64], fe[64], fm[96];
+
+	memset(c, 0, sizeof(*c));
+	c->sent.fd = c->sent_mask.fd = c->elided.fd = c->queued.fd = -1;
+	/* callback 0 is a reschedule IPI, not a function call */
+	snprintf(f, sizeof(f), "cpu == %d && callback != 0", to);
+	snprintf(fm, sizeof(fm), "cpumask & CPUS{%d} && callback != 0", to);
+	snprintf(fe, sizeof(fe), "cpu == %d", to);
+	if (counter_open_tracepoint(&c->sent, "ipi:ipi_send_cpu", f, -1, from) ||
+	    counter_open_tracepoint(&c->sent_mask, "ipi:ipi_send_cpumask", fm, -1, from) ||
+	    counter_open_tracepoint(&c->elided, "sched:sched_wake_idle_without_ipi",
+				    fe, -1, from)) {
+		snprintf(c->why, sizeof(c->why), "%s", c->sent.fd < 0 ? c->sent.error :
+			 c->sent_mask.fd < 0 ? c->sent_mask.error : c->elided.error);
+		return -1;
+	}
+	c->have_queued = !counter_open_tracepoint(&c->queued, "csd:csd_queue_cpu",
+						  fe, -1, from);
+	return 0;
+}
+
+void ipi_count_enable(struct ipi_count *c, bool on)
+{
+	struct counter *all[] = { &c->sent, &c->sent_mask, &c->elided, &c->queued };
+
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
+		if (all[i]->fd < 0)
+			continue;
+		if (on)
+			counter_enable(all[i]);
+		else
+			counter_disable(all[i]);
+	}
+}
+
+void ipi_count_read(struct ipi_count *c)
+{
+	if (c->sent.fd < 0)
+		return;
+	c->real = counter_read(&c->sent) + counter_read(&c->sent_mask);
+	c->elided_n = counter_read(&c->elided);
+	c->queued_n = c->have_queued ? counter_read(&c->queued) : 0;
+}
+
+static void name_count(struct ipi_name_count *tab, int *n, uint64_t *other,
+		       const char *name, uint64_t add)
+{
+	int i;
+
+	for (i = 0; i < *n && strcmp(tab[i].name, name); i++)
+		;
+	if (i == *n && *n < IPI_TALLY_MAX_CB)
+		snprintf(tab[(*n)++].name, sizeof(tab[0].name), "%s", name);
+	if (i < *n)
+		tab[i].n += add;
+	else
+		*other += add;
+}
+
+static void tally_queued(struct ipi_tally *t, char *line, const cpu_mask_t *watched)
+{
+	char *cpu = strstr(line, "csd_queue_cpu: cpu="), *func = strstr(line, "func=");
+
+	if (!cpu || !func ||
+	    !CPU_ISSET(strtoul(cpu + 19, NULL, 10) % CPU_SETSIZE, watched))
+		return;
+	func += 5;
+	func[strcspn(func, "+ \n")] = '\0';
+	t->queued++;
+	name_count(t->func, &t->nfunc, &t->func_other, func, 1);
+}
+
+int ipi_tally_line(struct ipi_tally *t, char *line, const cpu_mask_t *watched,
+		   size_t minute)
+{
+	char *cpus = strstr(line, "cpumask="), *cb = strstr(line, "callback=");
+	char *one = strstr(line, "ipi_send_cpu: cpu=");
+	enum ipi_kind kind;
+	cpu_mask_t hit;
+	char err[64];
+	int cpu, n = 0;
+
+	if (strstr(line, "csd_queue_cpu: ")) {
+		tally_queued(t, line, watched);
+		return 0;
+	}
+	if (!cb || (!cpus && !one))
+		return 0;
+	CPU_ZERO(&hit);
+	if (cpus) {
+		cpus += 8;
+		*strchrnul(cpus, ' ') = '\0';
+		if (cpu_mask_parse(cpus, &hit, err, sizeof(err)))
+			return 0;
+	} else {
+		CPU_SET(strtoul(one + 18, NULL, 10) % CPU_SETSIZE, &hit);
+	}
+	CPU_AND(&hit, &hit, watched);
+	cb += 9;
+	cb[strcspn(cb, "+ \n")] = '\0';
+	kind = !strcmp(cb, "0x0") || !strcmp(cb, "(nil)") ? IPI_RESCHED :
+	       strstr(cb, "flush_tlb") ? IPI_TLB : IPI_CALL;
+	cpu_mask_for_each(cpu, &hit) {
+		t->per_cpu[cpu]++;
+		n++;
+	}
+	if (!n)
+		return 0;
+	t->kind[kind] += n;
+	t->total += n;
+	if (minute >= t->nmin) {
+		uint64_t *m = realloc(t->per_min, (minute + 1) * sizeof(*m));
+
+		if (!m)
+			return -1;
+		memset(m + t->nmin, 0, (minute + 1 - t->nmin) * sizeof(*m));
+		t->per_min = m;
+		t->nmin = minute + 1;
+	}
+	t->per_min[minute] += n;
+	name_count(t->cb, &t->ncb, &t->cb_other, cb, n);
+	return n;
+}
+
+int cpu_pairs_parse(const char *s, int *src, int *dst, int max,
+		    char *err, size_t errlen)
+{
+	char *copy = strdup(s), *save = NULL, *tok;
+	int n = 0;
+
+	if (!copy) {
+		snprintf(err, errlen, "no memory");
+		return -1;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+		uint64_t a, b;
+
+		if (n == max) {
+			snprintf(err, errlen, "more than %d pairs", max);
+			goto bad;
+		}
+		if (!colon) {
+			snprintf(err, errlen, "'%s' is not SRC:DST", tok);
+			goto bad;
+		}
+		*colon = '\0';
+		if (parse_u64(tok, &a) || parse_u64(colon + 1, &b) ||
+		    a >= CPU_SETSIZE || b >= CPU_SETSIZE) {
+			snprintf(err, errlen, "'%s:%s' is not SRC:DST (CPU numbers below %d)",
+				 tok, colon + 1, CPU_SETSIZE);
+			goto bad;
+		}
+		src[n] = a;
+		dst[n++] = b;
+	}
+	free(copy);
+	if (!n)
+		snprintf(err, errlen, "no pair in '%s'", s);
+	return n ? n : -1;
+bad:
+	free(copy);
+	return -1;
+}

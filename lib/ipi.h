@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Counting IPIs as the kernel sees them:
+ *  - what one CPU sends to another: real function-call IPIs (the
+ *    ipi:ipi_send_cpu / ipi_send_cpumask tracepoints, reschedules left
+ *    out), sends elided because the target polled in idle
+ *    (sched:sched_wake_idle_without_ipi) and calls queued for it
+ *    (csd:csd_queue_cpu), as perf counters on the sending CPU;
+ *  - a tally of ipi_send_* trace records (trace_pipe text) for a set of
+ *    watched CPUs: per CPU, per kind, per callback, per minute.
+ * And "SRC:DST,SRC:DST" lists of CPU pairs.
+ */
+#ifndef ISOLBENCH_IPI_H
+#define ISOLBENCH_IPI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "counters.h"
+#include "cpu.h"
+
+struct ipi_count {
+	struct counter sent, sent_mask, elided, queued;
+	bool have_queued;
+	char why[192];		/* why it could not count */
+	uint64_t real, elided_n, queued_n;
+};
+
+/* Count what @from sends to @to; 0, or -1 with a reason in c->why. */
+int ipi_count_open(struct ipi_count *c, int from, int to);
+void ipi_count_enable(struct ipi_count *c, bool on);
+/* Fill real, elided_n and queued_n (0 without csd_queue_cpu). */
+void ipi_count_read(struct ipi_count *c);
+
+enum ipi_kind { IPI_CALL, IPI_RESCHED, IPI_TLB, IPI_NKINDS };
+/* JSON keys of the kinds: "function_call_ipis", ... */
+extern const char *const ipi_kind_keys[IPI_NKINDS];
+
+#define IPI_TALLY_MAX_CB	32
+
+struct ipi_tally {
+	uint64_t per_cpu[CPU_SETSIZE];
+	uint64_t kind[IPI_NKINDS], total;
+	uint64_t *per_min;	/* malloc'ed, nmin entries */
+	size_t nmin;
+	struct ipi_name_count { char name[64]; uint64_t n; } cb[IPI_TALLY_MAX_CB];
+	int ncb;
+	uint64_t cb_other;	/* callbacks beyond the table */
+	/*
+	 * csd:csd_queue_cpu records: the functions queued for the watched
+	 * CPUs (a single-target IPI only names the generic handler).
+	 */
+	struct ipi_name_count func[IPI_TALLY_MAX_CB];
+	int nfunc;
+	uint64_t func_other, queued;
+};
+
+/*
+ * Account one trace_pipe line ("... ipi_send_cpu: cpu=3 callsite=...
+ * callback=f+0x0/0x10") in minute @minute, for the CPUs of @watched it
+ * names; a csd_queue_cpu line ("cpu=3 callsite=... func=f csd=...")
+ * only counts its function. Modifies @line. Returns how many IPIs to
+ * watched CPUs it added, -1 on no memory.
+ */
+int ipi_tally_line(struct ipi_tally *t, char *line, const cpu_mask_t *watched,
+		   size_t minute);
+
+/*
+ * Parse "8:16,9:17" into at most @max pairs. Returns the number of
+ * pairs, or -1 with a reason in @err.
+ */
+int cpu_pairs_parse(const char *s, int *src, int *dst, int max,
+		    char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "kmod.h"
+
+#define DEBUGFS_MAGIC_NR	0x64626720
+
+bool kmod_supported(char *why, size_t whylen)
+{
+	struct utsname u;
+
+	/* /proc/modules exists exactly when CONFIG_MODULES=y */
+	if (!access("/proc/modules", F_OK))
+		return true;
+	uname(&u);
+	snprintf(why, whylen,
+		 "kernel %s cannot load modules (CONFIG_MODULES is off: no /proc/modules)",
+		 u.release);
+	return false;
+}
+
+static void kmod_cleanup(void *arg)
+{
+	struct kmod *m = arg;
+
+	/* async-signal-safe: one syscall */
+	if (m->loaded && !syscall(SYS_delete_module, m->name, O_NONBLOCK))
+		m->loaded = false;
+}
+
+int kmod_load(struct kmod *m, const char *path, const char *name,
+	      const char *params, char *err, size_t errlen)
+{
+	int fd, ret;
+
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	m->loaded = false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s (build it with 'make module')",
+			 path, strerror(errno));
+		return -1;
+	}
+	ret = syscall(SYS_finit_module, fd, params, 0);
+	if (ret) {
+		int e = errno;
+
+		if (e == EEXIST)
+			snprintf(err, errlen,
+				 "%s is already loaded: unload it first (rmmod %s)",
+				 name, name);
+		else if (e == ENOEXEC || e == EINVAL)
+			snprintf(err, errlen,
+				 "finit_module %s: %s (built for another kernel? see dmesg)",
+				 path, strerror(e));
+		else
+			snprintf(err, errlen, "finit_module %s: %s", path,
+				 strerror(e));
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	close(fd);
+	m->loaded = true;
+	m->cleanup_handle = cleanup_push(kmod_cleanup, m);
+	return 0;
+}
+
+int kmod_unload(struct kmod *m)
+{
+	if (!m->loaded)
+		return 0;
+	cleanup_run_one(m->cleanup_handle);
+	return m->loaded ? -1 : 0;
+}
+
+bool kmod_is_loaded(const char *name)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "/sys/module/%s/initstate", name);
+	return !access(path, F_OK);
+}
+
+static void debugfs_unmount(void *arg)
+{
+	umount2((const char *)arg, MNT_DETACH);
+}
+
+const char *debugfs_path(void)
+{
+	static const char dir[] = "/sys/kernel/debug";
+	static int mounted;	/* 0 unknown, 1 there, -1 unavailable */
+
+	if (!mounted) {
+		mounted = -1;
+		struct statfs st;
+
+		if (!statfs(dir, &st) && st.f_type == DEBUGFS_MAGIC_NR)
+			mounted = 1;
+		else if (!mount("debugfs", dir, "debugfs", 0, NULL)) {
+			cleanup_push(debugfs_unmount, (void *)dir);
+			mounted = 1;
+		}
+	}
+	return mounted > 0 ? dir : NULL;
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "counters.h"
+#include "trace_instance.h"
+#include "util.h"
+
+static void trace_instance_cleanup(void *arg)
+{
+	struct trace_instance *t = arg;
+
+	/* async-signal-safe: close and rmdir; rmdir disables the events */
+	if (t->pipe_fd >= 0)
+		close(t->pipe_fd);
+	t->pipe_fd = -1;
+	if (t->created && !rmdir(t->dir))
+		t->created = false;
+}
+
+int trace_instance_create(struct trace_instance *t, const char *name,
+			  char *err, size_t errlen)
+{
+	const char *tfs = tracefs_path();
+
+	t->pipe_fd = -1;
+	t->created = false;
+	if (!tfs) {
+		snprintf(err, errlen, "tracefs is not available");
+		return -1;
+	}
+	snprintf(t->dir, sizeof(t->dir), "%s/instances/%s-%d", tfs, name,
+		 (int)getpid());
+	if (mkdir(t->dir, 0700)) {
+		snprintf(err, errlen, "cannot create trace instance %s: %s",
+			 t->dir, strerror(errno));
+		return -1;
+	}
+	t->created = true;
+	t->cleanup_handle = cleanup_push(trace_instance_cleanup, t);
+	return 0;
+}
+
+int trace_instance_enable(struct trace_instance *t, const char *event,
+			  const char *filter, char *err, size_t errlen)
+{
+	char path[320], sys[64];
+	const char *colon = strchr(event, ':');
+
+	if (!colon || colon - event >= (long)sizeof(sys)) {
+		snprintf(err, errlen, "bad event name '%s'", event);
+		return -1;
+	}
+	memcpy(sys, event, colon - event);
+	sys[colon - event] = '\0';
+	if (filter) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/filter", t->dir,
+			 sys, colon + 1);
+		if (write_file(path, filter)) {
+			snprintf(err, errlen, "%s: filter '%s' refused: %s",
+				 event, filter, strerror(errno));
+			return -1;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/events/%s/%s/enable", t->dir, sys,
+		 colon + 1);
+	if (write_file(path, "1")) {
+		snprintf(err, errlen, "%s: cannot enable: %s", event,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int trace_instance_start(struct trace_instance *t, char *err, size_t errlen)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/trace_pipe", t->dir);
+	t->pipe_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (t->pipe_fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/tracing_on", t->dir);
+	if (write_file(path, "1")) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+ssize_t trace_instance_read(struct trace_instance *t, char *buf, size_t len,
+			    int timeout_ms)
+{
+	struct timespec ts = { timeout_ms / 1000, (timeout_ms % 1000) * 1000000L };
+	ssize_t n;
+
+	/*
+	 * Non-blocking reads and a sleep, never poll(): a waiting reader
+	 * makes the ring buffer wake it through irq_work, an IPI of its
+	 * own on the CPU that logged the event.
+	 */
+	n = read(t->pipe_fd, buf, len);
+	if (n > 0)
+		return n;
+	if (n < 0 && errno != EAGAIN && errno != EINTR)
+		return -1;
+	if (timeout_ms)
+		nanosleep(&ts, NULL);
+	n = read(t->pipe_fd, buf, len);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	return n;
+}
+
+long long trace_instance_overruns(struct trace_instance *t)
+{
+	char path[256];
+	long long total = 0;
+
+	for (int cpu = 0; cpu < 1024; cpu++) {
+		char *txt, *p;
+
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", t->dir, cpu);
+		txt = read_file_all(path, NULL);
+		if (!txt)
+			break;
+		p = strstr(txt, "overrun:");
+		if (p)
+			total += strtoll(p + 8, NULL, 10);
+		free(txt);
+	}
+	return total;
+}
+
+void trace_instance_remove(struct trace_instance *t)
+{
+	if (t->created || t->pipe_fd >= 0)
+		cleanup_run_one(t->cleanup_handle);
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A private tracefs instance (instances/NAME): enable a few events with
+ * filters in it and read their text records from its trace_pipe,
+ * without touching the global trace buffer other tools may be using.
+ * The instance is removed at the end, at exit and on a second signal.
+ */
+#ifndef ISOLBENCH_TRACE_INSTANCE_H
+#define ISOLBENCH_TRACE_INSTANCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct trace_instance {
+	char dir[192];
+	int pipe_fd;
+	bool created;
+	int cleanup_handle;
+};
+
+/* mkdir instances/@name-PID; 0 or -1 with a reason in @err. */
+int trace_instance_create(struct trace_instance *t, const char *name,
+			  char *err, size_t errlen);
+/* Enable "system:event" with @filter (NULL for none). */
+int trace_instance_enable(struct trace_instance *t, const char *event,
+			  const char *filter, char *err, size_t errlen);
+/* Open trace_pipe (non-blocking) and switch tracing on. */
+int trace_instance_start(struct trace_instance *t, char *err, size_t errlen);
+/*
+ * Read what is there into @buf; if nothing, sleep @timeout_ms and try
+ * once more.
+ * Returns bytes read, 0 when none came, -1 on error.
+ */
+ssize_t trace_instance_read(struct trace_instance *t, char *buf, size_t len,
+			    int timeout_ms);
+/* Events the instance's ring buffer dropped (sum of per_cpu overruns). */
+long long trace_instance_overruns(struct trace_instance *t);
+void trace_instance_remove(struct trace_instance *t);
+
+#endif

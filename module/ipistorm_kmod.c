@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ipistorm_kmod: the kernel side of isolbench's ipistorm --mode kmod.
+ *
+ * One kernel thread per source CPU issues a fixed number of
+ * smp_call_function_single() calls to its destination CPU (source plus
+ * an offset, wrapping over the online CPUs), or smp_call_function() to
+ * all other CPUs. The callback counts itself on the CPU it runs on, so
+ * the result says how many calls really executed remotely.
+ *
+ * Parameters (module parameters, also writable in
+ * /sys/module/ipistorm_kmod/parameters between runs):
+ *   nr_ipis     calls per source CPU
+ *   single      1: one target per source; 0: all other online CPUs
+ *   offset      destination = source + offset (mod nr_cpu_ids, online)
+ *   cpulist     source CPUs (kernel cpulist); empty: all online CPUs
+ *   wait        wait for each callback to finish before the next call
+ *   delay_us    busy delay between two calls
+ *   timeout_s   every source thread stops after this long
+ *
+ * debugfs (/sys/kernel/debug/ipistorm/):
+ *   run         write 1: run once with the current parameters, return
+ *               when every source thread is done
+ *   result      one line per source CPU:
+ *               "src DST dst DST calls N ns NS callbacks N timed_out 0|1"
+ */
+#include <linux/atomic.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+
+static unsigned int nr_ipis = 100000;
+module_param(nr_ipis, uint, 0644);
+MODULE_PARM_DESC(nr_ipis, "calls per source CPU");
+
+static bool single = true;
+module_param(single, bool, 0644);
+MODULE_PARM_DESC(single, "one target per source (1) or all other CPUs (0)");
+
+static unsigned int offset = 1;
+module_param(offset, uint, 0644);
+MODULE_PARM_DESC(offset, "destination = source + offset");
+
+static char cpulist[256];
+module_param_string(cpulist, cpulist, sizeof(cpulist), 0644);
+MODULE_PARM_DESC(cpulist, "source CPUs (cpulist); empty: all online");
+
+static bool do_wait = true;
+module_param_named(wait, do_wait, bool, 0644);
+MODULE_PARM_DESC(wait, "wait for each callback to complete");
+
+static unsigned int delay_us;
+module_param(delay_us, uint, 0644);
+MODULE_PARM_DESC(delay_us, "busy delay between calls");
+
+static unsigned int timeout_s = 60;
+module_param(timeout_s, uint, 0644);
+MODULE_PARM_DESC(timeout_s, "stop every source thread after this long");
+
+struct storm_src {
+	int src, dst;
+	u64 calls, ns;
+	bool timed_out;
+	struct completion done;
+};
+
+static DEFINE_PER_CPU(atomic64_t, callbacks_run);
+static DEFINE_MUTEX(run_lock);
+static struct storm_src *results;
+static int nresults;
+static struct dentry *dir;
+
+static void storm_callback(void *info)
+{
+	atomic64_inc(this_cpu_ptr(&callbacks_run));
+}
+
+static int storm_dst(int src)
+{
+	int cpu = (src + offset) % nr_cpu_ids;
+	int i;
+
+	/* the next online CPU at or after src + offset */
+	for (i = 0; i < nr_cpu_ids; i++, cpu = (cpu + 1) % nr_cpu_ids)
+		if (cpu_online(cpu))
+			return cpu;
+	return -1;
+}
+
+static int storm_thread(void *arg)
+{
+	struct storm_src *s = arg;
+	unsigned long end = jiffies + timeout_s * HZ;
+	u64 t0 = ktime_get_ns();
+	unsigned int i;
+
+	for (i = 0; i < nr_ipis; i++) {
+		if (single)
+			smp_call_function_single(s->dst, storm_callback, NULL,
+						 do_wait);
+		else
+			smp_call_function(storm_callback, NULL, do_wait);
+		s->calls++;
+		if (delay_us)
+			udelay(delay_us);
+		if (!(i & 255)) {
+			cond_resched();
+			if (time_after(jiffies, end) || kthread_should_stop()) {
+				s->timed_out = true;
+				break;
+			}
+		}
+	}
+	s->ns = ktime_get_ns() - t0;
+	complete(&s->done);
+	return 0;
+}
+
+static int storm_run(void)
+{
+	struct task_struct **threads;
+	cpumask_var_t srcs;
+	int cpu, n = 0, i, ret = 0;
+
+	if (!zalloc_cpumask_var(&srcs, GFP_KERNEL))
+		return -ENOMEM;
+	if (cpulist[0] && cpulist[0] != '\n') {
+		ret = cpulist_parse(cpulist, srcs);
+		if (ret)
+			goto out_mask;
+	} else {
+		cpumask_copy(srcs, cpu_online_mask);
+	}
+	cpus_read_lock();
+	for_each_cpu(cpu, srcs)
+		if (!cpu_online(cpu)) {
+			ret = -ENODEV;
+			goto out_unlock;
+		}
+	n = cpumask_weight(srcs);
+	if (!n) {
+		ret = -EINVAL;
+		goto out_unlock;
+	}
+	kfree(results);
+	nresults = 0;
+	results = kcalloc(n, sizeof(*results), GFP_KERNEL);
+	threads = kcalloc(n, sizeof(*threads), GFP_KERNEL);
+	if (!results || !threads) {
+		kfree(threads);
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	for_each_possible_cpu(cpu)
+		atomic64_set(per_cpu_ptr(&callbacks_run, cpu), 0);
+	i = 0;
+	for_each_cpu(cpu, srcs) {
+		struct storm_src *s = &results[i];
+
+		s->src = cpu;
+		s->dst = single ? storm_dst(cpu) : -1;
+		if (single && (s->dst < 0 || s->dst == cpu)) {
+			ret = -EINVAL;	/* offset leads back to the source */
+			break;
+		}
+		init_completion(&s->done);
+		threads[i] = kthread_create(storm_thread, s, "ipistorm/%d", cpu);
+		if (IS_ERR(threads[i])) {
+			ret = PTR_ERR(threads[i]);
+			break;
+		}
+		kthread_bind(threads[i], cpu);
+		i++;
+	}
+	nresults = i;
+	if (ret) {
+		/* threads not woken yet: stop them before they run a call */
+		while (i--)
+			kthread_stop(threads[i]);
+		nresults = 0;
+	} else {
+		for (i = 0; i < n; i++)
+			wake_up_process(threads[i]);
+	}
+	cpus_read_unlock();
+	if (!ret)
+		for (i = 0; i < n; i++)
+			wait_for_completion(&results[i].done);
+	kfree(threads);
+	goto out_mask;
+out_unlock:
+	cpus_read_unlock();
+out_mask:
+	free_cpumask_var(srcs);
+	return ret;
+}
+
+static ssize_t run_write(struct file *f, const char __user *ubuf,
+			 size_t len, loff_t *ppos)
+{
+	bool go;
+	int ret = kstrtobool_from_user(ubuf, len, &go);
+
+	if (ret)
+		return ret;
+	if (!go)
+		return len;
+	mutex_lock(&run_lock);
+	ret = storm_run();
+	mutex_unlock(&run_lock);
+	return ret ? ret : len;
+}
+
+static const struct file_operations run_fops = {
+	.owner = THIS_MODULE,
+	.write = run_write,
+};
+
+static int result_show(struct seq_file *m, void *v)
+{
+	int i;
+
+	mutex_lock(&run_lock);
+	for (i = 0; i < nresults; i++) {
+		struct storm_src *s = &results[i];
+		u64 cb = s->dst >= 0 ?
+			atomic64_read(per_cpu_ptr(&callbacks_run, s->dst)) : 0;
+
+		seq_printf(m, "src %d dst %d calls %llu ns %llu callbacks %llu timed_out %d\n",
+			   s->src, s->dst, s->calls, s->ns, cb, s->timed_out);
+	}
+	mutex_unlock(&run_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(result);
+
+static int __init ipistorm_init(void)
+{
+	dir = debugfs_create_dir("ipistorm", NULL);
+	if (IS_ERR(dir))
+		return PTR_ERR(dir);
+	debugfs_create_file("run", 0200, dir, NULL, &run_fops);
+	debugfs_create_file("result", 0444, dir, NULL, &result_fops);
+	return 0;
+}
+
+static void __exit ipistorm_exit(void)
+{
+	debugfs_remove_recursive(dir);
+	kfree(results);
+}
+
+module_init(ipistorm_init);
+module_exit(ipistorm_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("isolbench ipistorm: timed smp_call_function floods");
