@@ -3,7 +3,7 @@
 # isolbench: builds standalone (make; make run_tests) or from a kernel
 # tree's tools/testing/selftests/isolbench through the kselftest lib.mk.
 
-TEST_GEN_PROGS := getpid_bench
+TEST_GEN_PROGS := getpid_bench cid_scan
 TEST_PROGS_EXTENDED := run.sh
 TEST_FILES := settings config
 
