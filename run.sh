@@ -12,6 +12,7 @@ set -u
 # The suite's programs, in run order. A new program adds one line here.
 ALL_TESTS="
 getpid_bench
+cid_scan
 "
 
 usage() {

@@ -294,18 +294,15 @@ int graph_line_parse(const char *line, struct graph_call *c)
 	if (!isdigit((unsigned char)*dur))
 		return -1;
 	c->duration_us = strtod(dur, NULL);
-	/* optional "TIME |" and "CPU) TASK-PID |" before that */
-	if (nbars >= 3) {
-		const char *start = nbars >= 4 ? bars[nbars - 4] + 1 : line;
-		const char *end = bars[nbars - 3];
+	/* before it, optional "TIME |" and "CPU) TASK-PID |" fields */
+	for (int i = 0; i < nbars - 1; i++) {
+		const char *start = i ? bars[i - 1] + 1 : line;
+		const char *end = bars[i];
 
-		if (nbars >= 4 || !memchr(start, ')', end - start)) {
-			c->ts_s = strtod(nbars >= 4 ? line : start, NULL);
-			if (nbars >= 4)
-				parse_cpu_task(bars[nbars - 4] + 1, end, c);
-		} else {
+		if (memchr(start, ')', end - start))
 			parse_cpu_task(start, end, c);
-		}
+		else if (memchr(start, '.', end - start))
+			c->ts_s = strtod(start, NULL);
 	}
 	return 0;
 }
