@@ -935,11 +935,13 @@ static int cpu_with_highest_cid(struct run *r, uint32_t *cid)
  * while the process has as many users as CIDs, so only a process left
  * with one thread can compact to 0. It spins about a millisecond and
  * sleeps one, so that the scan can mark its CID and the next switch
- * lets it go. Seconds until the CID is 0, or -1.
+ * lets it go. Seconds from @t0 (the others told to exit) until the CID
+ * is 0, or -1.
  */
-static double survivor_wait(volatile struct rseq_abi *rs, double timeout_s)
+static double survivor_wait(volatile struct rseq_abi *rs, uint64_t t0,
+			    double timeout_s)
 {
-	uint64_t t0 = mono_ns(), end = t0 + timeout_s * 1e9, now;
+	uint64_t end = t0 + timeout_s * 1e9, now;
 
 	while (!bench_stop && (now = mono_ns()) < end) {
 		if (rseq_mm_cid(rs) == 0)
@@ -961,6 +963,7 @@ static void compaction(struct bench *b, const struct cid_opts *o,
 	int n = o->compaction_threads ? (int)o->compaction_threads
 				      : 2 * CPU_COUNT(&b->opt.cpus), h, cpu;
 	uint32_t cid, held;
+	uint64_t t0;
 	double after_s;
 	struct metric *m;
 
@@ -976,9 +979,10 @@ static void compaction(struct bench *b, const struct cid_opts *o,
 	for (uint64_t t = mono_ns(); mono_ns() < t + 100000000;)
 		;
 	held = rseq_mm_cid(rs);
+	t0 = mono_ns();
 	r.phase = 1;
 	workers_join(&r, h);
-	after_s = survivor_wait(rs, o->compaction_timeout_s);
+	after_s = survivor_wait(rs, t0, o->compaction_timeout_s);
 	m = bench_metric(b, "compaction_s", "s", BETTER_LOWER,
 			 "from all but one thread exiting to the survivor's mm_cid reaching 0");
 	if (after_s >= 0)
