@@ -279,7 +279,10 @@ static void *worker_main(void *arg)
 	volatile struct rseq_abi *rs;
 
 	w->tid = gettid();
-	if (cpu_pin_self(w->cpu) || rseq_thread_init() || !(rs = rseq_area()))
+	if (cpu_pin_self(w->cpu) || rseq_thread_init())
+		return NULL;
+	rs = rseq_area();
+	if (!rs)
 		return NULL;
 	w->started = true;
 	if (w->run->o->workload == WL_CYCLIC && w->idx >= 0)
@@ -887,8 +890,9 @@ static void latency_estimated(struct bench *b, const struct cid_opts *o,
 	metric_extra(e.m, "possible_cpus", sm->possible);
 	metric_extra(e.m, "tick_gap_iqr_us", e.base_p75 - e.base_p25);
 	metric_extra(e.m, "resolved", e.resolved);
-	metric_summary(e.m, "scan per call (estimate)", "%s, %d busy loops, %d possible CPUs, %zu periodic returns, user-space estimate",
-		       workload_names[o->workload], nprobe, sm->possible, e.periodic);
+	metric_summary(e.m, "scan per call (estimate)", "%s, %s, %d possible CPUs, %d busy loops, %zu periodic returns, user-space estimate",
+		       sm->batch ? "batched" : "full scan", workload_names[o->workload],
+		       sm->possible, nprobe, e.periodic);
 	row_fill(row, sm, o, "estimate", e.m, NULL);
 	ksft_print_msg("estimate method: pinned busy loops time every kernel entry with the TSC; the rseq notify-resume marker (rseq_cs cleared by the kernel) tags the returns that ran task_work, getrusage drops those after a context switch; marked returns 100 ms apart are attributed to the scan\n");
 	ksft_print_msg("estimate: %zu recorded gaps, %zu marked without a context switch (%zu more with one), %zu periodic (expected about %.0f scans, %.1f by chance); periodic gap p50 %.2f us, max %.2f; tick gap p50 %.2f us (IQR %.2f-%.2f); %zu host gaps over 100 us\n",
@@ -963,6 +967,7 @@ static void compaction(struct bench *b, const struct cid_opts *o,
 	int n = o->compaction_threads ? (int)o->compaction_threads
 				      : 2 * CPU_COUNT(&b->opt.cpus), h, cpu;
 	uint32_t cid, held;
+	char cpus[256];
 	uint64_t t0;
 	double after_s;
 	struct metric *m;
@@ -989,7 +994,7 @@ static void compaction(struct bench *b, const struct cid_opts *o,
 		metric_add(m, after_s);
 	check_invariants(&r, sm->possible, &inv);
 	ksft_print_msg("compaction: %d threads on cpus %s, then the main thread alone on cpu %d with cid %u (its busy loop had %u); %s\n",
-		       n + 1, cpu_mask_format(&b->opt.cpus, (char[256]){ 0 }, 256), cpu, held, cid,
+		       n + 1, cpu_mask_format(&b->opt.cpus, cpus, sizeof(cpus)), cpu, held, cid,
 		       after_s >= 0 ? "its cid reached 0" : "its cid did not reach 0");
 	if (held == 0)
 		bench_verdict(b, KSFT_SKIP, "the survivor already held cid 0 (one CPU, or the CPU got cid 0)",

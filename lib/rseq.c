@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -27,9 +28,12 @@
 #define RSEQ_SIG	0x53053053
 #endif
 
-/* Weak: a glibc older than 2.35 has none of them. */
-extern const ptrdiff_t __rseq_offset __attribute__((weak));
-extern const unsigned int __rseq_size __attribute__((weak));
+/*
+ * glibc's __rseq_offset and __rseq_size, looked up at run time (a glibc
+ * older than 2.35 has neither); set once by rseq_probe().
+ */
+static const ptrdiff_t *glibc_rseq_offset;
+static const unsigned int *glibc_rseq_size;
 
 static __thread struct rseq_abi own_area;
 static __thread bool own_registered;
@@ -55,7 +59,7 @@ static struct rseq_cs_abi marker_cs;
 
 static bool glibc_registered(void)
 {
-	return &__rseq_size && &__rseq_offset && __rseq_size > 0;
+	return glibc_rseq_size && glibc_rseq_offset && *glibc_rseq_size > 0;
 }
 
 static void own_unregister(void *arg)
@@ -76,7 +80,7 @@ volatile struct rseq_abi *rseq_area(void)
 {
 	if (glibc_registered())
 		return (volatile struct rseq_abi *)
-			((char *)__builtin_thread_pointer() + __rseq_offset);
+			((char *)__builtin_thread_pointer() + *glibc_rseq_offset);
 	return own_registered ? &own_area : NULL;
 }
 
@@ -96,12 +100,14 @@ int rseq_thread_init(void)
 int rseq_probe(struct rseq_info *ri)
 {
 	memset(ri, 0, sizeof(*ri));
+	glibc_rseq_offset = dlsym(RTLD_DEFAULT, "__rseq_offset");
+	glibc_rseq_size = dlsym(RTLD_DEFAULT, "__rseq_size");
 	ri->feature_size = getauxval(AT_RSEQ_FEATURE_SIZE);
 	ri->has_mm_cid = ri->feature_size >= RSEQ_FEATURE_MM_CID;
 	if (glibc_registered()) {
 		ri->by_glibc = true;
-		ri->offset = __rseq_offset;
-		ri->size = __rseq_size;
+		ri->offset = *glibc_rseq_offset;
+		ri->size = *glibc_rseq_size;
 	} else if (rseq_thread_init()) {
 		snprintf(ri->why, sizeof(ri->why),
 			 "rseq registration refused: %s", strerror(errno));

@@ -4,7 +4,7 @@
 # with the CID invariants, the model, workloads, bad input, cleanup.
 . "$(dirname "$0")/lib.sh"
 
-plan 24
+plan 25
 
 # rc 0 (pass) or 4 (the only scan verdict skipped: a busy machine)
 pass_or_skip() { [ "$RC" -eq 0 ] || [ "$RC" -eq 4 ]; }
@@ -46,6 +46,12 @@ json_check "$TMP/c.json" 'not (any(m["name"]=="scan_call_us" for m in d["metrics
 ok $? "JSON keeps traced, estimated and model numbers apart"
 [ "$(cat $tfs/current_tracer 2>/dev/null)" = "$tracer_before" ]
 ok $? "tracefs current_tracer unchanged ($tracer_before)"
+
+# glibc's registration switched off: cid_scan registers its own areas.
+GLIBC_TUNABLES=glibc.pthread.rseq=0 run_prog cid_scan --quick -D 0.5
+pass_or_skip && grep -q '^# rseq: registered by cid_scan itself' "$TMP/out" &&
+	grep -Eq '^ok 3 mm_cid invariants over [1-9]' "$TMP/out"
+ok $? "own rseq registration when glibc's is off, invariants hold (rc=$RC)"
 
 run_prog cid_scan --model --model-max-cpus 64 --quick -o "$TMP/m.json"
 [ $RC -eq 0 ] && grep -Eq '^# MODEL batch +8, +64 CPUs: +8 calls, +[0-9.]+ us per batch' "$TMP/out" &&
