@@ -306,7 +306,7 @@ static void children_kill(void *arg)
 		if (r->children[i] > 0) {
 			kill(r->children[i], SIGKILL);
 			waitpid(r->children[i], NULL, 0);
-			r->children[i] = 0;
+			r->children[i] = -r->children[i];	/* reaped, pid kept */
 		}
 }
 
@@ -838,7 +838,7 @@ static void latency_traced(struct bench *b, const struct cid_opts *o,
 		t.pids[t.npids++] = r.w[i].tid;
 	for (int i = 0; i < r.nchildren; i++) {
 		t.mm[t.npids] = i + 1;
-		t.pids[t.npids++] = r.children[i];
+		t.pids[t.npids++] = -r.children[i];
 	}
 	t.h = &h;
 	t.call = bench_metric(b, "scan_call_us", "us", BETTER_LOWER,
