@@ -312,9 +312,9 @@ static void check_invariants(struct wl_run *r, int possible, struct invariants *
 				inv->out_of_range++;
 				continue;
 			}
-			if (b->t_ns - b->gap_ns > a->t_ns)
-				seg[n++] = (struct segment){ a->t_ns, b->t_ns - b->gap_ns,
-							     a->cid, i };
+			if (b->t_ns - b->gap_ns > a->t_ns + a->resume_ns)
+				seg[n++] = (struct segment){ a->t_ns + a->resume_ns,
+							     b->t_ns - b->gap_ns, a->cid, i };
 		}
 	qsort(seg, n, sizeof(*seg), cmp_segment);
 	for (size_t k = 0; k < n; k++) {
@@ -419,7 +419,9 @@ static void run_model(struct bench *b, const struct cid_opts *o)
 	pthread_t th;
 	double gap_us = o->model_call_gap_us;
 
-	cpu_housekeeping_default(&b->sets, &b->opt.cpus, &other);
+	/* the scanner on the target CPU, the writer on any other one */
+	CPU_AND(&other, &b->sets.allowed, &b->sets.online);
+	CPU_CLR(b->target, &other);
 	s.writer_cpu = CPU_COUNT(&other) ? cpu_mask_first(&other) : b->target;
 	s.lines = aligned_alloc(4096, (size_t)s.n * MODEL_STRIDE);
 	if (!s.lines)

@@ -30,11 +30,11 @@ static long thread_switches(void)
  * switched out meanwhile (getrusage, a syscall the loop then leaves out
  * of its timing): a switch marks on its own and is not the scan.
  */
-static uint64_t record(struct wl_worker *w, uint64_t t, uint64_t gap, uint32_t cid,
-		       bool marked)
+static uint64_t record(struct wl_worker *w, volatile struct rseq_abi *rs,
+		       uint64_t t, uint64_t gap, bool marked)
 {
 	struct wl_event *e;
-	uint64_t gap_ns;
+	uint64_t gap_ns, now;
 	long sw;
 
 	if (w->nev >= WL_MAX_EVENTS_PER_THREAD)
@@ -42,12 +42,16 @@ static uint64_t record(struct wl_worker *w, uint64_t t, uint64_t gap, uint32_t c
 	e = &w->ev[w->nev];
 	gap_ns = clock_to_ns(gap);
 	*e = (struct wl_event){ clock_to_ns(t), gap_ns > UINT32_MAX ? UINT32_MAX : gap_ns,
-			     cid, marked, 0 };
+			     rseq_mm_cid(rs), marked, 0, 0 };
 	if (marked) {
 		sw = thread_switches();
 		e->switched = sw != w->switches;
 		w->switches = sw;
-		t = bench_clock_start();
+		/* a switch inside getrusage changes the CID: read it again */
+		e->cid = rseq_mm_cid(rs);
+		now = bench_clock_start();
+		e->resume_ns = clock_to_ns(now - t);
+		t = now;
 	}
 	__atomic_store_n(&w->nev, w->nev + 1, __ATOMIC_RELEASE);
 	return t;
@@ -75,10 +79,10 @@ static void spin_loop(struct wl_worker *w, volatile struct rseq_abi *rs)
 		now = bench_clock_start();
 		m = rseq_marker_fired(rs, desc);
 		if (now - prev > gap_min) {
-			now = record(w, now, now - prev, rseq_mm_cid(rs), m || pending);
+			now = record(w, rs, now, now - prev, m || pending);
 			pending = false;
 		} else if (pending) {
-			now = record(w, now, now - prev, rseq_mm_cid(rs), true);
+			now = record(w, rs, now, now - prev, true);
 			pending = m;
 		} else {
 			pending = m;

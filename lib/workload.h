@@ -38,6 +38,9 @@ struct wl_event {
 	uint32_t cid : 30;
 	uint32_t marked : 1;	/* went through notify-resume */
 	uint32_t switched : 1;	/* marked, and the thread was switched out */
+	uint32_t resume_ns;	/* after t_ns, when the loop went on (the
+				 * getrusage of a marked return); cid is
+				 * the one read then */
 };
 
 /* One busy-loop or workload thread; all of them share struct wl_run. */
