@@ -3,9 +3,10 @@
 # isolbench: builds standalone (make; make run_tests) or from a kernel
 # tree's tools/testing/selftests/isolbench through the kselftest lib.mk.
 
-TEST_GEN_PROGS := getpid_bench timer_softirq ipistorm
+TEST_GEN_PROGS := getpid_bench timer_softirq ipistorm cid_scan
 # Built and installed with the tests, not run as one: compare is a tool.
 TOOLS := compare
+
 TEST_PROGS_EXTENDED := run.sh
 TEST_FILES := settings config
 

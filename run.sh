@@ -19,6 +19,7 @@ ALL_TESTS="
 getpid_bench
 timer_softirq
 ipistorm
+cid_scan
 "
 
 usage() {

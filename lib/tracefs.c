@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "counters.h"
+#include "tracefs.h"
+#include "util.h"
+
+#define TRACEFS_MAX_SAVED	16
+
+/*
+ * Saved settings, filled before the first change of a file. The
+ * restore path only uses open/write/close on these fixed buffers, so
+ * it can run from the cleanup of a second signal.
+ */
+static struct saved {
+	char path[192];
+	char old[1024];
+	int truncate;		/* open with O_TRUNC (filters) */
+	volatile sig_atomic_t pending;
+} saved[TRACEFS_MAX_SAVED];
+static volatile sig_atomic_t nsaved;
+static int cleanup_registered;
+
+static void restore_one(struct saved *s)
+{
+	int fd = open(s->path, O_WRONLY | O_CLOEXEC | (s->truncate ? O_TRUNC : 0));
+
+	if (fd < 0)
+		return;
+	if (s->old[0] && write(fd, s->old, strlen(s->old)) < 0) {
+		/* nothing more to do on an exit path */
+	}
+	close(fd);
+}
+
+void tracefs_restore_all(void)
+{
+	for (int i = nsaved - 1; i >= 0; i--) {
+		if (!saved[i].pending)
+			continue;
+		saved[i].pending = 0;
+		restore_one(&saved[i]);
+	}
+}
+
+int tracefs_saved_count(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < nsaved; i++)
+		n += !!saved[i].pending;
+	return n;
+}
+
+static void restore_cleanup(void *arg)
+{
+	(void)arg;
+	tracefs_restore_all();
+}
+
+static int tracefs_file(const char *file, char *path, size_t len)
+{
+	const char *tfs = tracefs_path();
+
+	if (!tfs)
+		return -1;
+	snprintf(path, len, "%s/%s", tfs, file);
+	return 0;
+}
+
+/*
+ * What writing back restores @file: comment lines ("#### all functions
+ * enabled ####") dropped, the rest joined by blanks.
+ */
+static void saved_value(const char *content, char *out, size_t len)
+{
+	const char *p = content;
+	size_t off = 0;
+
+	out[0] = '\0';
+	while (*p) {
+		const char *nl = strchrnul(p, '\n');
+
+		if (*p != '#' && nl > p && off + (nl - p) + 2 < len) {
+			memcpy(out + off, p, nl - p);
+			off += nl - p;
+			out[off++] = ' ';
+			out[off] = '\0';
+		}
+		p = *nl ? nl + 1 : nl;
+	}
+	while (off && isspace((unsigned char)out[off - 1]))
+		out[--off] = '\0';
+}
+
+int tracefs_set(const char *file, const char *value, char *err, size_t errlen)
+{
+	char path[192];
+	int i;
+
+	if (tracefs_file(file, path, sizeof(path))) {
+		snprintf(err, errlen, "tracefs is not available");
+		return -1;
+	}
+	for (i = 0; i < nsaved; i++)
+		if (!strcmp(saved[i].path, path) && saved[i].pending)
+			break;
+	if (i == nsaved) {
+		struct saved *s;
+		char *old;
+
+		if (nsaved >= TRACEFS_MAX_SAVED) {
+			snprintf(err, errlen, "too many tracefs settings to save");
+			return -1;
+		}
+		old = read_file_all(path, NULL);
+		if (!old) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			return -1;
+		}
+		s = &saved[nsaved];
+		snprintf(s->path, sizeof(s->path), "%s", path);
+		s->truncate = strstr(file, "filter") || strstr(file, "graph_function");
+		saved_value(old, s->old, sizeof(s->old));
+		/* current_tracer and options read back as one word */
+		free(old);
+		if (!cleanup_registered) {
+			cleanup_push(restore_cleanup, NULL);
+			cleanup_registered = 1;
+		}
+		s->pending = 1;
+		nsaved = nsaved + 1;
+	}
+	if (write_file(path, value)) {
+		snprintf(err, errlen, "write '%s' to %s: %s", value, path,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int tracefs_write(const char *file, const char *value)
+{
+	char path[192];
+
+	if (tracefs_file(file, path, sizeof(path)))
+		return -1;
+	return write_file(path, value);
+}
+
+/* Whether @word is a whole word of tracefs file @file. */
+static int tracefs_file_has_word(const char *file, const char *word)
+{
+	char path[192];
+	char *all, *p;
+	size_t n = strlen(word);
+	int found = 0;
+
+	if (tracefs_file(file, path, sizeof(path)))
+		return 0;
+	all = read_file_all(path, NULL);
+	if (!all)
+		return 0;
+	for (p = all; (p = strstr(p, word)); p += n) {
+		int left = p == all || isspace((unsigned char)p[-1]);
+		int right = !p[n] || isspace((unsigned char)p[n]);
+
+		if (left && right) {
+			found = 1;
+			break;
+		}
+	}
+	free(all);
+	return found;
+}
+
+int tracefs_tracer_available(const char *tracer)
+{
+	return tracefs_file_has_word("available_tracers", tracer);
+}
+
+int tracefs_function_traceable(const char *func)
+{
+	return tracefs_file_has_word("available_filter_functions", func);
+}
+
+int tracefs_graph_probe(const char *func, char *why, size_t whylen)
+{
+	if (geteuid()) {
+		snprintf(why, whylen, "function_graph needs root");
+		return -1;
+	}
+	if (!tracefs_path()) {
+		snprintf(why, whylen, "tracefs is not mounted and cannot be mounted");
+		return -1;
+	}
+	if (!tracefs_tracer_available("function_graph")) {
+		snprintf(why, whylen,
+			 "function_graph is not in available_tracers (CONFIG_FUNCTION_GRAPH_TRACER)");
+		return -1;
+	}
+	if (!tracefs_function_traceable(func)) {
+		snprintf(why, whylen, "%s is not in available_filter_functions",
+			 func);
+		return -1;
+	}
+	return 0;
+}
+
+int tracefs_graph_start(const char *func, char *err, size_t errlen)
+{
+	static const char *const options[][2] = {
+		{ "options/funcgraph-abstime", "1" },
+		{ "options/funcgraph-proc", "1" },
+		{ "options/funcgraph-cpu", "1" },
+		{ "options/funcgraph-duration", "1" },
+		{ "options/funcgraph-overhead", "1" },
+	};
+
+	if (tracefs_set("tracing_on", "0", err, errlen) ||
+	    tracefs_set("current_tracer", "nop", err, errlen) ||
+	    tracefs_set("set_ftrace_filter", func, err, errlen) ||
+	    tracefs_set("set_graph_function", func, err, errlen))
+		return -1;
+	/* depth 1: the function alone, not its callees (absent before 3.15) */
+	tracefs_set("max_graph_depth", "1", err, errlen);
+	for (size_t i = 0; i < ARRAY_SIZE(options); i++)
+		tracefs_set(options[i][0], options[i][1], err, errlen);
+	if (tracefs_set("current_tracer", "function_graph", err, errlen))
+		return -1;
+	tracefs_write("trace", "");
+	return tracefs_set("tracing_on", "1", err, errlen);
+}
+
+void tracefs_graph_stop(void)
+{
+	tracefs_write("tracing_on", "0");
+}
+
+/* "  1)  bash-389    " -> cpu 1, pid 389 */
+static void parse_cpu_task(const char *f, const char *end, struct graph_call *c)
+{
+	const char *paren = memchr(f, ')', end - f);
+	const char *dash = NULL;
+
+	if (!paren)
+		return;
+	c->cpu = (int)strtol(f, NULL, 10);
+	for (const char *p = paren; p < end; p++)
+		if (*p == '-')
+			dash = p;
+	if (dash)
+		c->pid = (int)strtol(dash + 1, NULL, 10);
+}
+
+int graph_line_parse(const char *line, struct graph_call *c)
+{
+	const char *bars[8], *p, *fn, *dur, *open;
+	int nbars = 0;
+	size_t n;
+
+	if (line[0] == '#')
+		return -1;
+	for (p = line; *p && nbars < 8; p++)
+		if (*p == '|')
+			bars[nbars++] = p;
+	if (nbars < 2)
+		return -1;
+	memset(c, 0, sizeof(*c));
+	c->cpu = -1;
+	/* the function: "  task_mm_cid_work();" after the last bar */
+	fn = bars[nbars - 1] + 1;
+	while (*fn == ' ')
+		fn++;
+	open = strstr(fn, "();");
+	if (!open || open == fn)
+		return -1;
+	n = open - fn;
+	if (n >= sizeof(c->func))
+		n = sizeof(c->func) - 1;
+	memcpy(c->func, fn, n);
+	c->func[n] = '\0';
+	/* the duration: "  + 12.345 us   " between the last two bars */
+	dur = bars[nbars - 2] + 1;
+	while (*dur == ' ' || strchr("+!#*@$", *dur))
+		dur++;
+	if (!isdigit((unsigned char)*dur))
+		return -1;
+	c->duration_us = strtod(dur, NULL);
+	/* before it, optional "TIME |" and "CPU) TASK-PID |" fields */
+	for (int i = 0; i < nbars - 1; i++) {
+		const char *start = i ? bars[i - 1] + 1 : line;
+		const char *end = bars[i];
+
+		if (memchr(start, ')', end - start))
+			parse_cpu_task(start, end, c);
+		else if (memchr(start, '.', end - start))
+			c->ts_s = strtod(start, NULL);
+	}
+	return 0;
+}
+
+long tracefs_graph_read(void (*fn)(const struct graph_call *c, void *arg),
+			void *arg, uint64_t *lost)
+{
+	char path[192], line[512];
+	struct graph_call c;
+	long n = 0;
+	FILE *f;
+
+	*lost = 0;
+	if (tracefs_file("trace", path, sizeof(path)))
+		return -1;
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		const char *e = strstr(line, "entries-in-buffer/entries-written:");
+
+		if (e) {
+			unsigned long long in, written;
+
+			if (sscanf(e, "entries-in-buffer/entries-written: %llu/%llu",
+				   &in, &written) == 2 && written > in)
+				*lost = written - in;
+		}
+		if (graph_line_parse(line, &c))
+			continue;
+		fn(&c, arg);
+		n++;
+	}
+	fclose(f);
+	return n;
+}

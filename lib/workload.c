@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "clock.h"
+#include "ktap.h"
+#include "rseq.h"
+#include "workload.h"
+
+const char *const workload_names[] = { "spin", "cyclic", "hackbench", NULL };
+
+/* Voluntary plus involuntary context switches of this thread so far. */
+static long thread_switches(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_nvcsw + ru.ru_nivcsw;
+}
+
+/*
+ * Record one return. A marked one also asks whether the thread was
+ * switched out meanwhile (getrusage, a syscall the loop then leaves out
+ * of its timing): a switch marks on its own and is not the scan.
+ */
+static uint64_t record(struct wl_worker *w, volatile struct rseq_abi *rs,
+		       uint64_t t, uint64_t gap, bool marked)
+{
+	struct wl_event *e;
+	uint64_t gap_ns, now;
+	long sw;
+
+	if (w->nev >= WL_MAX_EVENTS_PER_THREAD)
+		return t;
+	e = &w->ev[w->nev];
+	gap_ns = clock_to_ns(gap);
+	*e = (struct wl_event){ clock_to_ns(t), gap_ns > UINT32_MAX ? UINT32_MAX : gap_ns,
+			     rseq_mm_cid(rs), marked, 0, 0 };
+	if (marked) {
+		sw = thread_switches();
+		e->switched = sw != w->switches;
+		w->switches = sw;
+		/* a switch inside getrusage changes the CID: read it again */
+		e->cid = rseq_mm_cid(rs);
+		now = bench_clock_start();
+		e->resume_ns = clock_to_ns(now - t);
+		t = now;
+	}
+	__atomic_store_n(&w->nev, w->nev + 1, __ATOMIC_RELEASE);
+	return t;
+}
+
+/*
+ * The busy loop: timestamps back to back; a gap over gap_min, or the
+ * notify-resume marker firing, is a kernel entry worth recording. A
+ * marker seen in an iteration without a gap belongs to the next gap
+ * (the entry fell between the clock read and the marker check).
+ */
+static void spin_loop(struct wl_worker *w, volatile struct rseq_abi *rs)
+{
+	struct wl_run *r = w->run;
+	uint64_t desc = rseq_marker_desc(), prev, now, gap_min = r->gap_min;
+	bool pending = false;
+	unsigned int i = 0;
+
+	rseq_marker_arm(rs);
+	w->switches = thread_switches();
+	prev = bench_clock_start();
+	while (!r->stop) {
+		bool m;
+
+		now = bench_clock_start();
+		m = rseq_marker_fired(rs, desc);
+		if (now - prev > gap_min) {
+			now = record(w, rs, now, now - prev, m || pending);
+			pending = false;
+		} else if (pending) {
+			now = record(w, rs, now, now - prev, true);
+			pending = m;
+		} else {
+			pending = m;
+		}
+		prev = now;
+		if (!(++i & 0x3ff) && mono_ns() > r->end_ns)
+			break;
+		if (r->phase)
+			break;
+	}
+}
+
+static void cyclic_loop(struct wl_worker *w)
+{
+	struct timespec next;
+	uint64_t period = w->run->period_us * 1000;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (!w->run->stop && mono_ns() < w->run->end_ns) {
+		next.tv_nsec += period;
+		while (next.tv_nsec >= 1000000000) {
+			next.tv_nsec -= 1000000000;
+			next.tv_sec++;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+	}
+}
+
+/* hackbench-like: even workers send 100-byte messages, odd ones read. */
+static void hackbench_loop(struct wl_run *r, int idx, uint64_t end_ns)
+{
+	char msg[100] = { 0 };
+	int fd = r->sock[idx & 1];
+
+	while (!r->stop && mono_ns() < end_ns) {
+		ssize_t n = idx & 1 ? read(fd, msg, sizeof(msg))
+				    : write(fd, msg, sizeof(msg));
+		if (n <= 0 && errno != EINTR && errno != EAGAIN)
+			break;
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct wl_worker *w = arg;
+	volatile struct rseq_abi *rs;
+
+	w->tid = gettid();
+	if (cpu_pin_self(w->cpu) || rseq_thread_init())
+		return NULL;
+	rs = rseq_area();
+	if (!rs)
+		return NULL;
+	w->started = true;
+	if (w->run->kind == WL_CYCLIC && w->idx >= 0)
+		cyclic_loop(w);
+	else if (w->run->kind == WL_HACKBENCH && w->idx >= 0)
+		hackbench_loop(w->run, w->idx, w->run->end_ns);
+	else
+		spin_loop(w, rs);
+	w->last_cid = rseq_mm_cid(rs);
+	return NULL;
+}
+
+static void children_kill(void *arg)
+{
+	struct wl_run *r = arg;
+
+	for (int i = 0; i < r->nchildren; i++)
+		if (r->children[i] > 0) {
+			kill(r->children[i], SIGKILL);
+			waitpid(r->children[i], NULL, 0);
+			r->children[i] = -r->children[i];	/* reaped, pid kept */
+		}
+}
+
+/*
+ * Start @nprobe pinned busy loops (idx -1) on @cpus round robin, plus
+ * the workload's @nwl threads or processes. Returns the cleanup handle.
+ */
+int workload_start(struct wl_run *r, const cpu_mask_t *cpus, int nprobe,
+			 int nwl, bool with_workload)
+{
+	int ncpu = CPU_COUNT(cpus), cpu = cpu_mask_first(cpus);
+	bool procs = with_workload && r->kind == WL_HACKBENCH &&
+		     !r->hackbench_threads;
+
+	r->nworkers = nprobe + (with_workload && !procs ? nwl : 0);
+	r->w = calloc(r->nworkers, sizeof(*r->w));
+	r->children = calloc(nwl + 1, sizeof(pid_t));
+	if (!r->w || !r->children)
+		ksft_exit_fail_msg("out of memory\n");
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, r->sock))
+		ksft_exit_fail_msg("socketpair: %s\n", strerror(errno));
+	r->cleanup = cleanup_push(children_kill, r);
+	r->gap_min = bench_clock.use_tsc ? r->gap_min_ns * bench_clock.tsc_hz / 1e9
+					 : r->gap_min_ns;
+	for (int i = 0; i < r->nworkers; i++) {
+		struct wl_worker *w = &r->w[i];
+
+		w->run = r;
+		w->cpu = cpu;
+		w->idx = i < nprobe ? -1 : i - nprobe;
+		w->ev = i < nprobe ? malloc(WL_MAX_EVENTS_PER_THREAD * sizeof(*w->ev)) : NULL;
+		if (i < nprobe && !w->ev)
+			ksft_exit_fail_msg("out of memory\n");
+		if (pthread_create(&w->th, NULL, worker_main, w))
+			ksft_exit_fail_msg("pthread_create: %s\n", strerror(errno));
+		cpu = cpu_mask_next(cpu, cpus) >= 0 ? cpu_mask_next(cpu, cpus)
+						      : cpu_mask_first(cpus);
+	}
+	for (int i = 0; procs && i < nwl; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			cpu_pin_self(cpu_mask_first(cpus) + i % ncpu);
+			hackbench_loop(r, i, r->end_ns);
+			_exit(0);
+		}
+		r->children[r->nchildren++] = pid;
+	}
+	return 0;
+}
+
+void workload_join(struct wl_run *r)
+{
+	r->stop = 1;
+	shutdown(r->sock[0], SHUT_RDWR);
+	shutdown(r->sock[1], SHUT_RDWR);
+	for (int i = 0; i < r->nworkers; i++)
+		pthread_join(r->w[i].th, NULL);
+	cleanup_run_one(r->cleanup);
+	close(r->sock[0]);
+	close(r->sock[1]);
+}
+
+void workload_free(struct wl_run *r)
+{
+	for (int i = 0; i < r->nworkers; i++)
+		free(r->w[i].ev);
+	free(r->w);
+	free(r->children);
+}
+
+void workload_wait_until(uint64_t end_ns)
+{
+	while (!bench_stop && mono_ns() < end_ns)
+		usleep(20000);
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Pinned workloads for a bounded time: busy loops that record every
+ * kernel entry they notice (a gap in back-to-back clock reads) with the
+ * thread's rseq state at the return (mm_cid, whether the notify-resume
+ * path ran, whether the thread was switched out), cyclictest-like
+ * periodic sleepers, and hackbench-like message passing between threads
+ * or processes. Processes die with the parent and are killed and reaped
+ * by workload_join() or at exit (cleanup_push).
+ *
+ *	struct wl_run r = { .kind = WL_SPIN, .gap_min_ns = 1000,
+ *			    .end_ns = mono_ns() + 2e9 };
+ *	workload_start(&r, &cpus, nprobe, nthreads, false);
+ *	workload_wait_until(r.end_ns);
+ *	workload_join(&r);	...r.w[i].ev[0..nev)...
+ *	workload_free(&r);
+ */
+#ifndef ISOLBENCH_WORKLOAD_H
+#define ISOLBENCH_WORKLOAD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cpu.h"
+
+enum workload { WL_SPIN, WL_CYCLIC, WL_HACKBENCH };
+/* "spin", "cyclic", "hackbench", NULL: an OPT_CHOICE table */
+extern const char *const workload_names[];
+
+#define WL_MAX_EVENTS_PER_THREAD	(1 << 18)
+
+/* One recorded return to user space in a busy loop. */
+struct wl_event {
+	uint64_t t_ns;		/* bench clock (in ns) just after it */
+	uint32_t gap_ns;	/* time the loop lost */
+	uint32_t cid : 30;
+	uint32_t marked : 1;	/* went through notify-resume */
+	uint32_t switched : 1;	/* marked, and the thread was switched out */
+	uint32_t resume_ns;	/* after t_ns, when the loop went on (the
+				 * getrusage of a marked return); cid is
+				 * the one read then */
+};
+
+/* One busy-loop or workload thread; all of them share struct wl_run. */
+struct wl_worker {
+	struct wl_run *run;
+	pthread_t th;
+	int cpu, tid, idx;
+	bool started;
+	struct wl_event *ev;
+	size_t nev;
+	uint32_t last_cid;
+	long switches;
+};
+
+struct wl_run {
+	/* set by the caller before workload_start() */
+	int kind;			/* enum workload */
+	uint64_t period_us;		/* cyclic */
+	bool hackbench_threads;		/* hackbench as threads, not processes */
+	uint64_t gap_min_ns;		/* busy loops record longer gaps */
+	uint64_t end_ns;		/* every loop ends by then (mono_ns) */
+	/* state */
+	uint64_t gap_min;		/* in bench clock units */
+	int cleanup;
+	volatile int stop, phase;	/* compaction: 1 = the workers exit */
+	int nworkers;
+	struct wl_worker *w;
+	pid_t *children;
+	int nchildren;
+	int sock[2];
+};
+
+/*
+ * Start @nprobe recording busy loops (pinned round robin over @cpus) and,
+ * when @with_wl, @nwl threads or processes of r->kind. 0 or exits on
+ * failure to create threads.
+ */
+int workload_start(struct wl_run *r, const cpu_mask_t *cpus, int nprobe,
+		   int nwl, bool with_wl);
+/* Stop everything, join the threads, kill and reap the processes. */
+void workload_join(struct wl_run *r);
+void workload_free(struct wl_run *r);
+/* Sleep until @end_ns (mono_ns) or bench_stop. */
+void workload_wait_until(uint64_t end_ns);
+
+#endif
