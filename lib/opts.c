@@ -83,16 +83,29 @@ static void opt_default_str(const struct opt *o, char *buf, size_t len)
 	}
 }
 
+static bool opt_is_common(const struct opt *o)
+{
+	return o >= common_table && o < common_table + ARRAY_SIZE(common_table);
+}
+
 static void opt_help_line(const struct opt *o)
 {
-	char left[64], def[96], choices[256] = "";
+	char left[64], def[96] = "", choices[256] = "";
 
-	snprintf(left, sizeof(left), "%s%c%s--%s%s%s", o->key ? "-" : "   ",
-		 o->key ? o->key : ' ', o->key ? ", " : "", o->name,
-		 o->arg ? " " : "", o->arg ? o->arg : "");
-	if (o->key == 0)
-		memmove(left, left + 1, strlen(left));
-	opt_default_str(o, def, sizeof(def));
+	if (o->key)
+		snprintf(left, sizeof(left), "-%c, --%s%s%s", o->key, o->name,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+	else
+		snprintf(left, sizeof(left), "    --%s%s%s", o->name,
+			 o->arg ? " " : "", o->arg ? o->arg : "");
+	/*
+	 * A help text that names its own default keeps it; a common option
+	 * left at 0 means "the program decides" and says nothing.
+	 */
+	if (!strstr(o->help, "default"))
+		opt_default_str(o, def, sizeof(def));
+	if (opt_is_common(o) && strstr(def, "(default 0)"))
+		def[0] = '\0';
 	if (o->type == OPT_CHOICE) {
 		size_t off = snprintf(choices, sizeof(choices), "; one of");
 
@@ -100,7 +113,7 @@ static void opt_help_line(const struct opt *o)
 			off += snprintf(choices + off, sizeof(choices) - off,
 					" %s", o->choices[i]);
 	}
-	printf("  %-28s %s%s%s\n", left, o->help, choices, def);
+	printf("  %-30s %s%s%s\n", left, o->help, choices, def);
 }
 
 static void opts_help(const struct prog_spec *spec)
@@ -112,8 +125,8 @@ static void opts_help(const struct prog_spec *spec)
 	for (size_t i = 0; i < ARRAY_SIZE(common_table); i++)
 		if (common_wanted(spec, i))
 			opt_help_line(&common_table[i]);
-	printf("  %-28s %s\n  %-28s %s\n", "-h, --help", "this help",
-	       "--version", "print the version");
+	printf("  %-30s %s\n  %-30s %s\n", "-h, --help", "this help",
+	       "    --version", "print the version");
 	printf("\nExit status: 0 pass, 1 fail or usage error, 4 skip (kselftest).\n");
 }
 
