@@ -14,7 +14,7 @@
 
 /bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin /proc /sys /dev /tmp /run
 /bin/busybox --install -s
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+export PATH=/usr/local/bin:/bin:/sbin:/usr/bin:/usr/sbin
 
 mount -t devtmpfs devtmpfs /dev
 mount -t proc proc /proc

@@ -40,6 +40,7 @@ NO_HEADERS=0
 EXTRA_BINS=()
 RUN_ARGS=()
 QEMU=${QEMU:-qemu-system-x86_64}
+readonly GNU_TOOLS=(timeout tail sed mktemp date sort grep)
 
 # Runtime state.
 WORK=
@@ -83,7 +84,7 @@ Suite:
                          default: make install from the source tree
       --src DIR          source tree (default $REPO_DIR)
       --add-bin PATH     also copy this host program (and its libraries)
-                         into the guest's /usr/bin; repeatable
+                         into the guest's PATH; repeatable
 
 Output:
   -o, --output DIR       results directory (default vm/out/DATE-RELEASE):
@@ -480,9 +481,17 @@ build_initramfs() {
 		fi
 	done < <(find "$root/isolbench" -type f -perm -u+x -print0)
 
+	# run.sh relies on GNU behaviour busybox lacks (tail -f --pid, sed -u,
+	# timeout's 124 exit); these host tools go first in the guest's PATH.
+	mkdir -p "$root/usr/local/bin"
+	for bin in "${GNU_TOOLS[@]}"; do
+		f=$(command -v "$bin") || continue
+		cp -L "$f" "$root/usr/local/bin/"
+		copy_libs "$f" "$root"
+	done
 	for bin in "${EXTRA_BINS[@]}"; do
 		f=$(command -v "$bin") || die "--add-bin: '$bin' not found"
-		cp -L "$f" "$root/usr/bin/"
+		cp -L "$f" "$root/usr/local/bin/"
 		copy_libs "$f" "$root"
 	done
 
@@ -540,12 +549,13 @@ start_qemu() {
 	fi
 	CHAN_PARTIAL= CHAN_STATE=boot GUEST_STATUS= GUEST_BOOTED=0
 	rm -f "$RESULTS_DIR/ktap.txt"
-	local extra=()
-	[[ -z $MAX_CPUS ]] || extra=(possible_cpus="$MAX_CPUS")
+	local append
+	append=$(guest_cmdline "$accel")
+	[[ -z $MAX_CPUS ]] || append+=" possible_cpus=$MAX_CPUS"
 	"$QEMU" -nodefaults -no-user-config -display none -no-reboot \
 		-accel "$accel_opt" -cpu "$cpu" -smp "$smp" -m "$MEM" \
 		-kernel "$KERNEL" -initrd "$initrd" \
-		-append "$(guest_cmdline "$accel") ${extra[*]}" \
+		-append "$append" \
 		-chardev file,id=con,path="$CONSOLE_LOG" -serial chardev:con \
 		-chardev file,id=chan,path="$CHANNEL_LOG" -serial chardev:chan \
 		</dev/null >"$WORK/qemu-$accel.log" 2>&1 &
