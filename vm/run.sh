@@ -226,7 +226,7 @@ check_qemu() {
 check_bzimage() {
 	local img=$1
 	[[ -f $img && -r $img ]] || die "kernel image '$img' does not exist or is not readable"
-	[[ $(dd if="$img" bs=1 skip=$((0x202)) count=4 2>/dev/null) == HdrS ]] ||
+	[[ $(dd if="$img" bs=1 skip=$((0x202)) count=4 2>/dev/null | tr -d "\0") == HdrS ]] ||
 		die "'$img' is not an x86 bzImage (no HdrS magic at 0x202)"
 }
 
