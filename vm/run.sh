@@ -331,7 +331,14 @@ select_kernel() {
 		local spec=${DEBIAN_SPEC:-6.12}
 		KREL=$(debian_resolve "$spec")
 		[[ -n $KREL ]] || die "no Debian kernel matches '$spec' (apt-cache search linux-image)"
+		# Concurrent runs (make -j, two CI jobs) share the cache: one
+		# fetches and unpacks, the others wait for it.
+		mkdir -p "$CACHE_DIR"
+		local lock
+		exec {lock}>"$CACHE_DIR/.lock"
+		flock "$lock"
 		debian_fetch "$KREL"
+		exec {lock}>&-
 		local root=$CACHE_DIR/debian/$KREL/root
 		KERNEL=$root/boot/vmlinuz-$KREL
 		[[ -n $MODULES_DIR ]] || MODULES_DIR=$root/lib/modules/$KREL
