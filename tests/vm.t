@@ -42,7 +42,7 @@ expect_bad_input() {
 	rc=$?
 	lines=$(wc -l <"$TMP/err")
 	ok $((rc != 2 || lines != 1)) "$desc: exit 2 (got $rc), one line on stderr (got $lines)"
-	[ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] || diag <"$TMP/err"
+	if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ]; then diag <"$TMP/err"; fi
 }
 
 expect_bad_input "missing kernel image" --kernel "$TMP/no-such-bzImage"
@@ -86,11 +86,11 @@ start=$(date +%s)
 rc=$?
 echo "# vm/run.sh --debian 6.12 exited $rc after $(($(date +%s) - start))s"
 ok $((rc == 2 || rc == 3)) "guest ran run.sh and reported its status (exit $rc)"
-[ "$rc" -ne 2 ] && [ "$rc" -ne 3 ] || tail -n 30 "$TMP/err" | diag
+if [ "$rc" -eq 2 ] || [ "$rc" -eq 3 ]; then tail -n 30 "$TMP/err" | diag; fi
 
 nohz=$(sed -n 's/^nohz_full //p' "$res/guest-cpus.txt" 2>/dev/null)
 isol=$(sed -n 's/^isolated //p' "$res/guest-cpus.txt" 2>/dev/null)
-ok $([ "$nohz" = 2-3 ] && [ "$isol" = 2-3 ]; echo $?) \
+ok "$([ "$nohz" = 2-3 ] && [ "$isol" = 2-3 ]; echo $?)" \
 	"guest saw nohz_full=2-3 isolated=2-3 (got nohz_full='$nohz' isolated='$isol')"
 
 grep -qE 'isolbench\.vm=(kvm|tcg)' "$res/cmdline.txt" 2>/dev/null
@@ -100,10 +100,10 @@ ok $? "guest command line records the accelerator ($(grep -oE 'isolbench\.vm=[a-
 # the results directory alike.
 plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$TMP/out" | head -n1)
 results=$(grep -cE '^(not )?ok [0-9]+ ' "$TMP/out")
-ok $([ -n "$plan" ] && [ "$plan" -gt 0 ] && [ "$plan" -eq "$results" ] &&
-	grep -q '^TAP version 13$' "$TMP/out"; echo $?) \
+ok "$([ -n "$plan" ] && [ "$plan" -gt 0 ] && [ "$plan" -eq "$results" ] &&
+	grep -q '^TAP version 13$' "$TMP/out"; echo $?)" \
 	"KTAP came back whole on stdout (plan ${plan:-none}, $results result lines)"
-[ -n "$plan" ] && [ "$plan" -eq "$results" ] || head -n 40 "$TMP/out" | diag
+if [ -z "$plan" ] || [ "$plan" -ne "$results" ]; then head -n 40 "$TMP/out" | diag; fi
 
 cmp -s <(grep -E '^(TAP version|1\.\.|(not )?ok [0-9]+ )' "$TMP/out") \
 	<(grep -E '^(TAP version|1\.\.|(not )?ok [0-9]+ )' "$res/ktap.txt" 2>/dev/null)

@@ -29,6 +29,7 @@ mount -t tmpfs tmpfs /tmp
 # Only emergencies on the console from here on; the full log is saved below.
 dmesg -n 1
 
+# shellcheck source=/dev/null
 . /etc/isolbench-vm.conf	# NONCE, SUITE_DIR
 
 exec 3>/dev/ttyS1
@@ -51,7 +52,7 @@ for f in online possible present nohz_full isolated; do
 	echo "$f $(cat /sys/devices/system/cpu/$f 2>/dev/null)"
 done > /results/guest-cpus.txt
 
-cd "$SUITE_DIR"
+cd "$SUITE_DIR" || echo "isolbench-vm: no $SUITE_DIR" >&2
 say ktap-begin
 # stdout goes to the channel and to a file (the clean copy the host keeps);
 # stderr goes to the console.  The status travels through a file because

@@ -145,12 +145,17 @@ is_uint() {
 }
 
 check_numbers() {
-	is_uint "$CPUS" && ((CPUS >= 1)) || die "--cpus must be a positive integer, not '$CPUS'"
-	is_uint "$MEM" && ((MEM >= 128)) || die "--mem must be at least 128 (MB), not '$MEM'"
-	is_uint "$TIMEOUT" && ((TIMEOUT >= 10)) || die "--timeout must be at least 10 (s), not '$TIMEOUT'"
-	if [[ -n $MAX_CPUS ]]; then
-		is_uint "$MAX_CPUS" && ((MAX_CPUS >= CPUS)) ||
-			die "--max-cpus must be a number >= --cpus ($CPUS), not '$MAX_CPUS'"
+	if ! is_uint "$CPUS" || ((CPUS < 1)); then
+		die "--cpus must be a positive integer, not '$CPUS'"
+	fi
+	if ! is_uint "$MEM" || ((MEM < 128)); then
+		die "--mem must be at least 128 (MB), not '$MEM'"
+	fi
+	if ! is_uint "$TIMEOUT" || ((TIMEOUT < 10)); then
+		die "--timeout must be at least 10 (s), not '$TIMEOUT'"
+	fi
+	if [[ -n $MAX_CPUS ]] && { ! is_uint "$MAX_CPUS" || ((MAX_CPUS < CPUS)); }; then
+		die "--max-cpus must be a number >= --cpus ($CPUS), not '$MAX_CPUS'"
 	fi
 	case $ACCEL in kvm|tcg|auto) ;; *) die "--accel must be kvm, tcg or auto, not '$ACCEL'" ;; esac
 	if [[ -n $KERNEL && -n $DEBIAN_SPEC ]]; then
@@ -165,7 +170,7 @@ check_numbers() {
 # Expand a kernel cpulist ("2-3,5", "N" = last CPU, "all") into "2 3 5".
 # Prints nothing and fails on syntax we do not understand.
 expand_cpulist() {
-	local list=$1 ncpus=$2 part lo hi out=()
+	local list=$1 ncpus=$2 part lo hi cpus=() parts=()
 	[[ $list == all ]] && list="0-N"
 	IFS=, read -ra parts <<<"$list"
 	for part in "${parts[@]}"; do
@@ -178,9 +183,9 @@ expand_cpulist() {
 			return 1
 		fi
 		((lo <= hi)) || return 1
-		for ((; lo <= hi; lo++)); do out+=("$lo"); done
+		for ((; lo <= hi; lo++)); do cpus+=("$lo"); done
 	done
-	echo "${out[*]}"
+	echo "${cpus[*]}"
 }
 
 # Refuse command lines the kernel would accept but that leave the test
@@ -211,7 +216,9 @@ check_isolation() {
 	for ((i = 0; i < CPUS; i++)); do
 		[[ -n ${isolated[i]:-} ]] || hk=$((hk + 1))
 	done
-	((hk > 0)) || die "'$(echo $ISOL_CMDLINE $APPEND)' isolates all $CPUS vCPUs: no housekeeping CPU left"
+	local shown
+	shown=$(tr -s ' ' <<<"$ISOL_CMDLINE $APPEND")
+	((hk > 0)) || die "'${shown% }' isolates all $CPUS vCPUs: no housekeeping CPU left"
 }
 
 check_qemu() {
@@ -289,7 +296,11 @@ debian_deb_path() {
 	local pkg=$1 ver
 	ver=$(apt-cache show "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | head -n1)
 	# apt-get download names files pkg_version_arch.deb, with ':' escaped.
-	ls "$CACHE_DIR/debs/${pkg}_${ver//:/%3a}_"*.deb 2>/dev/null | head -n1
+	local f
+	for f in "$CACHE_DIR/debs/${pkg}_${ver//:/%3a}_"*.deb; do
+		[[ -e $f ]] && echo "$f" && return 0
+	done
+	return 0
 }
 
 debian_download() {
@@ -385,7 +396,7 @@ prepare_suite() {
 # came with the suite was built for some other kernel (the host's); it would
 # only fail to load, so it is replaced or removed.
 prepare_module() {
-	local dest=$1 src= ko old
+	local dest=$1 src='' ko old d
 	for d in "$SUITE_DIR/module" "$SRC_DIR/module"; do
 		if [[ -n $d && ( -f $d/Makefile || -f $d/Kbuild ) ]]; then
 			src=$d
@@ -452,7 +463,7 @@ is_elf() {
 
 # Interpreter of a script ("#!/bin/bash", "#!/usr/bin/env bash" -> bash).
 script_interpreter() {
-	local line
+	local line words=()
 	IFS= read -r line <"$1" || true
 	[[ $line == '#!'* ]] || return 0
 	line=${line#'#!'}
@@ -465,7 +476,7 @@ script_interpreter() {
 }
 
 build_initramfs() {
-	local root=$WORK/root out=$WORK/initramfs.cpio.gz f interp nonce=$1 bin
+	local root=$WORK/root image=$WORK/initramfs.cpio.gz f interp nonce=$1 bin
 	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,run,results}
 	cp /bin/busybox "$root/bin/busybox"
 	copy_libs /bin/busybox "$root"
@@ -516,8 +527,8 @@ build_initramfs() {
 		: >"$root/etc/isolbench-vm.args"
 	fi
 
-	(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$out"
-	INITRD=$out
+	(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$image"
+	INITRD=$image
 }
 
 # ---------------------------------------------------------------- qemu
@@ -561,7 +572,7 @@ start_qemu() {
 		exec {CHAN_FD}<&-
 		CHAN_FD=
 	fi
-	CHAN_PARTIAL= CHAN_STATE=boot GUEST_STATUS= GUEST_BOOTED=0
+	CHAN_PARTIAL='' CHAN_STATE=boot GUEST_STATUS='' GUEST_BOOTED=0
 KVM_FAILURE=
 QEMU_LOG=
 	rm -f "$RESULTS_DIR/ktap.txt"
@@ -599,7 +610,7 @@ qemu_running() {
 # Channel reader: incremental, so a long run is streamed as it happens.
 CHAN_FD=
 CHAN_PARTIAL=
-CHAN_STATE=boot	# boot, running, ktap, ktap-done, results, done
+CHAN_STATE=boot	# boot, ktap, ktap-done, results, finished
 GUEST_STATUS=
 GUEST_BOOTED=0
 
@@ -629,7 +640,7 @@ handle_channel_line() {
 		ktap-end)	CHAN_STATE=ktap-done ;;
 		results-begin)	CHAN_STATE=results ;;
 		results-end)	CHAN_STATE=ktap-done ;;
-		exit)		GUEST_STATUS=$rest; CHAN_STATE=done ;;
+		exit)		GUEST_STATUS=$rest; CHAN_STATE=finished ;;
 		esac
 		return 0
 	fi
@@ -704,6 +715,7 @@ extract_results() {
 		note "could not unpack the guest's results"
 }
 
+# shellcheck disable=SC2317  # runs from a trap
 on_signal() {
 	local sig=$1
 	trap - INT TERM
@@ -714,6 +726,7 @@ on_signal() {
 	exit 143
 }
 
+# shellcheck disable=SC2317  # runs from a trap
 cleanup() {
 	stop_qemu
 	if [[ -n $WORK && -d $WORK ]]; then
