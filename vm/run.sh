@@ -696,9 +696,10 @@ wait_for_guest() {
 }
 
 show_console_tail() {
+	local lines=${1:-30}
 	[[ -s $CONSOLE_LOG ]] || { note "(the guest console is empty)"; return 0; }
-	note "last 30 lines of the guest console ($CONSOLE_LOG):"
-	tail -n 30 "$CONSOLE_LOG" | tr -d '\r' | sed 's/^/  | /' >&2
+	note "last $lines lines of the guest console ($CONSOLE_LOG):"
+	tail -n "$lines" "$CONSOLE_LOG" | tr -d '\r' | sed 's/^/  | /' >&2
 }
 
 extract_results() {
@@ -818,6 +819,11 @@ main() {
 		((rc == 2)) || note "the guest stopped without reporting a status (panic or crash?)"
 		show_console_tail
 		exit 3
+	fi
+	if [[ $GUEST_STATUS != 0 ]]; then
+		# run.sh's own complaints (a bad option, say) went to the console.
+		note "run.sh exited $GUEST_STATUS in the guest"
+		show_console_tail 10
 	fi
 	exit "$GUEST_STATUS"
 }
