@@ -27,7 +27,8 @@ DEBIAN_SPEC=
 CPUS=4
 MAX_CPUS=
 MEM=1024
-ISOL_CMDLINE="nohz_full=2-3 isolcpus=2-3 rcu_nocbs=2-3"
+readonly DEFAULT_ISOL_CMDLINE="nohz_full=2-3 isolcpus=2-3 rcu_nocbs=2-3"
+ISOL_CMDLINE=$DEFAULT_ISOL_CMDLINE
 APPEND=
 TIMEOUT=900
 KVM_BOOT_TIMEOUT=30
@@ -192,7 +193,9 @@ expand_cpulist() {
 # meaningless or the guest unbootable: CPUs that do not exist, or no CPU
 # left for housekeeping (nohz_full/isolcpus covering every vCPU).
 check_isolation() {
-	local tok key val cpus cpu isolated=() hk=0 i
+	local tok key val cpus cpu isolated=() hk=0 i hint=
+	[[ $ISOL_CMDLINE != "$DEFAULT_ISOL_CMDLINE" ]] ||
+		hint=" (the default --cmdline is for 4 vCPUs; give your own)"
 	for tok in $ISOL_CMDLINE $APPEND; do
 		key=${tok%%=*}
 		val=${tok#*=}
@@ -209,7 +212,7 @@ check_isolation() {
 			die "cannot parse the CPU list in '$tok'"
 		for cpu in $cpus; do
 			((cpu < CPUS)) ||
-				die "'$tok' isolates CPU $cpu but the guest has only $CPUS vCPUs (0-$((CPUS - 1))): more isolated CPUs than vCPUs"
+				die "'$tok' isolates CPU $cpu but the guest has only $CPUS vCPUs (0-$((CPUS - 1))): more isolated CPUs than vCPUs$hint"
 			[[ $key == rcu_nocbs ]] || isolated[cpu]=1
 		done
 	done
@@ -719,12 +722,15 @@ extract_results() {
 # shellcheck disable=SC2317  # runs from a trap
 on_signal() {
 	local sig=$1
-	trap - INT TERM
+	trap - INT TERM HUP
 	note "interrupted by SIG$sig; stopping qemu"
 	stop_qemu
 	[[ -n $CONSOLE_LOG ]] && show_console_tail
-	[[ $sig == INT ]] && exit 130
-	exit 143
+	case $sig in
+	INT) exit 130 ;;
+	HUP) exit 129 ;;
+	*) exit 143 ;;
+	esac
 }
 
 # shellcheck disable=SC2317  # runs from a trap
@@ -749,6 +755,7 @@ main() {
 	trap cleanup EXIT
 	trap 'on_signal INT' INT
 	trap 'on_signal TERM' TERM
+	trap 'on_signal HUP' HUP
 
 	select_kernel
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/isolbench-vm.XXXXXX")
