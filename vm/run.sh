@@ -67,7 +67,7 @@ Kernel (one of; default: --debian 6.12):
                          cached in vm/cache/: 6.12, 6.1, 6.12-rt, 6.1-rt
                          (latest available) or an exact release such as
                          6.12.117+deb12-amd64 or 6.1.0-50-amd64
-      --no-headers       do not fetch Debian headers (no module build)
+      --no-headers       no headers: do not fetch or use them (no module build)
 
 Machine:
   -c, --cpus N           vCPUs (default $CPUS)
@@ -356,7 +356,7 @@ select_kernel() {
 		local root=$CACHE_DIR/debian/$KREL/root
 		KERNEL=$root/boot/vmlinuz-$KREL
 		[[ -n $MODULES_DIR ]] || MODULES_DIR=$root/lib/modules/$KREL
-		if [[ -z $HEADERS_DIR && -e $CACHE_DIR/debian/$KREL/.headers-ok ]]; then
+		if [[ -z $HEADERS_DIR && -e $CACHE_DIR/debian/$KREL/.headers-ok ]] && ((NO_HEADERS == 0)); then
 			HEADERS_DIR=$root/usr/src/linux-headers-$KREL
 		fi
 		check_bzimage "$KERNEL"
@@ -370,6 +370,7 @@ select_kernel() {
 			fi
 		fi
 	fi
+	((NO_HEADERS == 0)) || HEADERS_DIR=
 	if [[ -n $HEADERS_DIR ]]; then
 		[[ -e $HEADERS_DIR/Makefile ]] || die "headers directory '$HEADERS_DIR' has no Makefile"
 	fi
@@ -413,7 +414,7 @@ prepare_module() {
 	if [[ -z $HEADERS_DIR ]]; then
 		note "no headers for $KREL: module/ not built (tests needing it will skip)"
 		for old in "$dest"/module/*.ko; do
-			[[ -e $old ]] && rm -f "$old" && note "removed $old (not built for $KREL)"
+			[[ -e $old ]] && rm -f "$old" && note "left module/${old##*/} out of the guest (not built for $KREL)"
 		done
 		return 0
 	fi
