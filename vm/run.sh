@@ -8,7 +8,7 @@
 # Exit status: run.sh's status in the guest (0 pass, 1 fail, ...);
 #   2  bad input or a host-side setup error (one line on stderr);
 #   3  the guest did not report a status (timeout, panic, crash);
-#   130/143  interrupted by SIGINT/SIGTERM.
+#   129/130/143  interrupted by SIGHUP/SIGINT/SIGTERM (qemu is stopped).
 
 set -euo pipefail
 
@@ -454,7 +454,9 @@ copy_to_root() {
 
 # Copy the shared libraries (and the dynamic loader) an ELF file needs.
 copy_libs() {
-	local elf=$1 root=$2 lib
+	local elf=$1 root=$2 lib missing
+	missing=$(ldd "$elf" 2>/dev/null | awk '/=> not found/ { print $1 }' | tr '\n' ' ' || true)
+	[[ -z $missing ]] || die "${elf##*/} needs ${missing% }, which the host does not have"
 	# ldd fails on static binaries; that just means nothing to copy.
 	for lib in $(ldd "$elf" 2>/dev/null | grep -oE '(^|[[:space:]])/[^ ]+' || true); do
 		[[ -e $lib ]] && copy_to_root "$lib" "$root"
