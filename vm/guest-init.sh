@@ -1,0 +1,71 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the isolbench test initramfs (see vm/run.sh, docs/vm.md).
+#
+# Runs on busybox alone.  Two serial ports:
+#   ttyS0  the console: kernel messages and run.sh's stderr (host: console.log)
+#   ttyS1  the channel: protocol lines "@@isolbench-vm@@ NONCE WORD ..." and,
+#          between the ktap-begin/ktap-end markers, run.sh's stdout; between
+#          results-begin/results-end a base64 gzip tar of /results.
+# The channel carries nothing else, so the host never has to untangle KTAP
+# from kernel printk output.  The nonce (random per run) keeps program output
+# from being mistaken for a marker.
+
+/bin/busybox mkdir -p /bin /sbin /usr/bin /usr/sbin /proc /sys /dev /tmp /run
+/bin/busybox --install -s
+export PATH=/usr/local/bin:/bin:/sbin:/usr/bin:/usr/sbin
+
+mount -t devtmpfs devtmpfs /dev
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+# Not fatal: a kernel without tracefs/debugfs should still report, and the
+# suite itself decides what to skip.
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null ||
+	echo "isolbench-vm: cannot mount tracefs" >&2
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null ||
+	echo "isolbench-vm: cannot mount debugfs" >&2
+mount -t tmpfs tmpfs /tmp
+# Only emergencies on the console from here on; the full log is saved below.
+dmesg -n 1
+
+# shellcheck source=/dev/null
+. /etc/isolbench-vm.conf	# NONCE, SUITE_DIR
+
+exec 3>/dev/ttyS1
+say() { echo "@@isolbench-vm@@ $NONCE $*" >&3; }
+
+say boot "$(uname -r)"
+for f in online possible nohz_full isolated; do
+	say cpu "$f=$(cat /sys/devices/system/cpu/$f 2>/dev/null)"
+done
+
+# run.sh's arguments, one per line (written by the host).
+set --
+while IFS= read -r arg; do
+	set -- "$@" "$arg"
+done < /etc/isolbench-vm.args
+
+mkdir -p /results/suite
+cat /proc/cmdline > /results/cmdline.txt
+for f in online possible present nohz_full isolated; do
+	echo "$f $(cat /sys/devices/system/cpu/$f 2>/dev/null)"
+done > /results/guest-cpus.txt
+
+cd "$SUITE_DIR" || echo "isolbench-vm: no $SUITE_DIR" >&2
+say ktap-begin
+# stdout goes to the channel and to a file (the clean copy the host keeps);
+# stderr goes to the console.  The status travels through a file because
+# the pipeline's status is tee's.
+{ ./run.sh -o /results/suite "$@" 2>/dev/console; echo $? > /tmp/run-status; } |
+	tee /results/ktap.txt >&3
+status=$(cat /tmp/run-status 2>/dev/null || echo 255)
+say ktap-end "$status"
+
+dmesg > /results/dmesg.txt
+say results-begin
+tar -C /results -czf - . | base64 >&3
+say results-end
+say exit "$status"
+sync
+poweroff -f
