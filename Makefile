@@ -112,6 +112,8 @@ module:
 		exit 1; fi
 	$(MAKE) -C module KDIR=$(KDIR)
 
+include vm/vm.mk
+
 clean:
 	rm -rf $(BUILD) $(TEST_GEN_PROGS) $(TOOLS) install isolbench.tar.gz
 endif

@@ -14,13 +14,29 @@
 
 set -u
 
-# The suite's programs, in run order. A new program adds one line here.
-ALL_TESTS="
+# The suite's tests in run order, one per line: NAME [PROGRAM ARGS...]
+# (PROGRAM defaults to NAME). A new program adds one line here.
+TEST_TABLE="
 getpid_bench
 timer_softirq
 ipistorm
+ipistorm_watch ipistorm --mode watch
 cid_scan
 "
+ALL_TESTS=$(echo "$TEST_TABLE" | awk 'NF { print $1 }')
+
+# test_command NAME: the program and its fixed arguments
+test_command() {
+	echo "$TEST_TABLE" | awk -v n="$1" '$1 == n { if (NF > 1) $1 = ""; print }'
+}
+
+# test_built NAME: whether the test's program is built next to run.sh
+test_built() {
+	local cmd
+	cmd=$(test_command "$1")
+	set -- $cmd
+	[ -x "$here/$1" ]
+}
 
 usage() {
 	cat <<USAGE
@@ -153,7 +169,7 @@ if [ -n "$tests" ]; then
 		*" $t "*) ;;
 		*) die "unknown test '$t' (known: $(echo $ALL_TESTS))" ;;
 		esac
-		if [ ! -x "$here/$t" ]; then
+		if ! test_built "$t"; then
 			# a test that did not build: this commit cannot be judged
 			if [ -n "$bisect" ]; then
 				echo "run.sh: test '$t' is not built: cannot decide (exit 125)" >&2
@@ -164,7 +180,7 @@ if [ -n "$tests" ]; then
 	done
 else
 	for t in $ALL_TESTS; do
-		[ -x "$here/$t" ] && tests="$tests $t"
+		test_built "$t" && tests="$tests $t"
 	done
 	[ -n "$tests" ] || die "no test is built in $here (run make)"
 fi
@@ -217,7 +233,9 @@ for t in $tests; do
 	mkfifo "$fifo" || die "cannot create a fifo in $work"
 	tee "$work/$t.log" <"$fifo" | sed -u 's/^/# /' &
 	reader=$!
-	timeout --foreground -k 10 "$timeout" "$here/$t" "${args[@]}" "${prog_args[@]}" >"$fifo" 2>&1 &
+	cmd=($(test_command "$t"))
+	timeout --foreground -k 10 "$timeout" "$here/${cmd[0]}" "${cmd[@]:1}" \
+		"${args[@]}" "${prog_args[@]}" >"$fifo" 2>&1 &
 	child=$!
 	while :; do
 		wait $child

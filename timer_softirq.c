@@ -31,9 +31,12 @@
 #include <unistd.h>
 
 #include "lib/bench.h"
+#include "lib/knob.h"
 #include "lib/sched.h"
 #include "lib/tick.h"
 #include "lib/util.h"
+
+#define TIMER_MIGRATION	"/proc/sys/kernel/timer_migration"
 
 enum phase { PH_QUIET, PH_CONTROL, PH_CYCLIC, PH_ALL };
 static const char *const phase_names[] = { "quiet", "control", "cyclic", "all", NULL };
@@ -252,6 +255,26 @@ static void *timeout_main(void *arg)
  * One window: the threads get ready on the target, warm up, then the
  * counted window runs while they do their work.
  */
+/*
+ * Before Linux 6.9 an unpinned timer armed on a nohz_full CPU is queued
+ * on a housekeeping CPU while timer migration is on, so the control's
+ * timers would expire elsewhere. Switch migration off for the control
+ * window only (restored after it, and on every exit path).
+ */
+static void timer_migration_off(struct bench *b, bool nohz, struct knob *k)
+{
+	char err[192];
+
+	k->handle = -1;
+	if (!nohz || access(TIMER_MIGRATION, F_OK))
+		return;
+	if (knob_set(k, TIMER_MIGRATION, "0", err, sizeof(err)))
+		bench_note(b, "control: %s; its timers may expire on a housekeeping CPU", err);
+	else if (k->handle >= 0)
+		bench_note(b, "control: %s set to 0 for the window (restored after): unpinned timers of a nohz_full CPU otherwise may go to a housekeeping CPU",
+			   TIMER_MIGRATION);
+}
+
 static int spin_window(struct bench *b, struct counting *k, bool control,
 		       double warmup_s, struct window *w, struct spinner *s,
 		       uint64_t *timeouts)
@@ -605,11 +628,14 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 2; i++)
 			bench_verdict(&b, KSFT_SKIP, "interrupted", "control phase");
 	} else if (run_control) {
+		struct knob migration;
 		uint64_t tmo = 0;
 		int64_t rise;
 
+		timer_migration_off(&b, nohz, &migration);
 		if (spin_window(&b, &k, true, o.warmup_s, &ctl, &sp, &tmo) && !bench_stop)
 			ksft_exit_fail_msg("control window: %s\n", sp.error);
+		knob_restore(&migration);
 		window_print("control", b.target, &ctl);
 		ksft_print_msg("control cpu %d: %llu recv() timeouts of 1 ms (SO_RCVTIMEO) next to the busy loop\n",
 			       b.target, (unsigned long long)tmo);
