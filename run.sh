@@ -21,6 +21,7 @@ getpid_bench
 timer_softirq
 ipistorm
 ipistorm_watch ipistorm --mode watch
+ipistorm_kmod ipistorm --mode kmod
 cid_scan
 "
 ALL_TESTS=$(echo "$TEST_TABLE" | awk 'NF { print $1 }')
