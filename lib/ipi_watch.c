@@ -86,10 +86,6 @@ int ipi_watch_start(struct ipi_watch *w, char *err, size_t errlen)
 		snprintf(err, errlen, "/proc/interrupts: %s", strerror(errno));
 		return -1;
 	}
-	if (irq_table_read("/proc/interrupts", &w->last)) {
-		snprintf(err, errlen, "/proc/interrupts: %s", strerror(errno));
-		return -1;
-	}
 	w->samples = 1;
 	w->start_ns = w->last_ns = mono_ns();
 	if (w->method == IPI_WATCH_TRACE)
@@ -113,6 +109,7 @@ static int64_t row_delta(const struct irq_table *a, const struct irq_table *b,
  */
 static int watch_procfs_sample(struct ipi_watch *w, uint64_t now)
 {
+	const struct irq_table *prev = w->samples > 1 ? &w->last : &w->first;
 	struct irq_table t;
 	size_t minute = (w->last_ns - w->start_ns) / MIN_NS;
 	int cpu;
@@ -120,14 +117,14 @@ static int watch_procfs_sample(struct ipi_watch *w, uint64_t now)
 	if (irq_table_read("/proc/interrupts", &t))
 		return -1;
 	cpu_mask_for_each(cpu, &w->cpus) {
-		int64_t cal = row_delta(&w->last, &t, "CAL", cpu);
-		int64_t tlb = row_delta(&w->last, &t, "TLB", cpu);
+		int64_t cal = row_delta(prev, &t, "CAL", cpu);
+		int64_t tlb = row_delta(prev, &t, "TLB", cpu);
 
 		tlb = tlb < cal ? tlb : cal;
 		if (ipi_tally_add(&w->t, cpu, IPI_CALL, cal - tlb, minute) ||
 		    ipi_tally_add(&w->t, cpu, IPI_TLB, tlb, minute) ||
 		    ipi_tally_add(&w->t, cpu, IPI_RESCHED,
-				  row_delta(&w->last, &t, "RES", cpu), minute)) {
+				  row_delta(prev, &t, "RES", cpu), minute)) {
 			irq_table_free(&t);
 			errno = ENOMEM;
 			return -1;
