@@ -443,8 +443,8 @@ static void watch_report_details(struct bench *b, struct ipi_watch *w, struct me
 			metric_extra(m, key, w->t.per_cpu[cpu]);
 	}
 	if (!traced) {
-		bench_note(b, "callbacks: unavailable: /proc/interrupts counts interrupts, not the functions they ran%s%s",
-			   w->why_procfs[0] ? "; " : "", w->why_procfs);
+		bench_note(b, "callbacks: unavailable: /proc/interrupts counts interrupts, not the functions they ran%s",
+			   w->why_procfs[0] ? "; no ipi tracepoints on this kernel" : "");
 		return;
 	}
 	for (int i = 0; i < w->t.ncb; i++) {

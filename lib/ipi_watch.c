@@ -55,7 +55,7 @@ int ipi_watch_open(struct ipi_watch *w, enum ipi_watch_method method,
 		if (!tracepoint_exists("ipi:ipi_send_cpu") ||
 		    !tracepoint_exists("ipi:ipi_send_cpumask")) {
 			snprintf(w->why_procfs, sizeof(w->why_procfs),
-				 "ipi:ipi_send_cpu/ipi_send_cpumask do not exist on this kernel (Linux >= 6.3 has them)");
+				 "the ipi_send_cpu/cpumask tracepoints do not exist on this kernel (since 6.3)");
 			method = IPI_WATCH_PROCFS;
 		}
 	}
