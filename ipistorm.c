@@ -21,7 +21,9 @@
  *
  * Watch mode (--watch CPULIST -D SECS [--load]): every IPI sent to the
  * watched CPUs, per CPU, per minute, per kind and per callback (seed 000
- * did it with trace-cmd over 6 hours).
+ * did it with trace-cmd over 6 hours); where the ipi tracepoints do not
+ * exist (before 6.3) or with --method procfs, the IPIs they received,
+ * from /proc/interrupts.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,9 +38,9 @@
 
 #include "lib/bench.h"
 #include "lib/ipi.h"
+#include "lib/ipi_watch.h"
 #include "lib/kmod.h"
 #include "lib/spinner.h"
-#include "lib/trace_instance.h"
 #include "lib/util.h"
 
 enum mode { MODE_MEMBARRIER, MODE_PERF_READ, MODE_TLB, MODE_KMOD, MODE_WATCH };
@@ -63,7 +65,8 @@ struct ipistorm_opts {
 	cpu_mask_t src_list, watch;
 	bool src_list_given, watch_given, offset_given, max_given;
 	uint64_t offset, delay_us, timeout_s, max_ipis;
-	bool all, no_wait;
+	bool all, no_wait, method_given;
+	int method;
 };
 
 /* What reached dst during the measured runs, counted by the kernel. */
@@ -88,7 +91,9 @@ struct pair {
 	uint64_t n, end_ns, done;	/* one run: calls asked, deadline, made */
 	double ns;
 	uint64_t calls;			/* over all measured runs */
+	uint64_t callbacks;		/* kmod: the callback ran on dst */
 	unsigned long long spin0;
+	double spin_share;		/* of dst over the runs, -1 unknown */
 	struct delivery d;
 	struct metric *ns_m, *rate_m, *time_m;
 	char desc[128];
@@ -338,7 +343,7 @@ static void kmod_setup(struct bench *b, struct ipistorm_opts *o, struct kmod *km
 	bench_note(b, "module %s loaded: %s", ko, params);
 }
 
-static bool kmod_run(struct pair *p, int np, uint64_t *callbacks)
+static bool kmod_run(struct pair *p, int np)
 {
 	char path[128], *txt, *line;
 	const char *dbg = debugfs_path();
@@ -365,151 +370,82 @@ static bool kmod_run(struct pair *p, int np, uint64_t *callbacks)
 			if (p[i].src == src) {
 				p[i].done = calls;
 				p[i].ns = ns;
-				callbacks[i] += cb;
+				p[i].callbacks += cb;
 			}
 	}
 	free(txt);
 	return true;
 }
 
-/* Watch mode: every IPI sent to the watched CPUs, from a trace instance. */
-struct watch_result {
-	struct ipi_tally t;
-	long long lost;
-	double seconds;
-};
-
-static void watch_collect(struct bench *b, struct trace_instance *t,
-			  const cpu_mask_t *watched, double dur_s,
-			  struct watch_result *w)
+/*
+ * Watch mode: the IPIs of the watched CPUs, sent to them (traced) or
+ * received by them (/proc/interrupts), per CPU, kind and minute.
+ */
+static void watch_cpus(struct bench *b, struct ipistorm_opts *o, cpu_mask_t *watched)
 {
-	static char buf[1 << 16];
-	uint64_t start = mono_ns(), now = start, last_progress = 0;
-	size_t have = 0;
-	bool draining = false;
-
-	for (;;) {
-		ssize_t n = trace_instance_read(t, buf + have, sizeof(buf) - 1 - have,
-						draining ? 0 : 200);
-		char *l, *nl;
-
-		now = mono_ns();
-		if (n < 0)
-			ksft_exit_fail_msg("reading trace_pipe: %s\n", strerror(errno));
-		have += n;
-		buf[have] = '\0';
-		for (l = buf; (nl = strchr(l, '\n')); l = nl + 1) {
-			*nl = '\0';
-			if (ipi_tally_line(&w->t, l, watched, (now - start) / 60000000000ULL) < 0)
-				ksft_exit_fail_msg("no memory\n");
-		}
-		have -= l - buf;
-		memmove(buf, l, have);
-		if (have == sizeof(buf) - 1)
-			have = 0;	/* a line longer than the buffer: drop it */
-		if (draining && n == 0)
-			break;
-		if (!draining && (bench_stop || now - start >= dur_s * 1e9)) {
-			w->seconds = (now - start) / 1e9;
-			draining = true;
-		}
-		if (bench_progress_wanted(b) && now - last_progress > 1000000000ULL) {
-			last_progress = now;
-			fprintf(stderr, "\ripistorm watch: %.0f/%.0f s, %llu IPIs to watched CPUs ",
-				(now - start) / 1e9, dur_s, (unsigned long long)w->t.total);
-		}
-	}
-	if (bench_progress_wanted(b))
-		fprintf(stderr, "\n");
-}
-
-static noreturn void watch_main(struct bench *b, struct ipistorm_opts *o)
-{
-	struct watch_result *w = calloc(1, sizeof(*w));
-	struct trace_instance t;
-	struct irq_table t0, t1;
-	struct metric *m;
-	char list[512], f[600], err[256], note[160];
-	cpu_mask_t watched;
-	int cpu;
-
 	if (o->watch_given) {
 		cpu_mask_t offline;
 
 		/* watching needs no affinity there: isolcpus= CPUs are fine */
-		watched = o->watch;
-		CPU_XOR(&offline, &watched, &b->sets.online);
-		CPU_AND(&offline, &offline, &watched);
+		*watched = o->watch;
+		CPU_XOR(&offline, watched, &b->sets.online);
+		CPU_AND(&offline, &offline, watched);
 		if (CPU_COUNT(&offline))
 			bench_usage_error(b, "--watch: cpu %d is not online",
 					  cpu_mask_first(&offline));
 	} else if (CPU_COUNT(&b->sets.nohz_full) || CPU_COUNT(&b->sets.isolated)) {
-		CPU_OR(&watched, &b->sets.nohz_full, &b->sets.isolated);
+		CPU_OR(watched, &b->sets.nohz_full, &b->sets.isolated);
 	} else {
-		watched = b->opt.cpus;
+		*watched = b->opt.cpus;
 	}
-	cpu_mask_format(&watched, list, sizeof(list));
 	if (!b->opt.housekeeping_given)	/* the load runs off the watched CPUs */
-		cpu_housekeeping_default(&b->sets, &watched, &b->opt.housekeeping);
-	bench_plan(b, 2);
-	if (trace_instance_create(&t, "isolbench-ipistorm", err, sizeof(err)))
-		bench_skip(b, "%s", err);
-	snprintf(f, sizeof(f), "cpu & CPUS{%s}", list);
-	if (trace_instance_enable(&t, "ipi:ipi_send_cpu", f, err, sizeof(err)))
-		bench_skip(b, "%s", err);
-	snprintf(f, sizeof(f), "cpumask & CPUS{%s}", list);
-	if (trace_instance_enable(&t, "ipi:ipi_send_cpumask", f, err, sizeof(err)))
-		bench_skip(b, "%s", err);
-	/* optional: the functions behind single-target IPIs */
-	snprintf(f, sizeof(f), "cpu & CPUS{%s}", list);
-	if (tracepoint_exists("csd:csd_queue_cpu") &&
-	    trace_instance_enable(&t, "csd:csd_queue_cpu", f, err, sizeof(err)))
-		bench_note(b, "queued functions not counted: %s", err);
-	ksft_print_msg("watching the IPIs sent to cpus %s for %.0f s%s\n", list,
-		       b->opt.duration_s, b->opt.load ? " under the housekeeping load" : "");
-	if (b->opt.load)
-		ksft_print_msg("housekeeping load on cpus %s\n",
-			       cpu_mask_format(&b->opt.housekeeping, f, sizeof(f)));
-	if (b->opt.load)
-		bench_load_start(b);
-	irq_table_read("/proc/interrupts", &t0);
-	if (trace_instance_start(&t, err, sizeof(err)))
-		bench_skip(b, "%s", err);
-	watch_collect(b, &t, &watched, b->opt.duration_s, w);
-	irq_table_read("/proc/interrupts", &t1);
-	w->lost = trace_instance_overruns(&t);
-	trace_instance_remove(&t);
-	bench_load_stop(b);
+		cpu_housekeeping_default(&b->sets, watched, &b->opt.housekeeping);
+}
 
-	m = bench_metric(b, "ipis_per_min", "count", BETTER_LOWER,
-			 "IPIs sent to the watched CPUs in one minute of the window (last one partial)");
-	for (size_t i = 0; i < w->t.nmin; i++)
-		metric_add(m, w->t.per_min[i]);
-	if (!w->t.nmin)
-		metric_add(m, 0);
-	metric_summary(m, "IPIs per minute to watched cpus", "cpus %s, %.0f s%s, %llu in all",
-		       list, w->seconds, b->opt.load ? " with housekeeping load" : "",
-		       (unsigned long long)w->t.total);
-	metric_extra(m, "ipis_total", w->t.total);
-	metric_extra(m, "watch_s", w->seconds);
-	metric_extra(m, "events_lost", w->lost);
-	for (int k = 0; k < IPI_NKINDS; k++)
-		metric_extra(m, ipi_kind_keys[k], w->t.kind[k]);
-	ksft_print_msg("by kind: %llu function call, %llu reschedule, %llu TLB shootdown\n",
-		       (unsigned long long)w->t.kind[IPI_CALL],
-		       (unsigned long long)w->t.kind[IPI_RESCHED],
-		       (unsigned long long)w->t.kind[IPI_TLB]);
-	cpu_mask_for_each(cpu, &watched) {
+static void watch_collect(struct bench *b, struct ipi_watch *w, double dur_s)
+{
+	uint64_t now, last_progress = 0;
+
+	while (!bench_stop && (now = mono_ns()) - w->start_ns < dur_s * 1e9) {
+		if (ipi_watch_poll(w, false))
+			ksft_exit_fail_msg("watching the IPIs: %s\n", strerror(errno));
+		if (bench_progress_wanted(b) && now - last_progress > 1000000000ULL) {
+			last_progress = now;
+			fprintf(stderr, "\ripistorm watch: %.0f/%.0f s, %llu IPIs to watched CPUs (%s) ",
+				(now - w->start_ns) / 1e9, dur_s,
+				(unsigned long long)w->t.total, w->how);
+		}
+	}
+	if (ipi_watch_poll(w, true))
+		ksft_exit_fail_msg("watching the IPIs: %s\n", strerror(errno));
+	if (bench_progress_wanted(b))
+		fprintf(stderr, "\n");
+}
+
+/* Per CPU and per callback (traced) or why there are no callbacks. */
+static void watch_report_details(struct bench *b, struct ipi_watch *w, struct metric *m)
+{
+	bool traced = w->method == IPI_WATCH_TRACE;
+	char note[160] = "";
+	int cpu;
+
+	cpu_mask_for_each(cpu, &w->cpus) {
 		char *key;
 
-		ksft_print_msg("cpu %d: %llu IPIs sent to it (%.2f per minute); /proc/interrupts: CAL +%lld, RES +%lld, TLB +%lld\n",
+		ksft_print_msg("cpu %d: %llu IPIs %s (%.2f per minute); /proc/interrupts: CAL +%lld, RES +%lld, TLB +%lld\n",
 			       cpu, (unsigned long long)w->t.per_cpu[cpu],
+			       traced ? "sent to it" : "received",
 			       w->seconds > 0 ? w->t.per_cpu[cpu] * 60 / w->seconds : 0,
-			       (long long)irq_table_delta(&t0, &t1, "CAL", cpu),
-			       (long long)irq_table_delta(&t0, &t1, "RES", cpu),
-			       (long long)irq_table_delta(&t0, &t1, "TLB", cpu));
+			       (long long)irq_table_delta(&w->first, &w->last, "CAL", cpu),
+			       (long long)irq_table_delta(&w->first, &w->last, "RES", cpu),
+			       (long long)irq_table_delta(&w->first, &w->last, "TLB", cpu));
 		if (m->nextras < BENCH_MAX_EXTRAS - 2 && asprintf(&key, "cpu%d_ipis", cpu) > 0)
 			metric_extra(m, key, w->t.per_cpu[cpu]);
+	}
+	if (!traced) {
+		bench_note(b, "callbacks: unavailable: /proc/interrupts counts interrupts, not the functions they ran%s",
+			   w->why_procfs[0] ? "; no ipi tracepoints on this kernel" : "");
+		return;
 	}
 	for (int i = 0; i < w->t.ncb; i++) {
 		char *key;
@@ -520,7 +456,6 @@ static noreturn void watch_main(struct bench *b, struct ipistorm_opts *o)
 		if (m->nextras < BENCH_MAX_EXTRAS && asprintf(&key, "callback:%s", w->t.cb[i].name) > 0)
 			metric_extra(m, key, w->t.cb[i].n);
 	}
-	note[0] = '\0';
 	for (int i = 0; i < w->t.nfunc; i++) {
 		ksft_print_msg("queued function %s: %llu\n", w->t.func[i].name,
 			       (unsigned long long)w->t.func[i].n);
@@ -530,16 +465,88 @@ static noreturn void watch_main(struct bench *b, struct ipistorm_opts *o)
 	if (w->t.nfunc)
 		bench_note(b, "queued functions (csd_queue_cpu): %s", note);
 	metric_extra(m, "csd_queued", w->t.queued);
-	bench_verdict(b, w->lost ? KSFT_FAIL : KSFT_PASS, NULL,
-		      "traced every IPI sent to cpus %s for %.1f s%s: %llu (%lld events lost)",
-		      list, w->seconds, bench_stop ? " (interrupted)" : "",
-		      (unsigned long long)w->t.total, w->lost);
+}
+
+static void watch_report(struct bench *b, struct ipistorm_opts *o, struct ipi_watch *w,
+			 const char *list)
+{
+	bool traced = w->method == IPI_WATCH_TRACE;
+	struct metric *m;
+
+	m = bench_metric(b, "ipis_per_min", "count", BETTER_LOWER, traced ?
+			 "IPIs sent to watched CPUs in one minute (last partial), ipi tracepoints" :
+			 "IPIs received by watched CPUs in one minute (last partial), /proc/interrupts");
+	for (size_t i = 0; i < w->t.nmin; i++)
+		metric_add(m, w->t.per_min[i]);
+	if (!w->t.nmin)
+		metric_add(m, 0);
+	metric_summary(m, "IPIs per minute to watched cpus", "cpus %s, %.0f s%s, %llu in all, %s",
+		       list, w->seconds, b->opt.load ? " with housekeeping load" : "",
+		       (unsigned long long)w->t.total, w->how);
+	metric_extra(m, "ipis_total", w->t.total);
+	metric_extra(m, "watch_s", w->seconds);
+	if (traced)
+		metric_extra(m, "events_lost", w->lost);
+	else
+		metric_extra(m, "procfs_samples", w->samples);
+	for (int k = 0; k < IPI_NKINDS; k++)
+		metric_extra(m, ipi_kind_keys[k], w->t.kind[k]);
+	ksft_print_msg("by kind: %llu function call, %llu reschedule, %llu TLB shootdown\n",
+		       (unsigned long long)w->t.kind[IPI_CALL],
+		       (unsigned long long)w->t.kind[IPI_RESCHED],
+		       (unsigned long long)w->t.kind[IPI_TLB]);
+	watch_report_details(b, w, m);
+	if (traced)
+		bench_verdict(b, w->lost ? KSFT_FAIL : KSFT_PASS, NULL,
+			      "traced every IPI sent to cpus %s for %.1f s%s: %llu (%lld events lost)",
+			      list, w->seconds, bench_stop ? " (interrupted)" : "",
+			      (unsigned long long)w->t.total, w->lost);
+	else
+		bench_verdict(b, w->samples >= 2 ? KSFT_PASS : KSFT_FAIL, NULL,
+			      "counted the IPIs received by cpus %s for %.1f s%s in /proc/interrupts (%llu samples): %llu",
+			      list, w->seconds, bench_stop ? " (interrupted)" : "",
+			      (unsigned long long)w->samples, (unsigned long long)w->t.total);
 	if (o->max_given)
 		bench_verdict(b, w->t.total > o->max_ipis ? KSFT_FAIL : KSFT_PASS, NULL,
 			      "at most %llu IPIs to the watched cpus (%llu seen)",
 			      (unsigned long long)o->max_ipis, (unsigned long long)w->t.total);
 	else
 		bench_verdict(b, KSFT_SKIP, "no --max given", "IPI count under a limit");
+}
+
+static noreturn void watch_main(struct bench *b, struct ipistorm_opts *o)
+{
+	struct ipi_watch *w = calloc(1, sizeof(*w));
+	char list[512], err[256];
+	cpu_mask_t watched;
+
+	if (!w)
+		ksft_exit_fail_msg("no memory\n");
+	watch_cpus(b, o, &watched);
+	cpu_mask_format(&watched, list, sizeof(list));
+	bench_plan(b, 2);
+	if (ipi_watch_open(w, o->method, &watched, err, sizeof(err)))
+		bench_skip(b, "%s", err);
+	if (w->why_procfs[0])
+		bench_note(b, "%s: counting the IPIs received instead", w->why_procfs);
+	if (w->note[0])
+		bench_note(b, "%s", w->note);
+	bench_note(b, "method: %s", w->how);
+	ksft_print_msg("watching the IPIs %s cpus %s for %.0f s%s\n",
+		       w->method == IPI_WATCH_TRACE ? "sent to" : "received by", list,
+		       b->opt.duration_s, b->opt.load ? " under the housekeeping load" : "");
+	if (b->opt.load) {
+		char hk[512];
+
+		ksft_print_msg("housekeeping load on cpus %s\n",
+			       cpu_mask_format(&b->opt.housekeeping, hk, sizeof(hk)));
+		bench_load_start(b);
+	}
+	if (ipi_watch_start(w, err, sizeof(err)))
+		bench_skip(b, "%s", err);
+	watch_collect(b, w, b->opt.duration_s);
+	bench_load_stop(b);
+	watch_report(b, o, w, list);
 	bench_finish(b);
 }
 
@@ -596,6 +603,145 @@ static void pair_verdict(struct bench *b, struct pair *p, double spin_share)
 		      p->desc, (unsigned long long)reached, (unsigned long long)p->calls);
 }
 
+/* The --quick sizes and the options that only go together. */
+static void opts_check(struct bench *b, struct ipistorm_opts *o)
+{
+	if (o->watch_given)
+		o->mode = MODE_WATCH;
+	if (b->opt.quick) {
+		b->opt.loops = b->opt.loops_given ? b->opt.loops : 2000;
+		b->opt.runs = b->opt.runs_given ? b->opt.runs : 2;
+		b->opt.duration_s = b->opt.duration_given ? b->opt.duration_s : 2;
+	}
+	if (o->max_given && o->mode != MODE_WATCH)
+		bench_usage_error(b, "--max goes with --watch");
+	if (o->method_given && o->mode != MODE_WATCH)
+		bench_usage_error(b, "--method goes with --watch");
+	if (o->offset_given != o->src_list_given)
+		bench_usage_error(b, "--src-list and --offset go together");
+	if (o->mode != MODE_WATCH && !b->opt.duration_given)
+		b->opt.duration_s = 0;	/* storms: -n calls unless -D is given */
+}
+
+/* A pair's three metrics, suffixed _SRC_DST when there are several. */
+static void pair_metrics(struct bench *b, struct ipistorm_opts *o, struct pair *p,
+			 bool several)
+{
+	char name[64], sfx[16] = "", ctx[160];
+
+	if (several)
+		snprintf(sfx, sizeof(sfx), "_%d_%d", p->src, p->dst);
+	snprintf(ctx, sizeof(ctx), "%s %s%s", mode_names[o->mode], p->desc,
+		 b->opt.load ? " with housekeeping load" : "");
+	snprintf(name, sizeof(name), "ipi_ns%s", sfx);
+	p->ns_m = bench_metric(b, name, "ns", BETTER_LOWER,
+			       "average ns per call (one IPI round trip) of one run");
+	metric_summary(p->ns_m, "IPI round trip", "%s", ctx);
+	snprintf(name, sizeof(name), "ipis_per_s%s", sfx);
+	p->rate_m = bench_metric(b, name, "1/s", BETTER_HIGHER, "calls per second of one run");
+	metric_summary(p->rate_m, "IPI rate", "%s", ctx);
+	snprintf(name, sizeof(name), "run_time_s%s", sfx);
+	p->time_m = bench_metric(b, name, "s", BETTER_LOWER, "wall time of one run");
+	metric_summary(p->time_m, "run time", "%s", ctx);
+}
+
+/* Probe the mode, load the module, set up every pair and its metrics. */
+static void storm_setup(struct bench *b, struct ipistorm_opts *o, struct kmod *km,
+			struct pair *p, int np)
+{
+	double max_s = b->opt.runs * (b->opt.duration_s ? b->opt.duration_s : o->timeout_s) + 10;
+
+	if (o->mode == MODE_MEMBARRIER)
+		membarrier_probe(b);
+	if (o->mode == MODE_KMOD)
+		kmod_setup(b, o, km, p, np, b->opt.duration_s ? 4000000000ULL : b->opt.loops,
+			   b->opt.duration_s ? (uint64_t)(b->opt.duration_s + 0.999) : o->timeout_s);
+	bench_plan(b, np * (o->mode == MODE_KMOD && !o->all ? 3 : 2));
+	for (int i = 0; i < np; i++) {
+		p[i].mode = o->mode;
+		p[i].tlb_op = o->tlb_op;
+		pair_setup(b, o, &p[i], max_s);
+		pair_metrics(b, o, &p[i], np > 1);
+	}
+}
+
+/* The measured runs, every pair at once in each; how many completed. */
+static uint64_t storm_runs(struct bench *b, struct ipistorm_opts *o, struct pair *p, int np)
+{
+	uint64_t runs_done = 0;
+
+	for (uint64_t r = 0; r < b->opt.runs && !bench_stop; r++) {
+		bool ok = o->mode == MODE_KMOD ? kmod_run(p, np) :
+			  storm_run(p, np, b->opt.duration_s ? UINT64_MAX : b->opt.loops,
+				    b->opt.duration_s, o->timeout_s);
+
+		for (int i = 0; i < np; i++) {
+			p[i].calls += p[i].done;
+			if (!ok || !p[i].done)
+				continue;
+			metric_add(p[i].ns_m, p[i].ns / p[i].done);
+			metric_add(p[i].rate_m, p[i].done / (p[i].ns / 1e9));
+			metric_add(p[i].time_m, p[i].ns / 1e9);
+		}
+		if (!ok)
+			break;
+		runs_done++;
+		if (bench_progress_wanted(b))
+			fprintf(stderr, "\ripistorm: run %llu/%llu done", (unsigned long long)r + 1,
+				(unsigned long long)b->opt.runs);
+	}
+	if (bench_progress_wanted(b))
+		fprintf(stderr, "\n");
+	return runs_done;
+}
+
+/* Start counting what reaches dst: tracepoints, spinner time, irqs. */
+static void delivery_start(struct pair *p, int np, struct irq_table *t0)
+{
+	irq_table_read("/proc/interrupts", t0);
+	for (int i = 0; i < np; i++) {
+		p[i].spin0 = spinner_runtime_ns(&p[i].spin);
+		ipi_count_enable(&p[i].d.ipi, true);
+		if (p[i].switched.fd >= 0)
+			counter_enable(&p[i].switched);
+	}
+}
+
+/* Stop counting and the spinners; @runs_s is how long the runs took. */
+static void delivery_stop(struct pair *p, int np, const struct irq_table *t0, double runs_s)
+{
+	struct irq_table t1;
+
+	irq_table_read("/proc/interrupts", &t1);
+	for (int i = 0; i < np; i++) {
+		ipi_count_enable(&p[i].d.ipi, false);
+		ipi_count_read(&p[i].d.ipi);
+		p[i].d.cal = irq_table_delta(t0, &t1, "CAL", p[i].dst);
+		p[i].d.tlb = irq_table_delta(t0, &t1, "TLB", p[i].dst);
+		p[i].d.res = irq_table_delta(t0, &t1, "RES", p[i].dst);
+		p[i].spin_share = -1;
+		if (p[i].spin.running && runs_s > 0)
+			p[i].spin_share = (spinner_runtime_ns(&p[i].spin) - p[i].spin0) / 1e9 / runs_s;
+		spinner_stop(&p[i].spin);
+	}
+}
+
+/* A pair's verdicts: runs done, delivery, and (kmod) callbacks. */
+static void delivery_report(struct bench *b, struct ipistorm_opts *o, struct pair *p,
+			    uint64_t runs_done)
+{
+	bench_verdict(b, runs_done == b->opt.runs ? KSFT_PASS : KSFT_FAIL,
+		      bench_stop ? "interrupted" : NULL, "%s: %llu of %llu runs, %llu calls",
+		      p->desc, (unsigned long long)runs_done,
+		      (unsigned long long)b->opt.runs, (unsigned long long)p->calls);
+	pair_verdict(b, p, p->spin_share);
+	if (o->mode == MODE_KMOD && !o->all)
+		bench_verdict(b, p->callbacks == p->calls ? KSFT_PASS : KSFT_FAIL, NULL,
+			      "%s: the callback ran %llu times on cpu %d for %llu calls",
+			      p->desc, (unsigned long long)p->callbacks, p->dst,
+			      (unsigned long long)p->calls);
+}
+
 int main(int argc, char **argv)
 {
 	struct ipistorm_opts o = { .mode = MODE_MEMBARRIER, .timeout_s = 60 };
@@ -634,6 +780,10 @@ int main(int argc, char **argv)
 		  .help = "count the IPIs sent to these CPUs for -D SECS (--mode watch)" },
 		{ .name = "max", .type = OPT_UINT, .dest = &o.max_ipis, .given = &o.max_given,
 		  .arg = "N", .max = 1e15, .help = "watch: fail when more IPIs than N" },
+		{ .name = "method", .type = OPT_CHOICE, .dest = &o.method,
+		  .given = &o.method_given, .arg = "auto|trace|procfs",
+		  .choices = ipi_watch_method_names,
+		  .help = "watch: IPIs sent (ipi tracepoints, Linux >= 6.3), received (/proc/interrupts), or auto" },
 		{ NULL }
 	};
 	const struct prog_spec spec = {
@@ -645,118 +795,30 @@ int main(int argc, char **argv)
 	};
 	struct bench b = { .opt = { .loops = 100000, .runs = 3, .duration_s = 60 } };
 	struct pair p[MAX_PAIRS] = { 0 };
-	uint64_t callbacks[MAX_PAIRS] = { 0 }, t_runs0, runs_done = 0;
-	struct irq_table t0, t1;
+	uint64_t t_runs0, runs_done, warmup;
+	struct irq_table t0;
 	struct kmod km = { 0 };
-	double max_s, runs_s;
 	int np;
 
 	bench_init(&b, &spec, argc, argv);
-	if (o.watch_given)
-		o.mode = MODE_WATCH;
-	if (b.opt.quick) {
-		b.opt.loops = b.opt.loops_given ? b.opt.loops : 2000;
-		b.opt.runs = b.opt.runs_given ? b.opt.runs : 2;
-		b.opt.duration_s = b.opt.duration_given ? b.opt.duration_s : 2;
-	}
-	if (o.max_given && o.mode != MODE_WATCH)
-		bench_usage_error(&b, "--max goes with --watch");
-	if (o.offset_given != o.src_list_given)
-		bench_usage_error(&b, "--src-list and --offset go together");
+	opts_check(&b, &o);
 	if (o.mode == MODE_WATCH)
 		watch_main(&b, &o);
-	if (!b.opt.duration_given)
-		b.opt.duration_s = 0;	/* storms: -n calls unless -D is given */
 	pairs_choose(&b, &o, p, &np);
-	if (o.mode == MODE_MEMBARRIER)
-		membarrier_probe(&b);
-	if (o.mode == MODE_KMOD)
-		kmod_setup(&b, &o, &km, p, np, b.opt.duration_s ? 4000000000ULL : b.opt.loops,
-			   b.opt.duration_s ? (uint64_t)(b.opt.duration_s + 0.999) : o.timeout_s);
-	bench_plan(&b, np * (o.mode == MODE_KMOD && !o.all ? 3 : 2));
-
-	max_s = b.opt.runs * (b.opt.duration_s ? b.opt.duration_s : o.timeout_s) + 10;
-	for (int i = 0; i < np; i++) {
-		char name[64], ctx[160];
-		const char *sfx = np > 1 ? name + 48 : "";
-
-		p[i].mode = o.mode;
-		p[i].tlb_op = o.tlb_op;
-		pair_setup(&b, &o, &p[i], max_s);
-		snprintf(name + 48, 16, "_%d_%d", p[i].src, p[i].dst);
-		snprintf(ctx, sizeof(ctx), "%s %s%s", mode_names[o.mode], p[i].desc,
-			 b.opt.load ? " with housekeeping load" : "");
-		snprintf(name, 48, "ipi_ns%s", sfx);
-		p[i].ns_m = bench_metric(&b, name, "ns", BETTER_LOWER,
-					 "average ns per call (one IPI round trip) of one run");
-		metric_summary(p[i].ns_m, "IPI round trip", "%s", ctx);
-		snprintf(name, 48, "ipis_per_s%s", sfx);
-		p[i].rate_m = bench_metric(&b, name, "1/s", BETTER_HIGHER, "calls per second of one run");
-		metric_summary(p[i].rate_m, "IPI rate", "%s", ctx);
-		snprintf(name, 48, "run_time_s%s", sfx);
-		p[i].time_m = bench_metric(&b, name, "s", BETTER_LOWER, "wall time of one run");
-		metric_summary(p[i].time_m, "run time", "%s", ctx);
-	}
+	storm_setup(&b, &o, &km, p, np);
 	if (b.opt.load)
 		bench_load_start(&b);
+	warmup = b.opt.loops / 10 + 1 < 1000 ? b.opt.loops / 10 + 1 : 1000;
 	if (o.mode != MODE_KMOD)	/* warm up caches and the paths once */
-		storm_run(p, np, b.opt.loops / 10 + 1 < 1000 ? b.opt.loops / 10 + 1 : 1000,
-			  0, o.timeout_s);
+		storm_run(p, np, warmup, 0, o.timeout_s);
 
-	irq_table_read("/proc/interrupts", &t0);
-	for (int i = 0; i < np; i++) {
-		p[i].spin0 = spinner_runtime_ns(&p[i].spin);
-		ipi_count_enable(&p[i].d.ipi, true);
-		if (p[i].switched.fd >= 0)
-			counter_enable(&p[i].switched);
-	}
+	delivery_start(p, np, &t0);
 	t_runs0 = mono_ns();
-	for (uint64_t r = 0; r < b.opt.runs && !bench_stop; r++) {
-		bool ok = o.mode == MODE_KMOD ? kmod_run(p, np, callbacks) :
-			  storm_run(p, np, b.opt.duration_s ? UINT64_MAX : b.opt.loops,
-				    b.opt.duration_s, o.timeout_s);
+	runs_done = storm_runs(&b, &o, p, np);
+	delivery_stop(p, np, &t0, (mono_ns() - t_runs0) / 1e9);
+	for (int i = 0; i < np; i++)
+		delivery_report(&b, &o, &p[i], runs_done);
 
-		for (int i = 0; i < np; i++) {
-			p[i].calls += p[i].done;
-			if (!ok || !p[i].done)
-				continue;
-			metric_add(p[i].ns_m, p[i].ns / p[i].done);
-			metric_add(p[i].rate_m, p[i].done / (p[i].ns / 1e9));
-			metric_add(p[i].time_m, p[i].ns / 1e9);
-		}
-		if (!ok)
-			break;
-		runs_done++;
-		if (bench_progress_wanted(&b))
-			fprintf(stderr, "\ripistorm: run %llu/%llu done", (unsigned long long)r + 1,
-				(unsigned long long)b.opt.runs);
-	}
-	if (bench_progress_wanted(&b))
-		fprintf(stderr, "\n");
-	runs_s = (mono_ns() - t_runs0) / 1e9;
-	irq_table_read("/proc/interrupts", &t1);
-	for (int i = 0; i < np; i++) {
-		double share = -1;
-
-		ipi_count_enable(&p[i].d.ipi, false);
-		ipi_count_read(&p[i].d.ipi);
-		p[i].d.cal = irq_table_delta(&t0, &t1, "CAL", p[i].dst);
-		p[i].d.tlb = irq_table_delta(&t0, &t1, "TLB", p[i].dst);
-		p[i].d.res = irq_table_delta(&t0, &t1, "RES", p[i].dst);
-		if (p[i].spin.running && runs_s > 0)
-			share = (spinner_runtime_ns(&p[i].spin) - p[i].spin0) / 1e9 / runs_s;
-		spinner_stop(&p[i].spin);
-		bench_verdict(&b, runs_done == b.opt.runs ? KSFT_PASS : KSFT_FAIL,
-			      bench_stop ? "interrupted" : NULL, "%s: %llu of %llu runs, %llu calls",
-			      p[i].desc, (unsigned long long)runs_done,
-			      (unsigned long long)b.opt.runs, (unsigned long long)p[i].calls);
-		pair_verdict(&b, &p[i], share);
-		if (o.mode == MODE_KMOD && !o.all)
-			bench_verdict(&b, callbacks[i] == p[i].calls ? KSFT_PASS : KSFT_FAIL, NULL,
-				      "%s: the callback ran %llu times on cpu %d for %llu calls",
-				      p[i].desc, (unsigned long long)callbacks[i], p[i].dst,
-				      (unsigned long long)p[i].calls);
-	}
 	if (km.loaded && kmod_unload(&km))
 		ksft_print_msg("could not unload %s: %s\n", KMOD_NAME, strerror(errno));
 	else if (o.mode == MODE_KMOD)

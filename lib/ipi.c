@@ -115,13 +115,18 @@ int ipi_tally_line(struct ipi_tally *t, char *line, const cpu_mask_t *watched,
 	kind = !strcmp(cb, "0x0") || !strcmp(cb, "(nil)") ? IPI_RESCHED :
 	       strstr(cb, "flush_tlb") ? IPI_TLB : IPI_CALL;
 	cpu_mask_for_each(cpu, &hit) {
-		t->per_cpu[cpu]++;
+		if (ipi_tally_add(t, cpu, kind, 1, minute))
+			return -1;
 		n++;
 	}
-	if (!n)
-		return 0;
-	t->kind[kind] += n;
-	t->total += n;
+	if (n)
+		name_count(t->cb, &t->ncb, &t->cb_other, cb, n);
+	return n;
+}
+
+int ipi_tally_add(struct ipi_tally *t, int cpu, enum ipi_kind kind, uint64_t n,
+		  size_t minute)
+{
 	if (minute >= t->nmin) {
 		uint64_t *m = realloc(t->per_min, (minute + 1) * sizeof(*m));
 
@@ -131,9 +136,11 @@ int ipi_tally_line(struct ipi_tally *t, char *line, const cpu_mask_t *watched,
 		t->per_min = m;
 		t->nmin = minute + 1;
 	}
+	t->per_cpu[cpu] += n;
+	t->kind[kind] += n;
+	t->total += n;
 	t->per_min[minute] += n;
-	name_count(t->cb, &t->ncb, &t->cb_other, cb, n);
-	return n;
+	return 0;
 }
 
 int cpu_pairs_parse(const char *s, int *src, int *dst, int max,

@@ -66,6 +66,10 @@ struct ipi_tally {
 int ipi_tally_line(struct ipi_tally *t, char *line, const cpu_mask_t *watched,
 		   size_t minute);
 
+/* Add @n IPIs of @kind to @cpu in minute @minute; -1 on no memory. */
+int ipi_tally_add(struct ipi_tally *t, int cpu, enum ipi_kind kind, uint64_t n,
+		  size_t minute);
+
 /*
  * Parse "8:16,9:17" into at most @max pairs. Returns the number of
  * pairs, or -1 with a reason in @err.

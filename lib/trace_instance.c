@@ -60,6 +60,12 @@ int trace_instance_enable(struct trace_instance *t, const char *event,
 	}
 	memcpy(sys, event, colon - event);
 	sys[colon - event] = '\0';
+	snprintf(path, sizeof(path), "%s/events/%s/%s", t->dir, sys, colon + 1);
+	if (access(path, F_OK)) {
+		snprintf(err, errlen, "%s: %s", event, errno == ENOENT ?
+			 "no such tracepoint on this kernel" : strerror(errno));
+		return -1;
+	}
 	if (filter) {
 		snprintf(path, sizeof(path), "%s/events/%s/%s/filter", t->dir,
 			 sys, colon + 1);

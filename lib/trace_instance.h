@@ -22,7 +22,10 @@ struct trace_instance {
 /* mkdir instances/@name-PID; 0 or -1 with a reason in @err. */
 int trace_instance_create(struct trace_instance *t, const char *name,
 			  char *err, size_t errlen);
-/* Enable "system:event" with @filter (NULL for none). */
+/*
+ * Enable "system:event" with @filter (NULL for none); a tracepoint this
+ * kernel lacks says so in @err.
+ */
 int trace_instance_enable(struct trace_instance *t, const char *event,
 			  const char *filter, char *err, size_t errlen);
 /* Open trace_pipe (non-blocking) and switch tracing on. */

@@ -6,7 +6,7 @@
 # watch mode; bad input; cleanup on signals.
 . "$(dirname "$0")/lib.sh"
 
-plan 46
+plan 53
 
 # cal CPU: the "Function call interrupts" count of CPU right now
 cal() {
@@ -18,7 +18,7 @@ extra() {	# extra JSON KEY: the first metric's extra value
 }
 
 if ! is_root || [ "$(nproc)" -lt 2 ]; then
-	for i in $(seq 46); do skip "needs root and 2 CPUs" "ipistorm"; done
+	for i in $(seq 53); do skip "needs root and 2 CPUs" "ipistorm"; done
 	done_testing
 fi
 dst=$(($(nproc) - 1))
@@ -102,6 +102,38 @@ kill $stormer 2>/dev/null; wait $stormer 2>/dev/null
 [ $RC -eq 1 ] && grep -q '^not ok 2 at most 10 IPIs to the watched cpus' "$TMP/out"
 ok $? "watch --max 10 fails while a perf-read storm hits cpu 1 ($(grep 'at most' "$TMP/out"))"
 
+# --method procfs: the IPIs cpu 1 received, from /proc/interrupts, while
+# a perf-read storm hits it; its CAL count lies within what we read here
+grep -q 'method: traced sends (ipi tracepoints)' "$TMP/out"
+ok $? "watch --method auto on this kernel (ipi tracepoints exist): traced, and says so"
+"$BIN/ipistorm" -m perf-read -n 100000000 -r 1 --timeout 3 --pairs 0:1 >/dev/null 2>&1 &
+stormer=$!
+sleep 0.3
+c0=$(cal 1)
+run_prog ipistorm --watch 1 -D 1.5 --method procfs --max 10 -o "$TMP/wp.json"
+c1=$(cal 1)
+kill $stormer 2>/dev/null; wait $stormer 2>/dev/null
+[ $RC -eq 1 ] && grep -q '^ok 1 counted the IPIs received by cpus 1 for 1\.[0-9] s in /proc/interrupts ([0-9]* samples)' "$TMP/out" &&
+	grep -q '^not ok 2 at most 10 IPIs to the watched cpus' "$TMP/out" &&
+	grep -q '^# method: received, /proc/interrupts' "$TMP/out" &&
+	grep -q '^# callbacks: unavailable: /proc/interrupts counts interrupts' "$TMP/out"
+ok $? "watch --method procfs: counted from /proc/interrupts, says so, --max 10 trips (rc=$RC)"
+ktap_valid "$TMP/out"; ok $? "watch --method procfs: valid KTAP"
+calls=$(( $(extra "$TMP/wp.json" function_call_ipis) + $(extra "$TMP/wp.json" tlb_ipis) ))
+json_check "$TMP/wp.json" '"method: received, /proc/interrupts" in d["run"]["notes"] and d["metrics"][0]["extra"]["procfs_samples"] >= 2 and "events_lost" not in d["metrics"][0]["extra"] and d["metrics"][0]["extra"]["ipis_total"] == d["metrics"][0]["extra"]["cpu1_ipis"]' &&
+	[ "$calls" -ge 1000 ] && [ "$calls" -le $((c1 - c0)) ] &&
+	grep -q "^# cpu 1: [0-9]* IPIs received .*CAL +$calls," "$TMP/out"
+ok $? "watch --method procfs: $calls CAL on cpu 1 during the storm (CAL rose by $((c1 - c0)) around it here), JSON names the method"
+
+"$BIN/ipistorm" --watch 1 -D 600 --method procfs -o "$TMP/wpi.json" >"$TMP/wpi.out" 2>&1 &
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 0 ] && json_check "$TMP/wpi.json" 'd["run"]["interrupted"] and d["metrics"][0]["extra"]["watch_s"] < 30 and d["metrics"][0]["extra"]["procfs_samples"] >= 2'
+ok $? "SIGINT ends a procfs watch: counts reported and saved (rc=$rc)"
+
 # Ctrl-C ends a long watch with the counts so far, saved, instance removed
 "$BIN/ipistorm" --watch 1 -D 600 -o "$TMP/wi.json" >"$TMP/wi.out" 2>&1 &
 pid=$!
@@ -140,4 +172,6 @@ expect_usage_error "unknown pair relation" ipistorm --pair sibling
 expect_usage_error "--offset without --src-list" ipistorm --offset 1
 expect_usage_error "--max without --watch" ipistorm --max 3
 expect_usage_error "offline watched CPU" ipistorm --watch 1000 -D 1
+expect_usage_error "unknown --method" ipistorm --watch 1 -D 1 --method smoke
+expect_usage_error "--method without --watch" ipistorm --method procfs
 done_testing
