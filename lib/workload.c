@@ -118,8 +118,13 @@ static void hackbench_loop(struct wl_run *r, int idx, uint64_t end_ns)
 	int fd = r->sock[idx & 1];
 
 	while (!r->stop && mono_ns() < end_ns) {
+		/*
+		 * MSG_NOSIGNAL: workload_join() shuts the sockets down under
+		 * a writer that may be blocked; that must be EPIPE, not a
+		 * SIGPIPE that kills the whole program (threads).
+		 */
 		ssize_t n = idx & 1 ? read(fd, msg, sizeof(msg))
-				    : write(fd, msg, sizeof(msg));
+				    : send(fd, msg, sizeof(msg), MSG_NOSIGNAL);
 		if (n <= 0 && errno != EINTR && errno != EAGAIN)
 			break;
 	}
