@@ -200,11 +200,16 @@ int workload_start(struct wl_run *r, const cpu_mask_t *cpus, int nprobe,
 						      : cpu_mask_first(cpus);
 	}
 	for (int i = 0; procs && i < nwl; i++) {
-		pid_t pid = fork();
+		pid_t pid;
 
+		/* the (i % ncpu)-th CPU of the set, which need not be contiguous */
+		cpu = cpu_mask_first(cpus);
+		for (int k = 0; k < i % ncpu; k++)
+			cpu = cpu_mask_next(cpu, cpus);
+		pid = fork();
 		if (pid == 0) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			cpu_pin_self(cpu_mask_first(cpus) + i % ncpu);
+			cpu_pin_self(cpu);
 			hackbench_loop(r, i, r->end_ns);
 			_exit(0);
 		}
