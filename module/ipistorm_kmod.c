@@ -123,8 +123,12 @@ static int storm_thread(void *arg)
 		}
 	}
 	s->ns = ktime_get_ns() - t0;
-	complete(&s->done);
-	return 0;
+	/*
+	 * Not complete() and return: the waiter may return to user space
+	 * and the module be unloaded while this thread still runs the rest
+	 * of this function. This exits without coming back here.
+	 */
+	kthread_complete_and_exit(&s->done, 0);
 }
 
 static int storm_run(void)
