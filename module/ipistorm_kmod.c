@@ -20,7 +20,8 @@
  *
  * debugfs (/sys/kernel/debug/ipistorm/):
  *   run         write 1: run once with the current parameters, return
- *               when every source thread is done
+ *               when every source thread is done, or early on a signal
+ *               (the threads stop within 256 calls, timed_out 1)
  *   result      one line per source CPU:
  *               "src DST dst DST calls N ns NS callbacks N timed_out 0|1"
  */
@@ -77,6 +78,8 @@ struct storm_src {
 
 static DEFINE_PER_CPU(atomic64_t, callbacks_run);
 static DEFINE_MUTEX(run_lock);
+/* set when the writer of 'run' got a signal: the threads end early */
+static bool storm_abort;
 static struct storm_src *results;
 static int nresults;
 static struct dentry *dir;
@@ -114,9 +117,11 @@ static int storm_thread(void *arg)
 		s->calls++;
 		if (delay_us)
 			udelay(delay_us);
-		if (!(i & 255)) {
+		/* with a delay a call is slow: look every time */
+		if (delay_us || !(i & 255)) {
 			cond_resched();
-			if (time_after(jiffies, end) || kthread_should_stop()) {
+			if (time_after(jiffies, end) || kthread_should_stop() ||
+			    READ_ONCE(storm_abort)) {
 				s->timed_out = true;
 				break;
 			}
@@ -198,9 +203,18 @@ static int storm_run(void)
 			wake_up_process(threads[i]);
 	}
 	cpus_read_unlock();
-	if (!ret)
-		for (i = 0; i < n; i++)
+	/*
+	 * Interruptible: a run may last timeout_s (ipistorm -D: days), and
+	 * Ctrl-C must end it with what was done so far in 'result'. After a
+	 * signal every thread stops within 256 calls.
+	 */
+	for (i = 0; !ret && i < n; i++) {
+		if (wait_for_completion_interruptible(&results[i].done)) {
+			WRITE_ONCE(storm_abort, true);
 			wait_for_completion(&results[i].done);
+		}
+	}
+	WRITE_ONCE(storm_abort, false);
 	kfree(threads);
 	goto out_mask;
 out_unlock:
