@@ -194,7 +194,8 @@ int workload_start(struct wl_run *r, const cpu_mask_t *cpus, int nprobe,
 		w->ev = i < nprobe ? malloc(WL_MAX_EVENTS_PER_THREAD * sizeof(*w->ev)) : NULL;
 		if (i < nprobe && !w->ev)
 			ksft_exit_fail_msg("out of memory\n");
-		if (pthread_create(&w->th, NULL, worker_main, w))
+		errno = pthread_create(&w->th, NULL, worker_main, w);
+		if (errno)	/* returned, not set */
 			ksft_exit_fail_msg("pthread_create: %s\n", strerror(errno));
 		cpu = cpu_mask_next(cpu, cpus) >= 0 ? cpu_mask_next(cpu, cpus)
 						      : cpu_mask_first(cpus);
