@@ -428,7 +428,8 @@ static void run_model(struct bench *b, const struct cid_opts *o)
 		ksft_exit_fail_msg("out of memory\n");
 	memset(s.lines, 0, (size_t)s.n * MODEL_STRIDE);
 	cpu_pin_self(b->target);
-	if (pthread_create(&th, NULL, model_writer, &s))
+	errno = pthread_create(&th, NULL, model_writer, &s);
+	if (errno)	/* returned, not set */
 		ksft_exit_fail_msg("pthread_create: %s\n", strerror(errno));
 	bench_note(b, "MODEL (user space, not a kernel measurement): one cache line per simulated CPU, written from cpu %d, scanned from cpu %d%s; %d repetitions; full scan = sum of batch costs + %.0f us between calls",
 		   s.writer_cpu, b->target,

@@ -187,13 +187,16 @@ void metric_summary(struct metric *m, const char *label,
 
 void bench_note(struct bench *b, const char *fmt, ...)
 {
+	char note[sizeof(b->notes[0])];
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (b->nnotes < (int)(sizeof(b->notes) / sizeof(b->notes[0])))
-		vsnprintf(b->notes[b->nnotes++], sizeof(b->notes[0]), fmt, ap);
+	vsnprintf(note, sizeof(note), fmt, ap);
 	va_end(ap);
-	ksft_print_msg("%s\n", b->notes[b->nnotes - 1]);
+	/* the JSON keeps the first ones; every note is still printed */
+	if (b->nnotes < (int)(sizeof(b->notes) / sizeof(b->notes[0])))
+		memcpy(b->notes[b->nnotes++], note, sizeof(note));
+	ksft_print_msg("%s\n", note);
 }
 
 void bench_verdict(struct bench *b, int code, const char *reason,

@@ -118,8 +118,13 @@ static void hackbench_loop(struct wl_run *r, int idx, uint64_t end_ns)
 	int fd = r->sock[idx & 1];
 
 	while (!r->stop && mono_ns() < end_ns) {
+		/*
+		 * MSG_NOSIGNAL: workload_join() shuts the sockets down under
+		 * a writer that may be blocked; that must be EPIPE, not a
+		 * SIGPIPE that kills the whole program (threads).
+		 */
 		ssize_t n = idx & 1 ? read(fd, msg, sizeof(msg))
-				    : write(fd, msg, sizeof(msg));
+				    : send(fd, msg, sizeof(msg), MSG_NOSIGNAL);
 		if (n <= 0 && errno != EINTR && errno != EAGAIN)
 			break;
 	}
@@ -189,17 +194,23 @@ int workload_start(struct wl_run *r, const cpu_mask_t *cpus, int nprobe,
 		w->ev = i < nprobe ? malloc(WL_MAX_EVENTS_PER_THREAD * sizeof(*w->ev)) : NULL;
 		if (i < nprobe && !w->ev)
 			ksft_exit_fail_msg("out of memory\n");
-		if (pthread_create(&w->th, NULL, worker_main, w))
+		errno = pthread_create(&w->th, NULL, worker_main, w);
+		if (errno)	/* returned, not set */
 			ksft_exit_fail_msg("pthread_create: %s\n", strerror(errno));
 		cpu = cpu_mask_next(cpu, cpus) >= 0 ? cpu_mask_next(cpu, cpus)
 						      : cpu_mask_first(cpus);
 	}
 	for (int i = 0; procs && i < nwl; i++) {
-		pid_t pid = fork();
+		pid_t pid;
 
+		/* the (i % ncpu)-th CPU of the set, which need not be contiguous */
+		cpu = cpu_mask_first(cpus);
+		for (int k = 0; k < i % ncpu; k++)
+			cpu = cpu_mask_next(cpu, cpus);
+		pid = fork();
 		if (pid == 0) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			cpu_pin_self(cpu_mask_first(cpus) + i % ncpu);
+			cpu_pin_self(cpu);
 			hackbench_loop(r, i, r->end_ns);
 			_exit(0);
 		}

@@ -20,7 +20,8 @@
  *
  * debugfs (/sys/kernel/debug/ipistorm/):
  *   run         write 1: run once with the current parameters, return
- *               when every source thread is done
+ *               when every source thread is done, or early on a signal
+ *               (the threads stop within 256 calls, timed_out 1)
  *   result      one line per source CPU:
  *               "src DST dst DST calls N ns NS callbacks N timed_out 0|1"
  */
@@ -40,8 +41,8 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 
-static unsigned int nr_ipis = 100000;
-module_param(nr_ipis, uint, 0644);
+static unsigned long nr_ipis = 100000;
+module_param(nr_ipis, ulong, 0644);
 MODULE_PARM_DESC(nr_ipis, "calls per source CPU");
 
 static bool single = true;
@@ -68,15 +69,29 @@ static unsigned int timeout_s = 60;
 module_param(timeout_s, uint, 0644);
 MODULE_PARM_DESC(timeout_s, "stop every source thread after this long");
 
+/*
+ * The parameters of a run, read once under kernel_param_lock(): they may
+ * be written in sysfs while the threads run.
+ */
+struct storm_params {
+	unsigned long nr_ipis, timeout_jiffies;
+	unsigned int offset, delay_us;
+	bool single, wait;
+};
+
 struct storm_src {
 	int src, dst;
 	u64 calls, ns;
 	bool timed_out;
+	const struct storm_params *p;
 	struct completion done;
 };
 
 static DEFINE_PER_CPU(atomic64_t, callbacks_run);
 static DEFINE_MUTEX(run_lock);
+/* set when the writer of 'run' got a signal: the threads end early */
+static bool storm_abort;
+static struct storm_params run_params;	/* under run_lock */
 static struct storm_src *results;
 static int nresults;
 static struct dentry *dir;
@@ -86,9 +101,9 @@ static void storm_callback(void *info)
 	atomic64_inc(this_cpu_ptr(&callbacks_run));
 }
 
-static int storm_dst(int src)
+static int storm_dst(int src, unsigned int off)
 {
-	int cpu = (src + offset) % nr_cpu_ids;
+	int cpu = (src + off % nr_cpu_ids) % nr_cpu_ids;
 	int i;
 
 	/* the next online CPU at or after src + offset */
@@ -98,33 +113,50 @@ static int storm_dst(int src)
 	return -1;
 }
 
+/* udelay() is for short waits: a long one overflows its scaling on x86 */
+static void storm_delay(unsigned int us)
+{
+	while (us) {
+		unsigned int d = min(us, 1000U);
+
+		udelay(d);
+		us -= d;
+	}
+}
+
 static int storm_thread(void *arg)
 {
 	struct storm_src *s = arg;
-	unsigned long end = jiffies + timeout_s * HZ;
+	const struct storm_params *p = s->p;
+	unsigned long end = jiffies + p->timeout_jiffies;
 	u64 t0 = ktime_get_ns();
-	unsigned int i;
+	unsigned long i;
 
-	for (i = 0; i < nr_ipis; i++) {
-		if (single)
+	for (i = 0; i < p->nr_ipis; i++) {
+		if (p->single)
 			smp_call_function_single(s->dst, storm_callback, NULL,
-						 do_wait);
+						 p->wait);
 		else
-			smp_call_function(storm_callback, NULL, do_wait);
+			smp_call_function(storm_callback, NULL, p->wait);
 		s->calls++;
-		if (delay_us)
-			udelay(delay_us);
-		if (!(i & 255)) {
+		storm_delay(p->delay_us);
+		/* with a delay a call is slow: look every time */
+		if (p->delay_us || !(i & 255)) {
 			cond_resched();
-			if (time_after(jiffies, end) || kthread_should_stop()) {
+			if (time_after(jiffies, end) || kthread_should_stop() ||
+			    READ_ONCE(storm_abort)) {
 				s->timed_out = true;
 				break;
 			}
 		}
 	}
 	s->ns = ktime_get_ns() - t0;
-	complete(&s->done);
-	return 0;
+	/*
+	 * Not complete() and return: the waiter may return to user space
+	 * and the module be unloaded while this thread still runs the rest
+	 * of this function. This exits without coming back here.
+	 */
+	kthread_complete_and_exit(&s->done, 0);
 }
 
 static int storm_run(void)
@@ -135,13 +167,22 @@ static int storm_run(void)
 
 	if (!zalloc_cpumask_var(&srcs, GFP_KERNEL))
 		return -ENOMEM;
-	if (cpulist[0] && cpulist[0] != '\n') {
+	kernel_param_lock(THIS_MODULE);
+	run_params = (struct storm_params){
+		.nr_ipis = nr_ipis,
+		.timeout_jiffies = (unsigned long)timeout_s * HZ,
+		.offset = offset,
+		.delay_us = delay_us,
+		.single = single,
+		.wait = do_wait,
+	};
+	if (cpulist[0] && cpulist[0] != '\n')
 		ret = cpulist_parse(cpulist, srcs);
-		if (ret)
-			goto out_mask;
-	} else {
+	else
 		cpumask_copy(srcs, cpu_online_mask);
-	}
+	kernel_param_unlock(THIS_MODULE);
+	if (ret)
+		goto out_mask;
 	cpus_read_lock();
 	for_each_cpu(cpu, srcs)
 		if (!cpu_online(cpu)) {
@@ -169,8 +210,9 @@ static int storm_run(void)
 		struct storm_src *s = &results[i];
 
 		s->src = cpu;
-		s->dst = single ? storm_dst(cpu) : -1;
-		if (single && (s->dst < 0 || s->dst == cpu)) {
+		s->p = &run_params;
+		s->dst = run_params.single ? storm_dst(cpu, run_params.offset) : -1;
+		if (run_params.single && (s->dst < 0 || s->dst == cpu)) {
 			ret = -EINVAL;	/* offset leads back to the source */
 			break;
 		}
@@ -194,9 +236,18 @@ static int storm_run(void)
 			wake_up_process(threads[i]);
 	}
 	cpus_read_unlock();
-	if (!ret)
-		for (i = 0; i < n; i++)
+	/*
+	 * Interruptible: a run may last timeout_s (ipistorm -D: days), and
+	 * Ctrl-C must end it with what was done so far in 'result'. After a
+	 * signal every thread stops within 256 calls.
+	 */
+	for (i = 0; !ret && i < n; i++) {
+		if (wait_for_completion_interruptible(&results[i].done)) {
+			WRITE_ONCE(storm_abort, true);
 			wait_for_completion(&results[i].done);
+		}
+	}
+	WRITE_ONCE(storm_abort, false);
 	kfree(threads);
 	goto out_mask;
 out_unlock:
