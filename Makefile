@@ -33,7 +33,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	     -fno-sanitize-recover=undefined
 
 .PHONY: all run_tests install emit_tests gen_tar clean check deps unit \
-	san bench module fuzz
+	san bench module fuzz deps-dev
 
 all: $(TEST_GEN_PROGS) $(TOOLS)
 
@@ -100,6 +100,10 @@ check: all san
 
 deps:
 	./scripts/install-deps.sh
+
+# What the project's own tests use besides: qemu for vm/, checkpatch, clang.
+deps-dev:
+	./scripts/install-deps.sh --vm --dev
 
 bench: all
 	@for b in bench/*.sh; do echo "== $$b"; $$b || exit 1; done
