@@ -37,7 +37,10 @@ int trace_instance_start(struct trace_instance *t, char *err, size_t errlen);
  */
 ssize_t trace_instance_read(struct trace_instance *t, char *buf, size_t len,
 			    int timeout_ms);
-/* Events the instance's ring buffer dropped (sum of per_cpu overruns). */
+/*
+ * Events the instance's ring buffer lost: the sum over every
+ * per_cpu/cpuN/stats of "overrun:" and "dropped events:".
+ */
 long long trace_instance_overruns(struct trace_instance *t);
 void trace_instance_remove(struct trace_instance *t);
 
