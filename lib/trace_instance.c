@@ -105,6 +105,14 @@ int trace_instance_start(struct trace_instance *t, char *err, size_t errlen)
 	return 0;
 }
 
+int trace_instance_stop(struct trace_instance *t)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/tracing_on", t->dir);
+	return write_file(path, "0");
+}
+
 ssize_t trace_instance_read(struct trace_instance *t, char *buf, size_t len,
 			    int timeout_ms)
 {
