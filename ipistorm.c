@@ -350,12 +350,18 @@ static void kmod_setup(struct bench *b, struct ipistorm_opts *o, struct kmod *km
 	bench_note(b, "module %s loaded: %s", ko, params);
 }
 
+/*
+ * One run of the module. False when it failed (the reason in the pair's
+ * why) or was interrupted: an interrupted run is not a complete one.
+ */
 static bool kmod_run(struct pair *p, int np)
 {
 	char path[128], *txt, *line;
 	const char *dbg = debugfs_path();
 	bool ok = true;
 
+	for (int i = 0; i < np; i++)
+		p[i].done = 0;	/* a failed run adds no calls */
 	if (!dbg)
 		return false;
 	snprintf(path, sizeof(path), "%s/ipistorm/run", dbg);
@@ -390,7 +396,7 @@ static bool kmod_run(struct pair *p, int np)
 		}
 	}
 	free(txt);
-	return ok;
+	return ok && !bench_stop;
 }
 
 /*
