@@ -374,18 +374,27 @@ static bool kmod_run(struct pair *p, int np)
 	if (!txt)
 		return false;
 	for (line = strtok(txt, "\n"); line; line = strtok(NULL, "\n")) {
-		int src, dst, to;
-		unsigned long long calls, ns, cb;
+		int src, dst, to, err = 0;
+		unsigned long long calls, ns, cb, errors = 0, unfinished = 0;
 
-		if (sscanf(line, "src %d dst %d calls %llu ns %llu callbacks %llu timed_out %d",
-			   &src, &dst, &calls, &ns, &cb, &to) != 6)
+		if (sscanf(line, "src %d dst %d calls %llu ns %llu callbacks %llu timed_out %d errors %llu last_error %d unfinished %llu",
+			   &src, &dst, &calls, &ns, &cb, &to, &errors, &err, &unfinished) < 6)
 			continue;
 		for (int i = 0; i < np; i++) {
 			if (p[i].src != src)
 				continue;
-			if (dst != p[i].dst) {
+			if (dst != p[i].dst && !p[i].why[0])
 				snprintf(p[i].why, sizeof(p[i].why),
 					 "the module sent to cpu %d, not cpu %d", dst, p[i].dst);
+			else if (errors && !p[i].why[0])
+				snprintf(p[i].why, sizeof(p[i].why),
+					 "%llu calls failed in the kernel (last: %s)",
+					 errors, strerror(-err));
+			else if (unfinished && !p[i].why[0])
+				snprintf(p[i].why, sizeof(p[i].why),
+					 "%llu callbacks had not run 10 s after the last call",
+					 unfinished);
+			if (p[i].why[0]) {
 				ksft_print_msg("kmod run: %s: %s\n", p[i].desc, p[i].why);
 				ok = false;
 				continue;
