@@ -383,7 +383,8 @@ static bool kmod_run(struct pair *p, int np)
 		for (int i = 0; i < np; i++) {
 			if (p[i].src != src)
 				continue;
-			if (dst != p[i].dst && !p[i].why[0])
+			/* --all: the module has no single dst (-1) */
+			if (dst >= 0 && dst != p[i].dst && !p[i].why[0])
 				snprintf(p[i].why, sizeof(p[i].why),
 					 "the module sent to cpu %d, not cpu %d", dst, p[i].dst);
 			else if (errors && !p[i].why[0])
