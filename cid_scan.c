@@ -352,6 +352,8 @@ struct model_line {
  */
 #define MODEL_STRIDE		(4096 + 128)
 #define MODEL_LINE(base, i)	((struct model_line *)((char *)(base) + (size_t)(i) * MODEL_STRIDE))
+/* the writer rewrites at most 4096 lines: far longer is a starved thread */
+#define MODEL_WRITER_WAIT_NS	(10 * 1000000000ULL)
 
 struct model_sync {
 	void *lines;
@@ -379,6 +381,27 @@ static void *model_writer(void *arg)
 		__atomic_store_n(&s->done, seen, __ATOMIC_RELEASE);
 	}
 	return NULL;
+}
+
+/*
+ * Ask the writer for generation @gen and wait for it, bounded in time;
+ * false on a stop request, a failure when the writer does not answer.
+ */
+static bool model_wait_writer(struct model_sync *s, int gen)
+{
+	uint64_t end = mono_ns() + MODEL_WRITER_WAIT_NS;
+
+	s->want = gen;
+	while (__atomic_load_n(&s->done, __ATOMIC_ACQUIRE) != gen) {
+		if (bench_stop)
+			return false;
+		if (mono_ns() > end)
+			ksft_exit_fail_msg("MODEL: the writer thread on cpu %d did not rewrite the lines within %llu s\n",
+					   s->writer_cpu,
+					   MODEL_WRITER_WAIT_NS / 1000000000ULL);
+		sched_yield();
+	}
+	return true;
 }
 
 /*
@@ -446,14 +469,19 @@ static void run_model(struct bench *b, const struct cid_opts *o)
 				 "MODEL: median cost of one batch at the largest N, per repetition");
 		for (int n = 8, k = 0; n <= s.n && !bench_stop; n *= 2, k++) {
 			double *cost = calloc(reps, sizeof(double)), full_us;
-			int nb = (n + batch - 1) / batch;
+			int nb = (n + batch - 1) / batch, r;
 
-			for (int r = 0; r < reps; r++) {
+			if (!cost)
+				ksft_exit_fail_msg("out of memory\n");
+			for (r = 0; r < reps; r++) {
 				double sum = 0, *per = calloc(nb, sizeof(double));
 
-				s.want = ++gen;
-				while (__atomic_load_n(&s.done, __ATOMIC_ACQUIRE) != gen)
-					sched_yield();
+				if (!per)
+					ksft_exit_fail_msg("out of memory\n");
+				if (!model_wait_writer(&s, ++gen)) {
+					free(per);
+					break;
+				}
 				for (int j = 0; j < nb; j++) {
 					int from = j * batch;
 
@@ -466,6 +494,10 @@ static void run_model(struct bench *b, const struct cid_opts *o)
 					metric_add(m, quantile(per, nb, 0.5));
 				free(per);
 			}
+			if (r < reps) {	/* stopped: no partial point */
+				free(cost);
+				break;
+			}
 			cost_ns = quantile(cost, reps, 0.5);
 			full_us = nb * cost_ns / 1e3 + (nb - 1) * gap_us;
 			metric_extra(m, model_keys[k], full_us);
@@ -475,9 +507,10 @@ static void run_model(struct bench *b, const struct cid_opts *o)
 			free(cost);
 		}
 		/* calls until 100 ms: nb * cost + (nb - 1) * gap > 100 ms */
-		ksft_print_msg("MODEL batch %d: a full scan passes 100 ms at about %.0f CPUs (%.3f us per batch, %.0f us between calls)\n",
-			       batch, ceil((1e5 + gap_us) / (cost_ns / 1e3 + gap_us)) * batch,
-			       cost_ns / 1e3, gap_us);
+		if (cost_ns > 0)	/* not when stopped before the first N */
+			ksft_print_msg("MODEL batch %d: a full scan passes 100 ms at about %.0f CPUs (%.3f us per batch, %.0f us between calls)\n",
+				       batch, ceil((1e5 + gap_us) / (cost_ns / 1e3 + gap_us)) * batch,
+				       cost_ns / 1e3, gap_us);
 	}
 	s.stop = 1;
 	pthread_join(th, NULL);

@@ -97,6 +97,7 @@ struct pair {
 	struct delivery d;
 	struct metric *ns_m, *rate_m, *time_m;
 	char desc[128];
+	char why[160];			/* why a run failed (kmod) */
 };
 
 /* The measured loops: the operation and nothing else. */
@@ -319,7 +320,13 @@ static void kmod_setup(struct bench *b, struct ipistorm_opts *o, struct kmod *km
 {
 	char why[192], path[600], params[256], srcs[64] = "";
 	const char *ko = kmod_path(o, path, sizeof(path));
-	int off = (p[0].dst - p[0].src + CPU_SETSIZE) % CPU_SETSIZE;
+	/* the module wraps at nr_cpu_ids: the last possible CPU + 1 */
+	int ncpu = cpu_mask_last(&b->sets.possible) + 1;
+	int off;
+
+	if (ncpu <= 0)
+		ncpu = cpu_mask_last(&b->sets.online) + 1;
+	off = (p[0].dst - p[0].src + ncpu) % ncpu;
 
 	if (!kmod_supported(why, sizeof(why)))
 		bench_skip(b, "%s", why);
@@ -329,7 +336,7 @@ static void kmod_setup(struct bench *b, struct ipistorm_opts *o, struct kmod *km
 		bench_skip(b, "%s not built (make module KDIR=...)", ko);
 	}
 	for (int i = 1; i < np; i++)
-		if ((p[i].dst - p[i].src + CPU_SETSIZE) % CPU_SETSIZE != off)
+		if ((p[i].dst - p[i].src + ncpu) % ncpu != off)
 			bench_usage_error(b, "--mode kmod: every pair needs the same offset dst - src");
 	for (int i = 0; i < np; i++)
 		snprintf(srcs + strlen(srcs), sizeof(srcs) - strlen(srcs), "%s%d",
@@ -343,11 +350,18 @@ static void kmod_setup(struct bench *b, struct ipistorm_opts *o, struct kmod *km
 	bench_note(b, "module %s loaded: %s", ko, params);
 }
 
+/*
+ * One run of the module. False when it failed (the reason in the pair's
+ * why) or was interrupted: an interrupted run is not a complete one.
+ */
 static bool kmod_run(struct pair *p, int np)
 {
 	char path[128], *txt, *line;
 	const char *dbg = debugfs_path();
+	bool ok = true;
 
+	for (int i = 0; i < np; i++)
+		p[i].done = 0;	/* a failed run adds no calls */
 	if (!dbg)
 		return false;
 	snprintf(path, sizeof(path), "%s/ipistorm/run", dbg);
@@ -360,21 +374,39 @@ static bool kmod_run(struct pair *p, int np)
 	if (!txt)
 		return false;
 	for (line = strtok(txt, "\n"); line; line = strtok(NULL, "\n")) {
-		int src, dst, to;
-		unsigned long long calls, ns, cb;
+		int src, dst, to, err = 0;
+		unsigned long long calls, ns, cb, errors = 0, unfinished = 0;
 
-		if (sscanf(line, "src %d dst %d calls %llu ns %llu callbacks %llu timed_out %d",
-			   &src, &dst, &calls, &ns, &cb, &to) != 6)
+		if (sscanf(line, "src %d dst %d calls %llu ns %llu callbacks %llu timed_out %d errors %llu last_error %d unfinished %llu",
+			   &src, &dst, &calls, &ns, &cb, &to, &errors, &err, &unfinished) < 6)
 			continue;
-		for (int i = 0; i < np; i++)
-			if (p[i].src == src) {
-				p[i].done = calls;
-				p[i].ns = ns;
-				p[i].callbacks += cb;
+		for (int i = 0; i < np; i++) {
+			if (p[i].src != src)
+				continue;
+			/* --all: the module has no single dst (-1) */
+			if (dst >= 0 && dst != p[i].dst && !p[i].why[0])
+				snprintf(p[i].why, sizeof(p[i].why),
+					 "the module sent to cpu %d, not cpu %d", dst, p[i].dst);
+			else if (errors && !p[i].why[0])
+				snprintf(p[i].why, sizeof(p[i].why),
+					 "%llu calls failed in the kernel (last: %s)",
+					 errors, strerror(-err));
+			else if (unfinished && !p[i].why[0])
+				snprintf(p[i].why, sizeof(p[i].why),
+					 "%llu callbacks had not run 10 s after the last call",
+					 unfinished);
+			if (p[i].why[0]) {
+				ksft_print_msg("kmod run: %s: %s\n", p[i].desc, p[i].why);
+				ok = false;
+				continue;
 			}
+			p[i].done = calls;
+			p[i].ns = ns;
+			p[i].callbacks += cb;
+		}
 	}
 	free(txt);
-	return true;
+	return ok && !bench_stop;
 }
 
 /*
@@ -715,7 +747,9 @@ static void delivery_stop(struct pair *p, int np, const struct irq_table *t0, do
 	irq_table_read("/proc/interrupts", &t1);
 	for (int i = 0; i < np; i++) {
 		ipi_count_enable(&p[i].d.ipi, false);
-		ipi_count_read(&p[i].d.ipi);
+		/* a failed read counts nothing: the delivery verdict skips */
+		if (p[i].d.counted && ipi_count_read(&p[i].d.ipi))
+			p[i].d.counted = false;
 		p[i].d.cal = irq_table_delta(t0, &t1, "CAL", p[i].dst);
 		p[i].d.tlb = irq_table_delta(t0, &t1, "TLB", p[i].dst);
 		p[i].d.res = irq_table_delta(t0, &t1, "RES", p[i].dst);
@@ -731,7 +765,8 @@ static void delivery_report(struct bench *b, struct ipistorm_opts *o, struct pai
 			    uint64_t runs_done)
 {
 	bench_verdict(b, runs_done == b->opt.runs ? KSFT_PASS : KSFT_FAIL,
-		      bench_stop ? "interrupted" : NULL, "%s: %llu of %llu runs, %llu calls",
+		      bench_stop ? "interrupted" : p->why[0] ? p->why : NULL,
+		      "%s: %llu of %llu runs, %llu calls",
 		      p->desc, (unsigned long long)runs_done,
 		      (unsigned long long)b->opt.runs, (unsigned long long)p->calls);
 	pair_verdict(b, p, p->spin_share);

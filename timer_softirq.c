@@ -37,6 +37,12 @@
 #include "lib/util.h"
 
 #define TIMER_MIGRATION	"/proc/sys/kernel/timer_migration"
+#define RT_RUNTIME	"/proc/sys/kernel/sched_rt_runtime_us"
+/*
+ * Below this interval a SCHED_FIFO cyclic thread hardly sleeps: without
+ * RT throttling (sched_rt_runtime_us -1) it could own its CPU.
+ */
+#define FIFO_MIN_INTERVAL_US	50
 
 enum phase { PH_QUIET, PH_CONTROL, PH_CYCLIC, PH_ALL };
 static const char *const phase_names[] = { "quiet", "control", "cyclic", "all", NULL };
@@ -514,6 +520,16 @@ static void cyclic_phase(struct bench *b, const struct ts_opts *o,
 		      pol_after, locked);
 }
 
+/* sched_rt_runtime_us is -1: nothing stops a runaway SCHED_FIFO thread */
+static bool rt_throttling_off(void)
+{
+	char *txt = read_file_all(RT_RUNTIME, NULL);
+	bool off = txt && strtol(txt, NULL, 10) < 0;
+
+	free(txt);
+	return off;
+}
+
 int main(int argc, char **argv)
 {
 	struct ts_opts o = {
@@ -572,6 +588,10 @@ int main(int argc, char **argv)
 	run_quiet = o.phase == PH_QUIET || o.phase == PH_ALL;
 	run_control = o.phase == PH_CONTROL || o.phase == PH_ALL;
 	run_cyclic = o.phase == PH_CYCLIC || o.phase == PH_ALL;
+	if (run_cyclic && o.policy == POL_FIFO && o.interval_us < FIFO_MIN_INTERVAL_US &&
+	    rt_throttling_off())
+		bench_usage_error(&b, "-i %g with SCHED_FIFO needs RT throttling (%s is -1): use -i %d or more, or --policy other",
+				  o.interval_us, RT_RUNTIME, FIFO_MIN_INTERVAL_US);
 	nohz = CPU_ISSET(b.target, &b.sets.nohz_full);
 	if (CPU_COUNT(&b.opt.cpus) > 1)
 		bench_note(&b, "timer_softirq measures one CPU: using cpu %d of the list", b.target);

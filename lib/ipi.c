@@ -26,6 +26,10 @@ int ipi_count_open(struct ipi_count *c, int from, int to)
 				    fe, -1, from)) {
 		snprintf(c->why, sizeof(c->why), "%s", c->sent.fd < 0 ? c->sent.error :
 			 c->sent_mask.fd < 0 ? c->sent_mask.error : c->elided.error);
+		/* the ones that did open */
+		counter_close(&c->sent);
+		counter_close(&c->sent_mask);
+		counter_close(&c->elided);
 		return -1;
 	}
 	c->have_queued = !counter_open_tracepoint(&c->queued, "csd:csd_queue_cpu",
@@ -47,13 +51,36 @@ void ipi_count_enable(struct ipi_count *c, bool on)
 	}
 }
 
-void ipi_count_read(struct ipi_count *c)
+int ipi_count_read(struct ipi_count *c)
 {
-	if (c->sent.fd < 0)
-		return;
-	c->real = counter_read(&c->sent) + counter_read(&c->sent_mask);
-	c->elided_n = counter_read(&c->elided);
-	c->queued_n = c->have_queued ? counter_read(&c->queued) : 0;
+	uint64_t sent, mask, elided, queued = 0;
+
+	c->real = c->elided_n = c->queued_n = 0;
+	if (c->sent.fd < 0) {
+		snprintf(c->why, sizeof(c->why), "the IPI counters are not open");
+		return -1;
+	}
+	/* counter_read() says UINT64_MAX when the read failed */
+	sent = counter_read(&c->sent);
+	mask = counter_read(&c->sent_mask);
+	elided = counter_read(&c->elided);
+	if (c->have_queued)
+		queued = counter_read(&c->queued);
+	if (sent == UINT64_MAX || mask == UINT64_MAX || elided == UINT64_MAX) {
+		snprintf(c->why, sizeof(c->why), "reading the %s counter failed",
+			 sent == UINT64_MAX ? "ipi_send_cpu" :
+			 mask == UINT64_MAX ? "ipi_send_cpumask" :
+			 "sched_wake_idle_without_ipi");
+		return -1;
+	}
+	if (queued == UINT64_MAX) {	/* optional: not counted */
+		c->have_queued = false;
+		queued = 0;
+	}
+	c->real = sent + mask;
+	c->elided_n = elided;
+	c->queued_n = queued;
+	return 0;
 }
 
 static void name_count(struct ipi_name_count *tab, int *n, uint64_t *other,

@@ -30,8 +30,13 @@ struct ipi_count {
 /* Count what @from sends to @to; 0, or -1 with a reason in c->why. */
 int ipi_count_open(struct ipi_count *c, int from, int to);
 void ipi_count_enable(struct ipi_count *c, bool on);
-/* Fill real, elided_n and queued_n (0 without csd_queue_cpu). */
-void ipi_count_read(struct ipi_count *c);
+/*
+ * Fill real, elided_n and queued_n (0 without csd_queue_cpu). Returns 0,
+ * or -1 with a reason in c->why when a counter could not be read (the
+ * counts are then 0: not counted; a failed csd_queue_cpu read clears
+ * have_queued).
+ */
+int ipi_count_read(struct ipi_count *c);
 
 enum ipi_kind { IPI_CALL, IPI_RESCHED, IPI_TLB, IPI_NKINDS };
 /* JSON keys of the kinds: "function_call_ipis", ... */

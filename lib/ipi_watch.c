@@ -11,6 +11,8 @@
 
 #define WATCH_BUF	(1 << 16)
 #define MIN_NS		60000000000ULL
+/* the last drain of the trace buffer: at most this long */
+#define DRAIN_MAX_NS	2000000000ULL
 
 const char *const ipi_watch_method_names[] = { "auto", "trace", "procfs", NULL };
 
@@ -155,10 +157,18 @@ static int watch_procfs_poll(struct ipi_watch *w, bool last)
 
 static int watch_trace_poll(struct ipi_watch *w, bool last)
 {
+	uint64_t drain_end = mono_ns() + DRAIN_MAX_NS;
 	char *l, *nl;
 	size_t minute;
 	ssize_t n;
 
+	/*
+	 * The last poll drains the buffer until a read comes back empty:
+	 * stop tracing first, or a steady IPI stream refills it forever.
+	 * Bounded in time too, should tracing_on not be writable.
+	 */
+	if (last && trace_instance_stop(&w->ti))
+		drain_end = mono_ns() + DRAIN_MAX_NS / 10;
 	do {
 		n = trace_instance_read(&w->ti, w->buf + w->have,
 					WATCH_BUF - 1 - w->have, last ? 0 : 200);
@@ -178,7 +188,7 @@ static int watch_trace_poll(struct ipi_watch *w, bool last)
 		memmove(w->buf, l, w->have);
 		if (w->have == WATCH_BUF - 1)
 			w->have = 0;	/* a line longer than the buffer: drop it */
-	} while (last && n > 0);
+	} while (last && n > 0 && mono_ns() < drain_end);
 	return 0;
 }
 

@@ -32,9 +32,15 @@ static void kmod_cleanup(void *arg)
 {
 	struct kmod *m = arg;
 
-	/* async-signal-safe: one syscall */
-	if (m->loaded && !syscall(SYS_delete_module, m->name, O_NONBLOCK))
+	/*
+	 * async-signal-safe: one syscall. While finit_module() is under
+	 * way the module may just have loaded: try, ENOENT is harmless.
+	 */
+	if ((__atomic_load_n(&m->loaded, __ATOMIC_SEQ_CST) ||
+	     __atomic_load_n(&m->loading, __ATOMIC_SEQ_CST)) &&
+	    !syscall(SYS_delete_module, m->name, O_NONBLOCK))
 		m->loaded = false;
+	m->cleanup_set = false;
 }
 
 int kmod_load(struct kmod *m, const char *path, const char *name,
@@ -42,6 +48,14 @@ int kmod_load(struct kmod *m, const char *path, const char *name,
 {
 	int fd, ret;
 
+	if (kmod_is_loaded(name)) {
+		/* someone else's: never register an unload for it */
+		snprintf(err, errlen,
+			 "%s is already loaded: unload it first (rmmod %s)",
+			 name, name);
+		errno = EEXIST;
+		return -1;
+	}
 	snprintf(m->name, sizeof(m->name), "%s", name);
 	m->loaded = false;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -50,7 +64,19 @@ int kmod_load(struct kmod *m, const char *path, const char *name,
 			 path, strerror(errno));
 		return -1;
 	}
+	/*
+	 * Registered before the load: a second signal between the load
+	 * and the return of finit_module() still unloads the module.
+	 */
+	if (!m->cleanup_set) {
+		m->cleanup_handle = cleanup_push(kmod_cleanup, m);
+		m->cleanup_set = true;
+	}
+	__atomic_store_n(&m->loading, true, __ATOMIC_SEQ_CST);
 	ret = syscall(SYS_finit_module, fd, params, 0);
+	if (!ret)
+		__atomic_store_n(&m->loaded, true, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&m->loading, false, __ATOMIC_SEQ_CST);
 	if (ret) {
 		int e = errno;
 
@@ -70,8 +96,6 @@ int kmod_load(struct kmod *m, const char *path, const char *name,
 		return -1;
 	}
 	close(fd);
-	m->loaded = true;
-	m->cleanup_handle = cleanup_push(kmod_cleanup, m);
 	return 0;
 }
 

@@ -14,6 +14,8 @@
 struct kmod {
 	char name[64];		/* as the kernel knows it: "ipistorm_kmod" */
 	bool loaded;
+	bool loading;		/* finit_module() under way: unload on a signal */
+	bool cleanup_set;	/* the unload is registered (before the load) */
 	int cleanup_handle;
 };
 

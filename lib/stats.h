@@ -43,6 +43,8 @@ int stats_welch(const struct stats *a, const struct stats *b, struct welch *w);
 /*
  * Histogram of fixed memory: @nbuckets buckets of @width starting at
  * @lo, plus under- and overflow counters and the exact extremes.
+ * A NaN sample is counted as overflow (in count and over, so quantiles
+ * treat it as worse than any value) and left out of min, max and sum.
  */
 struct hist {
 	double lo, width;
@@ -58,6 +60,11 @@ static inline void hist_add(struct hist *h, double v)
 {
 	double pos = (v - h->lo) / h->width;
 
+	if (pos != pos) {	/* NaN: no bucket, no extreme, no sum */
+		h->over++;
+		h->count++;
+		return;
+	}
 	if (pos < 0)
 		h->under++;
 	else if (pos >= h->nbuckets)

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -103,6 +105,14 @@ int trace_instance_start(struct trace_instance *t, char *err, size_t errlen)
 	return 0;
 }
 
+int trace_instance_stop(struct trace_instance *t)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/tracing_on", t->dir);
+	return write_file(path, "0");
+}
+
 ssize_t trace_instance_read(struct trace_instance *t, char *buf, size_t len,
 			    int timeout_ms)
 {
@@ -127,23 +137,48 @@ ssize_t trace_instance_read(struct trace_instance *t, char *buf, size_t len,
 	return n;
 }
 
+/* The value of the line starting with @key in a per_cpu stats file. */
+static long long stats_value(const char *txt, const char *key)
+{
+	size_t len = strlen(key);
+	const char *l = txt;
+
+	while (l) {
+		if (!strncmp(l, key, len))
+			return strtoll(l + len, NULL, 10);
+		l = strchr(l, '\n');
+		if (l)
+			l++;
+	}
+	return 0;
+}
+
 long long trace_instance_overruns(struct trace_instance *t)
 {
-	char path[256];
+	char path[512];
 	long long total = 0;
+	struct dirent *de;
+	DIR *d;
 
-	for (int cpu = 0; cpu < 1024; cpu++) {
-		char *txt, *p;
+	/* every per_cpu/cpuN there is: CPU numbers may have gaps */
+	snprintf(path, sizeof(path), "%s/per_cpu", t->dir);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char *txt;
 
-		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", t->dir, cpu);
+		if (strncmp(de->d_name, "cpu", 3) || !isdigit((unsigned char)de->d_name[3]))
+			continue;
+		snprintf(path, sizeof(path), "%s/per_cpu/%s/stats", t->dir, de->d_name);
 		txt = read_file_all(path, NULL);
 		if (!txt)
-			break;
-		p = strstr(txt, "overrun:");
-		if (p)
-			total += strtoll(p + 8, NULL, 10);
+			continue;
+		/* overwritten (overwrite mode) and refused (buffer full) */
+		total += stats_value(txt, "overrun:") + stats_value(txt, "dropped events:");
 		free(txt);
 	}
+	closedir(d);
 	return total;
 }
 

@@ -31,13 +31,21 @@ int trace_instance_enable(struct trace_instance *t, const char *event,
 /* Open trace_pipe (non-blocking) and switch tracing on. */
 int trace_instance_start(struct trace_instance *t, char *err, size_t errlen);
 /*
+ * Switch the instance's tracing off (what is buffered stays readable);
+ * 0 or -1 with errno. Removing the instance undoes it.
+ */
+int trace_instance_stop(struct trace_instance *t);
+/*
  * Read what is there into @buf; if nothing, sleep @timeout_ms and try
  * once more.
  * Returns bytes read, 0 when none came, -1 on error.
  */
 ssize_t trace_instance_read(struct trace_instance *t, char *buf, size_t len,
 			    int timeout_ms);
-/* Events the instance's ring buffer dropped (sum of per_cpu overruns). */
+/*
+ * Events the instance's ring buffer lost: the sum over every
+ * per_cpu/cpuN/stats of "overrun:" and "dropped events:".
+ */
 long long trace_instance_overruns(struct trace_instance *t);
 void trace_instance_remove(struct trace_instance *t);
 

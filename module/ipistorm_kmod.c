@@ -23,7 +23,16 @@
  *               when every source thread is done, or early on a signal
  *               (the threads stop within 256 calls, timed_out 1)
  *   result      one line per source CPU:
- *               "src DST dst DST calls N ns NS callbacks N timed_out 0|1"
+ *               "src DST dst DST calls N ns NS callbacks N timed_out 0|1
+ *                errors N last_error E unfinished N"
+ *               calls: the calls that succeeded; errors: the calls
+ *               smp_call_function_single() refused (last_error its
+ *               return, e.g. -6 ENXIO); unfinished: callbacks still not
+ *               run 10 s after the last call (with wait=0 the source
+ *               waits for its outstanding callbacks before it reports).
+ *
+ * CPU hotplug is held off (cpus_read_lock) for the whole run, so the
+ * sources and destinations stay online and the destinations fixed.
  */
 #include <linux/atomic.h>
 #include <linux/cpu.h>
@@ -81,8 +90,10 @@ struct storm_params {
 
 struct storm_src {
 	int src, dst;
-	u64 calls, ns;
+	u64 calls, ns, errors, unfinished;
+	int last_error;
 	bool timed_out;
+	atomic64_t cb_done;	/* callbacks of this source's calls that ran */
 	const struct storm_params *p;
 	struct completion done;
 };
@@ -98,7 +109,27 @@ static struct dentry *dir;
 
 static void storm_callback(void *info)
 {
+	struct storm_src *s = info;
+
 	atomic64_inc(this_cpu_ptr(&callbacks_run));
+	atomic64_inc(&s->cb_done);
+}
+
+/*
+ * With wait=0 the last calls' callbacks may still be queued or running:
+ * wait until all @expected have run (at most 10 s: longer is a csd
+ * lockup), so that callbacks == calls holds in 'result' and no callback
+ * runs after the module is gone.
+ */
+static void storm_wait_callbacks(struct storm_src *s, u64 expected)
+{
+	unsigned long end = jiffies + 10 * HZ;
+	u64 done;
+
+	while ((done = atomic64_read(&s->cb_done)) < expected &&
+	       time_before(jiffies, end))
+		cond_resched();
+	s->unfinished = done < expected ? expected - done : 0;
 }
 
 static int storm_dst(int src, unsigned int off)
@@ -132,13 +163,24 @@ static int storm_thread(void *arg)
 	u64 t0 = ktime_get_ns();
 	unsigned long i;
 
+	/* hotplug is held off: the other online CPUs stay the same */
+	u64 per_call = p->single ? 1 : num_online_cpus() - 1;
+	int ret;
+
 	for (i = 0; i < p->nr_ipis; i++) {
-		if (p->single)
-			smp_call_function_single(s->dst, storm_callback, NULL,
-						 p->wait);
-		else
-			smp_call_function(storm_callback, NULL, p->wait);
-		s->calls++;
+		if (p->single) {
+			ret = smp_call_function_single(s->dst, storm_callback,
+						       s, p->wait);
+			if (ret) {
+				s->errors++;
+				s->last_error = ret;
+			} else {
+				s->calls++;
+			}
+		} else {
+			smp_call_function(storm_callback, s, p->wait);
+			s->calls++;
+		}
 		storm_delay(p->delay_us);
 		/* with a delay a call is slow: look every time */
 		if (p->delay_us || !(i & 255)) {
@@ -151,6 +193,7 @@ static int storm_thread(void *arg)
 		}
 	}
 	s->ns = ktime_get_ns() - t0;
+	storm_wait_callbacks(s, s->calls * per_call);
 	/*
 	 * Not complete() and return: the waiter may return to user space
 	 * and the module be unloaded while this thread still runs the rest
@@ -211,6 +254,7 @@ static int storm_run(void)
 
 		s->src = cpu;
 		s->p = &run_params;
+		atomic64_set(&s->cb_done, 0);
 		s->dst = run_params.single ? storm_dst(cpu, run_params.offset) : -1;
 		if (run_params.single && (s->dst < 0 || s->dst == cpu)) {
 			ret = -EINVAL;	/* offset leads back to the source */
@@ -235,11 +279,12 @@ static int storm_run(void)
 		for (i = 0; i < n; i++)
 			wake_up_process(threads[i]);
 	}
-	cpus_read_unlock();
 	/*
 	 * Interruptible: a run may last timeout_s (ipistorm -D: days), and
 	 * Ctrl-C must end it with what was done so far in 'result'. After a
-	 * signal every thread stops within 256 calls.
+	 * signal every thread stops within 256 calls. The hotplug lock is
+	 * held until every thread is done: no source or destination goes
+	 * offline under a run (a CPU offline request waits for its end).
 	 */
 	for (i = 0; !ret && i < n; i++) {
 		if (wait_for_completion_interruptible(&results[i].done)) {
@@ -249,7 +294,6 @@ static int storm_run(void)
 	}
 	WRITE_ONCE(storm_abort, false);
 	kfree(threads);
-	goto out_mask;
 out_unlock:
 	cpus_read_unlock();
 out_mask:
@@ -288,8 +332,9 @@ static int result_show(struct seq_file *m, void *v)
 		u64 cb = s->dst >= 0 ?
 			atomic64_read(per_cpu_ptr(&callbacks_run, s->dst)) : 0;
 
-		seq_printf(m, "src %d dst %d calls %llu ns %llu callbacks %llu timed_out %d\n",
-			   s->src, s->dst, s->calls, s->ns, cb, s->timed_out);
+		seq_printf(m, "src %d dst %d calls %llu ns %llu callbacks %llu timed_out %d errors %llu last_error %d unfinished %llu\n",
+			   s->src, s->dst, s->calls, s->ns, cb, s->timed_out,
+			   s->errors, s->last_error, s->unfinished);
 	}
 	mutex_unlock(&run_lock);
 	return 0;

@@ -6,10 +6,10 @@
 # phase, restore of policy and memory locking, bad input.
 . "$(dirname "$0")/lib.sh"
 
-plan 23
+plan 25
 
 if ! is_root; then
-	for i in $(seq 23); do skip "needs root for per-CPU tracepoint counting" "timer_softirq $i"; done
+	for i in $(seq 25); do skip "needs root for per-CPU tracepoint counting" "timer_softirq $i"; done
 	done_testing
 fi
 
@@ -62,4 +62,27 @@ expect_usage_error "priority 0" timer_softirq -p 0
 expect_usage_error "priority 100" timer_softirq -p 100
 expect_usage_error "offline CPU" timer_softirq -c 1000
 expect_usage_error "duration 0" timer_softirq -D 0
+
+# RT throttling off (sched_rt_runtime_us -1): a tiny SCHED_FIFO interval is
+# refused. The -1 is only seen in a private mount namespace (a file bound
+# over the sysctl), so the machine's throttling is never changed.
+echo -1 >"$TMP/rt_runtime"
+if unshare -m true 2>/dev/null; then
+	unshare -m sh -c 'mount --bind "$1" /proc/sys/kernel/sched_rt_runtime_us &&
+		exec "$2" -i 1 --quick' sh "$TMP/rt_runtime" "$BIN/timer_softirq" \
+		>"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	lines=$(wc -l <"$TMP/err")
+	[ "$RC" -eq 1 ] && [ "$lines" -eq 1 ] && grep -q "needs RT throttling" "$TMP/err"
+	ok $? "FIFO -i 1 without RT throttling: exit 1, one line (rc=$RC: $(head -c 200 "$TMP/err"))"
+	unshare -m sh -c 'mount --bind "$1" /proc/sys/kernel/sched_rt_runtime_us &&
+		exec "$2" -i 1 --policy other --phase cyclic --quick -D 0.3' sh \
+		"$TMP/rt_runtime" "$BIN/timer_softirq" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	[ "$RC" -eq 0 ]
+	ok $? "SCHED_OTHER -i 1 without RT throttling still runs (rc=$RC)"
+else
+	skip "unshare -m not available" "FIFO -i 1 without RT throttling refused"
+	skip "unshare -m not available" "SCHED_OTHER -i 1 without RT throttling runs"
+fi
 done_testing

@@ -20,7 +20,7 @@ int main(void)
 	double big[1001];
 
 	ksft_print_header();
-	ksft_set_plan(12);
+	ksft_set_plan(13);
 
 	stats_compute(x, 8, &st);
 	ksft_test_result(st.n == 8 && st.min == 2 && st.max == 9, "n, min, max");
@@ -58,6 +58,9 @@ int main(void)
 	ksft_test_result(near(hist_quantile(&h, 0.5), 500, 10),
 			 "histogram median near 500 (got %g)", hist_quantile(&h, 0.5));
 	ksft_test_result(h.max == 5000 && h.min == -1, "exact extremes kept");
+	hist_add(&h, NAN);	/* counted as overflow, no extreme, no sum */
+	ksft_test_result(h.count == 1003 && h.over == 2 && h.max == 5000 &&
+			 h.min == -1 && !isnan(h.sum), "NaN counted as overflow");
 	hist_free(&h);
 	ksft_finished();
 }
