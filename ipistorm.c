@@ -779,7 +779,7 @@ static void delivery_report(struct bench *b, struct ipistorm_opts *o, struct pai
 
 int main(int argc, char **argv)
 {
-	struct ipistorm_opts o = { .mode = MODE_MEMBARRIER, .timeout_s = 60 };
+	struct ipistorm_opts o = { .mode = MODE_PERF_READ, .timeout_s = 60 };
 	const struct opt opts[] = {
 		{ .name = "mode", .key = 'm', .type = OPT_CHOICE, .dest = &o.mode,
 		  .arg = "MODE", .choices = mode_names,
