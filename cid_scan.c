@@ -604,6 +604,7 @@ static void latency_traced(struct bench *b, const struct cid_opts *o,
 	metric_extra(t.call, "possible_cpus", sm->possible);
 	metric_extra(t.call, "below_10us_share", t.calls ? (double)t.below10 / t.calls : 0);
 	t.call->hist = &h;
+	metric_sample_noun(t.call, "call", "calls");
 	metric_summary(t.call, "scan per call", "%s, %s, %d possible CPUs, %zu calls, function_graph",
 		       sm->batch ? "batched" : "full scan", workload_names[o->workload],
 		       sm->possible, t.calls);
@@ -646,6 +647,7 @@ static void latency_estimated(struct bench *b, const struct cid_opts *o,
 	metric_extra(e.m, "possible_cpus", sm->possible);
 	metric_extra(e.m, "tick_gap_iqr_us", e.base_p75 - e.base_p25);
 	metric_extra(e.m, "resolved", e.resolved);
+	metric_sample_noun(e.m, "scan", "scans");
 	metric_summary(e.m, "scan per call (estimate)", "%s, %s, %d possible CPUs, %d busy loops, %zu periodic returns, user-space estimate",
 		       sm->batch ? "batched" : "full scan", workload_names[o->workload],
 		       sm->possible, nprobe, e.periodic);

@@ -505,13 +505,14 @@ static void watch_report(struct bench *b, struct ipistorm_opts *o, struct ipi_wa
 	bool traced = w->method == IPI_WATCH_TRACE;
 	struct metric *m;
 
-	m = bench_metric(b, "ipis_per_min", "count", BETTER_LOWER, traced ?
+	m = bench_metric(b, "ipis_per_min", "IPIs", BETTER_LOWER, traced ?
 			 "IPIs sent to watched CPUs in one minute (last partial), ipi tracepoints" :
 			 "IPIs received by watched CPUs in one minute (last partial), /proc/interrupts");
 	for (size_t i = 0; i < w->t.nmin; i++)
 		metric_add(m, w->t.per_min[i]);
 	if (!w->t.nmin)
 		metric_add(m, 0);
+	metric_sample_noun(m, "minute", "minutes");
 	metric_summary(m, "IPIs per minute to watched cpus", "cpus %s, %.0f s%s, %llu in all, %s",
 		       list, w->seconds, b->opt.load ? " with housekeeping load" : "",
 		       (unsigned long long)w->t.total, w->how);

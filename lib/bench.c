@@ -145,7 +145,14 @@ struct metric *bench_metric(struct bench *b, const char *name,
 	m->unit = unit;
 	m->better = better;
 	snprintf(m->aggregate, sizeof(m->aggregate), "%s", aggregate);
+	metric_sample_noun(m, "run", "runs");
 	return m;
+}
+
+void metric_sample_noun(struct metric *m, const char *one, const char *many)
+{
+	m->noun = one;
+	m->nouns = many;
 }
 
 void metric_add(struct metric *m, double v)
@@ -244,13 +251,13 @@ static void metric_print_summary(const struct metric *m)
 	if (!m->summary_label[0] || !m->n)
 		return;
 	if (m->n == 1) {
-		ksft_print_msg("%s: %s, %.*f %s (1 run)\n", m->summary_label,
-			       m->summary_context, d, s->mean, m->unit);
+		ksft_print_msg("%s: %s, %.*f %s (1 %s)\n", m->summary_label,
+			       m->summary_context, d, s->mean, m->unit, m->noun);
 		return;
 	}
-	ksft_print_msg("%s: %s, avg %.*f %s (median %.*f, 95%% CI +-%.1f%%, %zu runs)\n",
+	ksft_print_msg("%s: %s, avg %.*f %s (median %.*f, 95%% CI +-%.1f%%, %zu %s)\n",
 		       m->summary_label, m->summary_context, d, s->mean, m->unit,
-		       d, s->median, ci, m->n);
+		       d, s->median, ci, m->n, m->nouns);
 }
 
 static void stats_json(struct json *j, const struct stats *s)

@@ -43,6 +43,7 @@ struct metric {
 	char aggregate[96];	/* what one sample is: "average of one run of N calls" */
 	char summary_label[32];	/* the summary line's lead: "getpid" */
 	char summary_context[160];	/* "cpu 3 (nohz_full) 10000000 calls" */
+	const char *noun, *nouns;	/* what one sample is: "run", "runs" */
 	double *samples;
 	size_t n, cap;
 	struct stats st;
@@ -104,6 +105,9 @@ void metric_extra(struct metric *m, const char *key, double value);
 /* The summary line: "<label>: <context>, avg X unit (median ...)". */
 void metric_summary(struct metric *m, const char *label,
 		    const char *context_fmt, ...) __ktap_printf(3, 4);
+
+/* What one sample is, for the summary line (default "run", "runs"). */
+void metric_sample_noun(struct metric *m, const char *one, const char *many);
 
 /* A context remark for the JSON and a "# " line. */
 void bench_note(struct bench *b, const char *fmt, ...) __ktap_printf(2, 3);
