@@ -22,6 +22,8 @@
 
 #include "lib/bench.h"
 #include "lib/kconfig.h"
+#include "lib/periodic.h"
+#include "lib/remote_lines.h"
 #include "lib/rseq.h"
 #include "lib/sysinfo.h"
 #include "lib/tracefs.h"
@@ -100,45 +102,6 @@ struct estimate {
 	struct metric *m;
 };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double quantile(double *v, size_t n, double q)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return v[(size_t)(q * (n - 1))];
-}
-
-/*
- * Whether another mark lies 1, 2 or 3 scan periods (each in [lo, hi])
- * plus @shift away from @t, before or after it.
- */
-static bool has_neighbour(const uint64_t *mt, size_t nm, uint64_t t,
-			  uint64_t lo, uint64_t hi, uint64_t shift)
-{
-	for (size_t j = 0; j < nm; j++) {
-		uint64_t d = mt[j] > t ? mt[j] - t : t - mt[j];
-
-		for (uint64_t p = 1; p <= SCAN_MULTIPLES; p++)
-			if (d >= p * lo + shift && d <= p * hi + shift)
-				return true;
-	}
-	return false;
-}
-
 /*
  * Attribution: the scan is one notify-resume return per process every
  * 100 ms (plus up to a tick or two). A marked gap without a context
@@ -178,25 +141,27 @@ static void estimate_analyse(struct wl_run *r, const struct scan_model *sm,
 			}
 		}
 	e->marked = nm;
-	qsort(mt, nm, sizeof(*mt), cmp_u64);
+	qsort(mt, nm, sizeof(*mt), periodic_cmp_u64);
 	for (int i = 0; i < r->nworkers; i++)
 		for (size_t k = 0; k < r->w[i].nev; k++) {
 			struct wl_event *ev = &r->w[i].ev[k];
 
 			if (!ev->marked || ev->switched)
 				continue;
-			if (has_neighbour(mt, nm, ev->t_ns, lo, hi, 0))
+			if (periodic_neighbour(mt, nm, ev->t_ns, lo, hi, 0,
+					       SCAN_MULTIPLES))
 				scan[e->periodic++] = ev->gap_ns / 1000.0;
-			e->control += has_neighbour(mt, nm, ev->t_ns, lo, hi,
-						    SCAN_PERIOD_NS / 2);
+			e->control += periodic_neighbour(mt, nm, ev->t_ns, lo, hi,
+							 SCAN_PERIOD_NS / 2,
+							 SCAN_MULTIPLES);
 		}
 	e->expected_scans = sm->periodic ? seconds * 1e9 / SCAN_PERIOD_NS : 0;
-	e->base_p25 = quantile(base, nb, 0.25);
-	e->base_p50 = quantile(base, nb, 0.50);
-	e->base_p75 = quantile(base, nb, 0.75);
+	e->base_p25 = quantile_lower(base, nb, 0.25);
+	e->base_p50 = quantile_lower(base, nb, 0.50);
+	e->base_p75 = quantile_lower(base, nb, 0.75);
 	for (size_t k = 0; k < e->periodic; k++)
 		metric_add(e->m, scan[k] - e->base_p50);
-	e->scan_p50 = quantile(scan, e->periodic, 0.5);
+	e->scan_p50 = quantile_lower(scan, e->periodic, 0.5);
 	e->scan_max = e->periodic ? scan[e->periodic - 1] : 0;
 	e->resolved = e->periodic && e->scan_p50 - e->base_p50 > e->base_p75 - e->base_p25;
 	free(mt);
@@ -341,69 +306,6 @@ static void check_invariants(struct wl_run *r, int possible, struct invariants *
 
 /* --- the model ------------------------------------------------------ */
 
-struct model_line {
-	volatile uint64_t cid;
-	volatile uint64_t used_ns;
-} __attribute__((aligned(64)));
-
-/*
- * Lines a page and two lines apart, like per-CPU areas: no adjacent-line
- * prefetch hides the misses.
- */
-#define MODEL_STRIDE		(4096 + 128)
-#define MODEL_LINE(base, i)	((struct model_line *)((char *)(base) + (size_t)(i) * MODEL_STRIDE))
-/* the writer rewrites at most 4096 lines: far longer is a starved thread */
-#define MODEL_WRITER_WAIT_NS	(10 * 1000000000ULL)
-
-struct model_sync {
-	void *lines;
-	int n, writer_cpu;
-	volatile int want, done, stop;
-};
-
-/* On another CPU: touch every line so the scanner's reads are remote. */
-static void *model_writer(void *arg)
-{
-	struct model_sync *s = arg;
-	int seen = 0;
-
-	cpu_pin_self(s->writer_cpu);
-	while (!s->stop) {
-		if (s->want == seen) {
-			sched_yield();
-			continue;
-		}
-		seen = s->want;
-		for (int i = 0; i < s->n; i++) {
-			MODEL_LINE(s->lines, i)->cid = i;
-			MODEL_LINE(s->lines, i)->used_ns = seen;
-		}
-		__atomic_store_n(&s->done, seen, __ATOMIC_RELEASE);
-	}
-	return NULL;
-}
-
-/*
- * Ask the writer for generation @gen and wait for it, bounded in time;
- * false on a stop request, a failure when the writer does not answer.
- */
-static bool model_wait_writer(struct model_sync *s, int gen)
-{
-	uint64_t end = mono_ns() + MODEL_WRITER_WAIT_NS;
-
-	s->want = gen;
-	while (__atomic_load_n(&s->done, __ATOMIC_ACQUIRE) != gen) {
-		if (bench_stop)
-			return false;
-		if (mono_ns() > end)
-			ksft_exit_fail_msg("MODEL: the writer thread on cpu %d did not rewrite the lines within %llu s\n",
-					   s->writer_cpu,
-					   MODEL_WRITER_WAIT_NS / 1000000000ULL);
-		sched_yield();
-	}
-	return true;
-}
-
 /*
  * One batch as the kernel's walk does it per CPU, twice (clear the old,
  * then those above the weight): read the line, compare-and-exchange
@@ -415,11 +317,11 @@ static double model_batch(void *base, int from, int n)
 
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = from; i < from + n; i++) {
-			struct model_line *l = MODEL_LINE(base, i);
-			uint64_t c = l->cid;
+			struct remote_line *l = remote_line(base, i);
+			uint64_t c = l->val;
 
-			if (l->used_ns != UINT64_MAX)
-				__atomic_compare_exchange_n(&l->cid, &c, c | (1ULL << 63),
+			if (l->tag != UINT64_MAX)
+				__atomic_compare_exchange_n(&l->val, &c, c | (1ULL << 63),
 							    false, __ATOMIC_SEQ_CST,
 							    __ATOMIC_RELAXED);
 		}
@@ -436,24 +338,17 @@ static const char *const model_keys[] = {
 static void run_model(struct bench *b, const struct cid_opts *o)
 {
 	static const int batches[] = { 8, 16, 32 };
-	struct model_sync s = { .n = (int)o->model_max_cpus };
-	int reps = b->opt.quick ? 3 : 15, gen = 0;
+	struct remote_lines s;
+	int reps = b->opt.quick ? 3 : 15, writer_cpu;
 	cpu_mask_t other;
-	pthread_t th;
 	double gap_us = o->model_call_gap_us;
 
 	/* the scanner on the target CPU, the writer on any other one */
 	CPU_AND(&other, &b->sets.allowed, &b->sets.online);
 	CPU_CLR(b->target, &other);
-	s.writer_cpu = CPU_COUNT(&other) ? cpu_mask_first(&other) : b->target;
-	s.lines = aligned_alloc(4096, (size_t)s.n * MODEL_STRIDE);
-	if (!s.lines)
-		ksft_exit_fail_msg("out of memory\n");
-	memset(s.lines, 0, (size_t)s.n * MODEL_STRIDE);
+	writer_cpu = CPU_COUNT(&other) ? cpu_mask_first(&other) : b->target;
 	cpu_pin_self(b->target);
-	errno = pthread_create(&th, NULL, model_writer, &s);
-	if (errno)	/* returned, not set */
-		ksft_exit_fail_msg("pthread_create: %s\n", strerror(errno));
+	remote_lines_start(&s, (int)o->model_max_cpus, writer_cpu);
 	bench_note(b, "MODEL (user space, not a kernel measurement): one cache line per simulated CPU, written from cpu %d, scanned from cpu %d%s; %d repetitions; full scan = sum of batch costs + %.0f us between calls",
 		   s.writer_cpu, b->target,
 		   s.writer_cpu == b->target ? " (same CPU: lines are not remote)" : "",
@@ -478,27 +373,27 @@ static void run_model(struct bench *b, const struct cid_opts *o)
 
 				if (!per)
 					ksft_exit_fail_msg("out of memory\n");
-				if (!model_wait_writer(&s, ++gen)) {
+				if (!remote_lines_refresh(&s)) {
 					free(per);
 					break;
 				}
 				for (int j = 0; j < nb; j++) {
 					int from = j * batch;
 
-					per[j] = model_batch(s.lines, from,
+					per[j] = model_batch(s.base, from,
 							     from + batch > n ? n - from : batch);
 					sum += per[j];
 				}
 				cost[r] = sum / nb;
 				if (n * 2 > s.n)
-					metric_add(m, quantile(per, nb, 0.5));
+					metric_add(m, quantile_lower(per, nb, 0.5));
 				free(per);
 			}
 			if (r < reps) {	/* stopped: no partial point */
 				free(cost);
 				break;
 			}
-			cost_ns = quantile(cost, reps, 0.5);
+			cost_ns = quantile_lower(cost, reps, 0.5);
 			full_us = nb * cost_ns / 1e3 + (nb - 1) * gap_us;
 			metric_extra(m, model_keys[k], full_us);
 			ksft_print_msg("MODEL batch %2d, %4d CPUs: %4d calls, %7.3f us per batch, full scan %9.1f us (%.1f us scanning)\n",
@@ -512,9 +407,7 @@ static void run_model(struct bench *b, const struct cid_opts *o)
 				       batch, ceil((1e5 + gap_us) / (cost_ns / 1e3 + gap_us)) * batch,
 				       cost_ns / 1e3, gap_us);
 	}
-	s.stop = 1;
-	pthread_join(th, NULL);
-	free(s.lines);
+	remote_lines_stop(&s);
 }
 
 /* --- the three measurements ----------------------------------------- */
