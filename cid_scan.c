@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "lib/bench.h"
+#include "lib/graph_passes.h"
 #include "lib/kconfig.h"
 #include "lib/periodic.h"
 #include "lib/remote_lines.h"
@@ -167,61 +168,6 @@ static void estimate_analyse(struct wl_run *r, const struct scan_model *sm,
 	free(mt);
 	free(base);
 	free(scan);
-}
-
-/* --- scan latency: function_graph ----------------------------------- */
-
-struct pass {
-	double start, end;	/* seconds */
-	int calls;
-};
-
-struct traced {
-	int *pids, *mm;		/* a traced task and its process's index */
-	int npids;
-	struct pass *pass;	/* per process */
-	struct metric *call, *full;
-	struct hist *h;
-	size_t calls, other, below10;
-	int batch;
-};
-
-static void traced_pass_end(struct traced *t, struct pass *p)
-{
-	if (p->calls)
-		metric_add(t->full, (p->end - p->start) * 1e6);
-	p->calls = 0;
-}
-
-/*
- * One traced call. A pass is the calls of one walk over the CPUs in one
- * process: with batches, consecutive calls less than 50 ms apart (the
- * next walk waits 100 ms); without, every call is a whole walk.
- */
-static void traced_call(const struct graph_call *c, void *arg)
-{
-	struct traced *t = arg;
-	struct pass *p = NULL;
-
-	for (int i = 0; i < t->npids && !p; i++)
-		if (t->pids[i] == c->pid)
-			p = &t->pass[t->mm[i]];
-	if (!p) {
-		t->other++;
-		return;
-	}
-	t->calls++;
-	t->below10 += c->duration_us < 10;
-	metric_add(t->call, c->duration_us);
-	hist_add(t->h, c->duration_us);
-	if (p->calls && c->ts_s - p->end > 0.05)
-		traced_pass_end(t, p);
-	if (!p->calls)
-		p->start = c->ts_s;
-	p->end = c->ts_s + c->duration_us / 1e6;
-	p->calls++;
-	if (!t->batch)
-		traced_pass_end(t, p);
 }
 
 /* --- compaction and the CID invariants ------------------------------ */
@@ -455,7 +401,8 @@ static void latency_traced(struct bench *b, const struct cid_opts *o,
 			   const struct scan_model *sm, struct row *row)
 {
 	struct wl_run r = { 0 };
-	struct traced t = { .batch = sm->batch };
+	/* with batches, one walk is the calls less than 50 ms apart */
+	struct graph_passes gp = { .split_s = sm->batch ? 0.05 : 0, .below_us = 10 };
 	struct hist h;
 	char err[256];
 	uint64_t lost;
@@ -472,53 +419,46 @@ static void latency_traced(struct bench *b, const struct cid_opts *o,
 	run_workload(b, o, &r, spin ? (int)o->threads : 0, !spin);
 	tracefs_graph_stop();
 	run_s = (mono_ns() - t0) / 1e9;
-	t.pids = calloc(r.nworkers + r.nchildren + 1, sizeof(int));
-	t.mm = calloc(r.nworkers + r.nchildren + 1, sizeof(int));
-	t.pass = calloc(r.nchildren + 1, sizeof(*t.pass));
-	if (!t.pids || !t.mm || !t.pass || hist_init(&h, 0, 1, 200))
+	graph_passes_init(&gp, r.nworkers + r.nchildren, r.nchildren + 1);
+	if (hist_init(&h, 0, 1, 200))
 		ksft_exit_fail_msg("out of memory\n");
-	t.pids[t.npids++] = getpid();
+	/* this process is group 0, each hackbench child its own */
+	graph_passes_task(&gp, getpid(), 0);
 	for (int i = 0; i < r.nworkers; i++)
-		t.pids[t.npids++] = r.w[i].tid;
-	for (int i = 0; i < r.nchildren; i++) {
-		t.mm[t.npids] = i + 1;
-		t.pids[t.npids++] = -r.children[i];
-	}
-	t.h = &h;
-	t.call = bench_metric(b, "scan_call_us", "us", BETTER_LOWER,
-			      "one call of the scan function (function_graph)");
-	t.full = bench_metric(b, "complete_scan_us", "us", BETTER_LOWER,
-			      "first to last call of one walk over all CPUs (function_graph)");
-	tracefs_graph_read(traced_call, &t, &lost);
-	for (int i = 0; i <= r.nchildren; i++)
-		traced_pass_end(&t, &t.pass[i]);
+		graph_passes_task(&gp, r.w[i].tid, 0);
+	for (int i = 0; i < r.nchildren; i++)
+		graph_passes_task(&gp, -r.children[i], i + 1);
+	gp.h = &h;
+	gp.call = bench_metric(b, "scan_call_us", "us", BETTER_LOWER,
+			       "one call of the scan function (function_graph)");
+	gp.pass_us = bench_metric(b, "complete_scan_us", "us", BETTER_LOWER,
+				  "first to last call of one walk over all CPUs (function_graph)");
+	graph_passes_read(&gp, &lost);
 	tracefs_restore_all();
-	metric_extra(t.call, "batch_cpus", sm->batch);
-	metric_extra(t.call, "possible_cpus", sm->possible);
-	metric_extra(t.call, "below_10us_share", t.calls ? (double)t.below10 / t.calls : 0);
-	t.call->hist = &h;
-	metric_sample_noun(t.call, "call", "calls");
-	metric_summary(t.call, "scan per call", "%s, %s, %d possible CPUs, %zu calls, function_graph",
+	metric_extra(gp.call, "batch_cpus", sm->batch);
+	metric_extra(gp.call, "possible_cpus", sm->possible);
+	metric_extra(gp.call, "below_10us_share", gp.calls ? (double)gp.below / gp.calls : 0);
+	gp.call->hist = &h;
+	metric_sample_noun(gp.call, "call", "calls");
+	metric_summary(gp.call, "scan per call", "%s, %s, %d possible CPUs, %zu calls, function_graph",
 		       sm->batch ? "batched" : "full scan", workload_names[o->workload],
-		       sm->possible, t.calls);
-	row_fill(row, sm, o, "function_graph", t.call, t.full);
-	if (t.calls) {
+		       sm->possible, gp.calls);
+	row_fill(row, sm, o, "function_graph", gp.call, gp.pass_us);
+	if (gp.calls) {
 		ksft_print_msg("scan per call (function_graph, %s): min %.2f us, p50 %.2f, p99 %.2f, max %.2f; %.0f%% below 10 us; %zu calls, %zu in other processes ignored%s\n",
 			       sm->func, row->call.min, row->call.p50, row->call.p99,
-			       row->call.max, 100.0 * t.below10 / t.calls, t.calls, t.other,
+			       row->call.max, 100.0 * gp.below / gp.calls, gp.calls, gp.other,
 			       lost ? ", events lost" : "");
 		ksft_print_msg("complete scan (function_graph): %zu walks, min %.2f us, p50 %.2f, max %.2f\n",
 			       row->full.n, row->full.min, row->full.p50, row->full.max);
 		if (!b->opt.quiet)
 			hist_print(&h, stdout, "us", 50);
 	}
-	bench_verdict(b, t.calls ? KSFT_PASS : KSFT_FAIL, NULL,
+	bench_verdict(b, gp.calls ? KSFT_PASS : KSFT_FAIL, NULL,
 		      "function_graph timed %zu calls of %s in %.1f s (%s)",
-		      t.calls, sm->func, run_s,
+		      gp.calls, sm->func, run_s,
 		      workload_names[o->workload]);
-	free(t.pids);
-	free(t.mm);
-	free(t.pass);
+	graph_passes_free(&gp);
 	workload_free(&r);
 }
 
