@@ -354,6 +354,9 @@ static void run_model(struct bench *b, const struct cid_opts *o)
 				       cost_ns / 1e3, gap_us);
 	}
 	remote_lines_stop(&s);
+	bench_verdict(b, bench_stop ? KSFT_FAIL : KSFT_PASS, NULL,
+		      "MODEL of the batched scan ran for 8 to %llu simulated CPUs",
+		      (unsigned long long)o->model_max_cpus);
 }
 
 /* --- the three measurements ----------------------------------------- */
@@ -563,6 +566,11 @@ static void compaction(struct bench *b, const struct cid_opts *o,
 	double after_s;
 	struct metric *m;
 
+	if (bench_stop) {
+		for (int i = 0; i < 2; i++)
+			bench_verdict(b, KSFT_SKIP, "interrupted", "compaction");
+		return;
+	}
 	r.end_ns = mono_ns() + 5e9;
 	workload_start(&r, &b->opt.cpus, n, 0, false);
 	workload_wait_until(mono_ns() + (b->opt.quick ? 0.2 : 0.5) * 1e9);
@@ -597,6 +605,38 @@ static void compaction(struct bench *b, const struct cid_opts *o,
 		      inv.duplicates, inv.duplicates ? ": " : "", inv.first_dup);
 	cpu_pin_self_mask(&b->sets.allowed);
 	workload_free(&r);
+}
+
+/* Per call: function_graph where it works, else the user-space estimate. */
+static void scan_latency(struct bench *b, const struct cid_opts *o,
+			 const struct scan_model *sm, struct row *row)
+{
+	char why[192];
+
+	if (!sm->periodic)
+		bench_verdict(b, KSFT_SKIP, "no periodic mm_cid scan on this kernel",
+			      "scan latency per call");
+	else if (o->method != M_ESTIMATE && !tracefs_graph_probe(sm->func, why, sizeof(why)))
+		latency_traced(b, o, sm, row);
+	else if (o->method == M_TRACE)
+		bench_verdict(b, KSFT_SKIP, why, "function_graph timed %s", sm->func);
+	else
+		latency_estimated(b, o, sm, row);
+	if (o->method == M_AUTO && sm->periodic && row->method && !strcmp(row->method, "estimate"))
+		bench_note(b, "function_graph not usable (%s): user-space estimate", why);
+}
+
+/* Defaults that depend on --cpu and --quick; what the table cannot check. */
+static void opts_finish(struct bench *b, struct cid_opts *o, bool threads_given)
+{
+	if (!b->opt.cpus_given)
+		CPU_AND(&b->opt.cpus, &b->sets.allowed, &b->sets.online);
+	if (b->opt.quick && !b->opt.duration_given)
+		b->opt.duration_s = 2;
+	if (!threads_given)
+		o->threads = CPU_COUNT(&b->opt.cpus);
+	if (o->workload == WL_HACKBENCH && o->threads < 2)
+		bench_usage_error(b, "--workload hackbench needs --threads 2 or more");
 }
 
 static void table_print(const struct row *row)
@@ -665,43 +705,19 @@ int main(int argc, char **argv)
 	struct bench b = { .opt = { .duration_s = 10 } };
 	struct scan_model sm = { 0 };
 	struct row row = { .scan = "" };
-	char why[192];
 
 	bench_init(&b, &spec, argc, argv);
-	if (!b.opt.cpus_given)
-		CPU_AND(&b.opt.cpus, &b.sets.allowed, &b.sets.online);
-	if (b.opt.quick && !b.opt.duration_given)
-		b.opt.duration_s = 2;
-	if (!threads_given)
-		o.threads = CPU_COUNT(&b.opt.cpus);
-	if (o.workload == WL_HACKBENCH && o.threads < 2)
-		bench_usage_error(&b, "--workload hackbench needs --threads 2 or more");
+	opts_finish(&b, &o, threads_given);
 	detect(&b, &sm);
 	if (o.model) {
 		bench_plan(&b, 1);
 		run_model(&b, &o);
-		bench_verdict(&b, bench_stop ? KSFT_FAIL : KSFT_PASS, NULL,
-			      "MODEL of the batched scan ran for 8 to %llu simulated CPUs",
-			      (unsigned long long)o.model_max_cpus);
 		bench_finish(&b);
 	}
 	bench_plan(&b, o.no_compaction ? 1 : 3);
-	if (!sm.periodic)
-		bench_verdict(&b, KSFT_SKIP, "no periodic mm_cid scan on this kernel",
-			      "scan latency per call");
-	else if (o.method != M_ESTIMATE && !tracefs_graph_probe(sm.func, why, sizeof(why)))
-		latency_traced(&b, &o, &sm, &row);
-	else if (o.method == M_TRACE)
-		bench_verdict(&b, KSFT_SKIP, why, "function_graph timed %s", sm.func);
-	else
-		latency_estimated(&b, &o, &sm, &row);
-	if (o.method == M_AUTO && sm.periodic && row.method && !strcmp(row.method, "estimate"))
-		bench_note(&b, "function_graph not usable (%s): user-space estimate", why);
-	if (!o.no_compaction && !bench_stop)
+	scan_latency(&b, &o, &sm, &row);
+	if (!o.no_compaction)
 		compaction(&b, &o, &sm);
-	else if (!o.no_compaction)
-		for (int i = 0; i < 2; i++)
-			bench_verdict(&b, KSFT_SKIP, "interrupted", "compaction");
 	if (row.workload)
 		table_print(&row);
 	bench_finish(&b);
