@@ -21,7 +21,10 @@
 #include <unistd.h>
 
 #include "lib/bench.h"
+#include "lib/graph_passes.h"
 #include "lib/kconfig.h"
+#include "lib/periodic.h"
+#include "lib/remote_lines.h"
 #include "lib/rseq.h"
 #include "lib/sysinfo.h"
 #include "lib/tracefs.h"
@@ -100,45 +103,6 @@ struct estimate {
 	struct metric *m;
 };
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double quantile(double *v, size_t n, double q)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return v[(size_t)(q * (n - 1))];
-}
-
-/*
- * Whether another mark lies 1, 2 or 3 scan periods (each in [lo, hi])
- * plus @shift away from @t, before or after it.
- */
-static bool has_neighbour(const uint64_t *mt, size_t nm, uint64_t t,
-			  uint64_t lo, uint64_t hi, uint64_t shift)
-{
-	for (size_t j = 0; j < nm; j++) {
-		uint64_t d = mt[j] > t ? mt[j] - t : t - mt[j];
-
-		for (uint64_t p = 1; p <= SCAN_MULTIPLES; p++)
-			if (d >= p * lo + shift && d <= p * hi + shift)
-				return true;
-	}
-	return false;
-}
-
 /*
  * Attribution: the scan is one notify-resume return per process every
  * 100 ms (plus up to a tick or two). A marked gap without a context
@@ -178,85 +142,32 @@ static void estimate_analyse(struct wl_run *r, const struct scan_model *sm,
 			}
 		}
 	e->marked = nm;
-	qsort(mt, nm, sizeof(*mt), cmp_u64);
+	qsort(mt, nm, sizeof(*mt), periodic_cmp_u64);
 	for (int i = 0; i < r->nworkers; i++)
 		for (size_t k = 0; k < r->w[i].nev; k++) {
 			struct wl_event *ev = &r->w[i].ev[k];
 
 			if (!ev->marked || ev->switched)
 				continue;
-			if (has_neighbour(mt, nm, ev->t_ns, lo, hi, 0))
+			if (periodic_neighbour(mt, nm, ev->t_ns, lo, hi, 0,
+					       SCAN_MULTIPLES))
 				scan[e->periodic++] = ev->gap_ns / 1000.0;
-			e->control += has_neighbour(mt, nm, ev->t_ns, lo, hi,
-						    SCAN_PERIOD_NS / 2);
+			e->control += periodic_neighbour(mt, nm, ev->t_ns, lo, hi,
+							 SCAN_PERIOD_NS / 2,
+							 SCAN_MULTIPLES);
 		}
 	e->expected_scans = sm->periodic ? seconds * 1e9 / SCAN_PERIOD_NS : 0;
-	e->base_p25 = quantile(base, nb, 0.25);
-	e->base_p50 = quantile(base, nb, 0.50);
-	e->base_p75 = quantile(base, nb, 0.75);
+	e->base_p25 = quantile_lower(base, nb, 0.25);
+	e->base_p50 = quantile_lower(base, nb, 0.50);
+	e->base_p75 = quantile_lower(base, nb, 0.75);
 	for (size_t k = 0; k < e->periodic; k++)
 		metric_add(e->m, scan[k] - e->base_p50);
-	e->scan_p50 = quantile(scan, e->periodic, 0.5);
+	e->scan_p50 = quantile_lower(scan, e->periodic, 0.5);
 	e->scan_max = e->periodic ? scan[e->periodic - 1] : 0;
 	e->resolved = e->periodic && e->scan_p50 - e->base_p50 > e->base_p75 - e->base_p25;
 	free(mt);
 	free(base);
 	free(scan);
-}
-
-/* --- scan latency: function_graph ----------------------------------- */
-
-struct pass {
-	double start, end;	/* seconds */
-	int calls;
-};
-
-struct traced {
-	int *pids, *mm;		/* a traced task and its process's index */
-	int npids;
-	struct pass *pass;	/* per process */
-	struct metric *call, *full;
-	struct hist *h;
-	size_t calls, other, below10;
-	int batch;
-};
-
-static void traced_pass_end(struct traced *t, struct pass *p)
-{
-	if (p->calls)
-		metric_add(t->full, (p->end - p->start) * 1e6);
-	p->calls = 0;
-}
-
-/*
- * One traced call. A pass is the calls of one walk over the CPUs in one
- * process: with batches, consecutive calls less than 50 ms apart (the
- * next walk waits 100 ms); without, every call is a whole walk.
- */
-static void traced_call(const struct graph_call *c, void *arg)
-{
-	struct traced *t = arg;
-	struct pass *p = NULL;
-
-	for (int i = 0; i < t->npids && !p; i++)
-		if (t->pids[i] == c->pid)
-			p = &t->pass[t->mm[i]];
-	if (!p) {
-		t->other++;
-		return;
-	}
-	t->calls++;
-	t->below10 += c->duration_us < 10;
-	metric_add(t->call, c->duration_us);
-	hist_add(t->h, c->duration_us);
-	if (p->calls && c->ts_s - p->end > 0.05)
-		traced_pass_end(t, p);
-	if (!p->calls)
-		p->start = c->ts_s;
-	p->end = c->ts_s + c->duration_us / 1e6;
-	p->calls++;
-	if (!t->batch)
-		traced_pass_end(t, p);
 }
 
 /* --- compaction and the CID invariants ------------------------------ */
@@ -341,69 +252,6 @@ static void check_invariants(struct wl_run *r, int possible, struct invariants *
 
 /* --- the model ------------------------------------------------------ */
 
-struct model_line {
-	volatile uint64_t cid;
-	volatile uint64_t used_ns;
-} __attribute__((aligned(64)));
-
-/*
- * Lines a page and two lines apart, like per-CPU areas: no adjacent-line
- * prefetch hides the misses.
- */
-#define MODEL_STRIDE		(4096 + 128)
-#define MODEL_LINE(base, i)	((struct model_line *)((char *)(base) + (size_t)(i) * MODEL_STRIDE))
-/* the writer rewrites at most 4096 lines: far longer is a starved thread */
-#define MODEL_WRITER_WAIT_NS	(10 * 1000000000ULL)
-
-struct model_sync {
-	void *lines;
-	int n, writer_cpu;
-	volatile int want, done, stop;
-};
-
-/* On another CPU: touch every line so the scanner's reads are remote. */
-static void *model_writer(void *arg)
-{
-	struct model_sync *s = arg;
-	int seen = 0;
-
-	cpu_pin_self(s->writer_cpu);
-	while (!s->stop) {
-		if (s->want == seen) {
-			sched_yield();
-			continue;
-		}
-		seen = s->want;
-		for (int i = 0; i < s->n; i++) {
-			MODEL_LINE(s->lines, i)->cid = i;
-			MODEL_LINE(s->lines, i)->used_ns = seen;
-		}
-		__atomic_store_n(&s->done, seen, __ATOMIC_RELEASE);
-	}
-	return NULL;
-}
-
-/*
- * Ask the writer for generation @gen and wait for it, bounded in time;
- * false on a stop request, a failure when the writer does not answer.
- */
-static bool model_wait_writer(struct model_sync *s, int gen)
-{
-	uint64_t end = mono_ns() + MODEL_WRITER_WAIT_NS;
-
-	s->want = gen;
-	while (__atomic_load_n(&s->done, __ATOMIC_ACQUIRE) != gen) {
-		if (bench_stop)
-			return false;
-		if (mono_ns() > end)
-			ksft_exit_fail_msg("MODEL: the writer thread on cpu %d did not rewrite the lines within %llu s\n",
-					   s->writer_cpu,
-					   MODEL_WRITER_WAIT_NS / 1000000000ULL);
-		sched_yield();
-	}
-	return true;
-}
-
 /*
  * One batch as the kernel's walk does it per CPU, twice (clear the old,
  * then those above the weight): read the line, compare-and-exchange
@@ -415,11 +263,11 @@ static double model_batch(void *base, int from, int n)
 
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = from; i < from + n; i++) {
-			struct model_line *l = MODEL_LINE(base, i);
-			uint64_t c = l->cid;
+			struct remote_line *l = remote_line(base, i);
+			uint64_t c = l->val;
 
-			if (l->used_ns != UINT64_MAX)
-				__atomic_compare_exchange_n(&l->cid, &c, c | (1ULL << 63),
+			if (l->tag != UINT64_MAX)
+				__atomic_compare_exchange_n(&l->val, &c, c | (1ULL << 63),
 							    false, __ATOMIC_SEQ_CST,
 							    __ATOMIC_RELAXED);
 		}
@@ -436,24 +284,17 @@ static const char *const model_keys[] = {
 static void run_model(struct bench *b, const struct cid_opts *o)
 {
 	static const int batches[] = { 8, 16, 32 };
-	struct model_sync s = { .n = (int)o->model_max_cpus };
-	int reps = b->opt.quick ? 3 : 15, gen = 0;
+	struct remote_lines s;
+	int reps = b->opt.quick ? 3 : 15, writer_cpu;
 	cpu_mask_t other;
-	pthread_t th;
 	double gap_us = o->model_call_gap_us;
 
 	/* the scanner on the target CPU, the writer on any other one */
 	CPU_AND(&other, &b->sets.allowed, &b->sets.online);
 	CPU_CLR(b->target, &other);
-	s.writer_cpu = CPU_COUNT(&other) ? cpu_mask_first(&other) : b->target;
-	s.lines = aligned_alloc(4096, (size_t)s.n * MODEL_STRIDE);
-	if (!s.lines)
-		ksft_exit_fail_msg("out of memory\n");
-	memset(s.lines, 0, (size_t)s.n * MODEL_STRIDE);
+	writer_cpu = CPU_COUNT(&other) ? cpu_mask_first(&other) : b->target;
 	cpu_pin_self(b->target);
-	errno = pthread_create(&th, NULL, model_writer, &s);
-	if (errno)	/* returned, not set */
-		ksft_exit_fail_msg("pthread_create: %s\n", strerror(errno));
+	remote_lines_start(&s, (int)o->model_max_cpus, writer_cpu);
 	bench_note(b, "MODEL (user space, not a kernel measurement): one cache line per simulated CPU, written from cpu %d, scanned from cpu %d%s; %d repetitions; full scan = sum of batch costs + %.0f us between calls",
 		   s.writer_cpu, b->target,
 		   s.writer_cpu == b->target ? " (same CPU: lines are not remote)" : "",
@@ -478,27 +319,27 @@ static void run_model(struct bench *b, const struct cid_opts *o)
 
 				if (!per)
 					ksft_exit_fail_msg("out of memory\n");
-				if (!model_wait_writer(&s, ++gen)) {
+				if (!remote_lines_refresh(&s)) {
 					free(per);
 					break;
 				}
 				for (int j = 0; j < nb; j++) {
 					int from = j * batch;
 
-					per[j] = model_batch(s.lines, from,
+					per[j] = model_batch(s.base, from,
 							     from + batch > n ? n - from : batch);
 					sum += per[j];
 				}
 				cost[r] = sum / nb;
 				if (n * 2 > s.n)
-					metric_add(m, quantile(per, nb, 0.5));
+					metric_add(m, quantile_lower(per, nb, 0.5));
 				free(per);
 			}
 			if (r < reps) {	/* stopped: no partial point */
 				free(cost);
 				break;
 			}
-			cost_ns = quantile(cost, reps, 0.5);
+			cost_ns = quantile_lower(cost, reps, 0.5);
 			full_us = nb * cost_ns / 1e3 + (nb - 1) * gap_us;
 			metric_extra(m, model_keys[k], full_us);
 			ksft_print_msg("MODEL batch %2d, %4d CPUs: %4d calls, %7.3f us per batch, full scan %9.1f us (%.1f us scanning)\n",
@@ -512,9 +353,10 @@ static void run_model(struct bench *b, const struct cid_opts *o)
 				       batch, ceil((1e5 + gap_us) / (cost_ns / 1e3 + gap_us)) * batch,
 				       cost_ns / 1e3, gap_us);
 	}
-	s.stop = 1;
-	pthread_join(th, NULL);
-	free(s.lines);
+	remote_lines_stop(&s);
+	bench_verdict(b, bench_stop ? KSFT_FAIL : KSFT_PASS, NULL,
+		      "MODEL of the batched scan ran for 8 to %llu simulated CPUs",
+		      (unsigned long long)o->model_max_cpus);
 }
 
 /* --- the three measurements ----------------------------------------- */
@@ -562,7 +404,8 @@ static void latency_traced(struct bench *b, const struct cid_opts *o,
 			   const struct scan_model *sm, struct row *row)
 {
 	struct wl_run r = { 0 };
-	struct traced t = { .batch = sm->batch };
+	/* with batches, one walk is the calls less than 50 ms apart */
+	struct graph_passes gp = { .split_s = sm->batch ? 0.05 : 0, .below_us = 10 };
 	struct hist h;
 	char err[256];
 	uint64_t lost;
@@ -579,53 +422,46 @@ static void latency_traced(struct bench *b, const struct cid_opts *o,
 	run_workload(b, o, &r, spin ? (int)o->threads : 0, !spin);
 	tracefs_graph_stop();
 	run_s = (mono_ns() - t0) / 1e9;
-	t.pids = calloc(r.nworkers + r.nchildren + 1, sizeof(int));
-	t.mm = calloc(r.nworkers + r.nchildren + 1, sizeof(int));
-	t.pass = calloc(r.nchildren + 1, sizeof(*t.pass));
-	if (!t.pids || !t.mm || !t.pass || hist_init(&h, 0, 1, 200))
+	graph_passes_init(&gp, r.nworkers + r.nchildren, r.nchildren + 1);
+	if (hist_init(&h, 0, 1, 200))
 		ksft_exit_fail_msg("out of memory\n");
-	t.pids[t.npids++] = getpid();
+	/* this process is group 0, each hackbench child its own */
+	graph_passes_task(&gp, getpid(), 0);
 	for (int i = 0; i < r.nworkers; i++)
-		t.pids[t.npids++] = r.w[i].tid;
-	for (int i = 0; i < r.nchildren; i++) {
-		t.mm[t.npids] = i + 1;
-		t.pids[t.npids++] = -r.children[i];
-	}
-	t.h = &h;
-	t.call = bench_metric(b, "scan_call_us", "us", BETTER_LOWER,
-			      "one call of the scan function (function_graph)");
-	t.full = bench_metric(b, "complete_scan_us", "us", BETTER_LOWER,
-			      "first to last call of one walk over all CPUs (function_graph)");
-	tracefs_graph_read(traced_call, &t, &lost);
-	for (int i = 0; i <= r.nchildren; i++)
-		traced_pass_end(&t, &t.pass[i]);
+		graph_passes_task(&gp, r.w[i].tid, 0);
+	for (int i = 0; i < r.nchildren; i++)
+		graph_passes_task(&gp, -r.children[i], i + 1);
+	gp.h = &h;
+	gp.call = bench_metric(b, "scan_call_us", "us", BETTER_LOWER,
+			       "one call of the scan function (function_graph)");
+	gp.pass_us = bench_metric(b, "complete_scan_us", "us", BETTER_LOWER,
+				  "first to last call of one walk over all CPUs (function_graph)");
+	graph_passes_read(&gp, &lost);
 	tracefs_restore_all();
-	metric_extra(t.call, "batch_cpus", sm->batch);
-	metric_extra(t.call, "possible_cpus", sm->possible);
-	metric_extra(t.call, "below_10us_share", t.calls ? (double)t.below10 / t.calls : 0);
-	t.call->hist = &h;
-	metric_sample_noun(t.call, "call", "calls");
-	metric_summary(t.call, "scan per call", "%s, %s, %d possible CPUs, %zu calls, function_graph",
+	metric_extra(gp.call, "batch_cpus", sm->batch);
+	metric_extra(gp.call, "possible_cpus", sm->possible);
+	metric_extra(gp.call, "below_10us_share", gp.calls ? (double)gp.below / gp.calls : 0);
+	gp.call->hist = &h;
+	metric_sample_noun(gp.call, "call", "calls");
+	metric_summary(gp.call, "scan per call", "%s, %s, %d possible CPUs, %zu calls, function_graph",
 		       sm->batch ? "batched" : "full scan", workload_names[o->workload],
-		       sm->possible, t.calls);
-	row_fill(row, sm, o, "function_graph", t.call, t.full);
-	if (t.calls) {
+		       sm->possible, gp.calls);
+	row_fill(row, sm, o, "function_graph", gp.call, gp.pass_us);
+	if (gp.calls) {
 		ksft_print_msg("scan per call (function_graph, %s): min %.2f us, p50 %.2f, p99 %.2f, max %.2f; %.0f%% below 10 us; %zu calls, %zu in other processes ignored%s\n",
 			       sm->func, row->call.min, row->call.p50, row->call.p99,
-			       row->call.max, 100.0 * t.below10 / t.calls, t.calls, t.other,
+			       row->call.max, 100.0 * gp.below / gp.calls, gp.calls, gp.other,
 			       lost ? ", events lost" : "");
 		ksft_print_msg("complete scan (function_graph): %zu walks, min %.2f us, p50 %.2f, max %.2f\n",
 			       row->full.n, row->full.min, row->full.p50, row->full.max);
 		if (!b->opt.quiet)
 			hist_print(&h, stdout, "us", 50);
 	}
-	bench_verdict(b, t.calls ? KSFT_PASS : KSFT_FAIL, NULL,
+	bench_verdict(b, gp.calls ? KSFT_PASS : KSFT_FAIL, NULL,
 		      "function_graph timed %zu calls of %s in %.1f s (%s)",
-		      t.calls, sm->func, run_s,
+		      gp.calls, sm->func, run_s,
 		      workload_names[o->workload]);
-	free(t.pids);
-	free(t.mm);
-	free(t.pass);
+	graph_passes_free(&gp);
 	workload_free(&r);
 }
 
@@ -730,6 +566,11 @@ static void compaction(struct bench *b, const struct cid_opts *o,
 	double after_s;
 	struct metric *m;
 
+	if (bench_stop) {
+		for (int i = 0; i < 2; i++)
+			bench_verdict(b, KSFT_SKIP, "interrupted", "compaction");
+		return;
+	}
 	r.end_ns = mono_ns() + 5e9;
 	workload_start(&r, &b->opt.cpus, n, 0, false);
 	workload_wait_until(mono_ns() + (b->opt.quick ? 0.2 : 0.5) * 1e9);
@@ -764,6 +605,38 @@ static void compaction(struct bench *b, const struct cid_opts *o,
 		      inv.duplicates, inv.duplicates ? ": " : "", inv.first_dup);
 	cpu_pin_self_mask(&b->sets.allowed);
 	workload_free(&r);
+}
+
+/* Per call: function_graph where it works, else the user-space estimate. */
+static void scan_latency(struct bench *b, const struct cid_opts *o,
+			 const struct scan_model *sm, struct row *row)
+{
+	char why[192];
+
+	if (!sm->periodic)
+		bench_verdict(b, KSFT_SKIP, "no periodic mm_cid scan on this kernel",
+			      "scan latency per call");
+	else if (o->method != M_ESTIMATE && !tracefs_graph_probe(sm->func, why, sizeof(why)))
+		latency_traced(b, o, sm, row);
+	else if (o->method == M_TRACE)
+		bench_verdict(b, KSFT_SKIP, why, "function_graph timed %s", sm->func);
+	else
+		latency_estimated(b, o, sm, row);
+	if (o->method == M_AUTO && sm->periodic && row->method && !strcmp(row->method, "estimate"))
+		bench_note(b, "function_graph not usable (%s): user-space estimate", why);
+}
+
+/* Defaults that depend on --cpu and --quick; what the table cannot check. */
+static void opts_finish(struct bench *b, struct cid_opts *o, bool threads_given)
+{
+	if (!b->opt.cpus_given)
+		CPU_AND(&b->opt.cpus, &b->sets.allowed, &b->sets.online);
+	if (b->opt.quick && !b->opt.duration_given)
+		b->opt.duration_s = 2;
+	if (!threads_given)
+		o->threads = CPU_COUNT(&b->opt.cpus);
+	if (o->workload == WL_HACKBENCH && o->threads < 2)
+		bench_usage_error(b, "--workload hackbench needs --threads 2 or more");
 }
 
 static void table_print(const struct row *row)
@@ -832,43 +705,19 @@ int main(int argc, char **argv)
 	struct bench b = { .opt = { .duration_s = 10 } };
 	struct scan_model sm = { 0 };
 	struct row row = { .scan = "" };
-	char why[192];
 
 	bench_init(&b, &spec, argc, argv);
-	if (!b.opt.cpus_given)
-		CPU_AND(&b.opt.cpus, &b.sets.allowed, &b.sets.online);
-	if (b.opt.quick && !b.opt.duration_given)
-		b.opt.duration_s = 2;
-	if (!threads_given)
-		o.threads = CPU_COUNT(&b.opt.cpus);
-	if (o.workload == WL_HACKBENCH && o.threads < 2)
-		bench_usage_error(&b, "--workload hackbench needs --threads 2 or more");
+	opts_finish(&b, &o, threads_given);
 	detect(&b, &sm);
 	if (o.model) {
 		bench_plan(&b, 1);
 		run_model(&b, &o);
-		bench_verdict(&b, bench_stop ? KSFT_FAIL : KSFT_PASS, NULL,
-			      "MODEL of the batched scan ran for 8 to %llu simulated CPUs",
-			      (unsigned long long)o.model_max_cpus);
 		bench_finish(&b);
 	}
 	bench_plan(&b, o.no_compaction ? 1 : 3);
-	if (!sm.periodic)
-		bench_verdict(&b, KSFT_SKIP, "no periodic mm_cid scan on this kernel",
-			      "scan latency per call");
-	else if (o.method != M_ESTIMATE && !tracefs_graph_probe(sm.func, why, sizeof(why)))
-		latency_traced(&b, &o, &sm, &row);
-	else if (o.method == M_TRACE)
-		bench_verdict(&b, KSFT_SKIP, why, "function_graph timed %s", sm.func);
-	else
-		latency_estimated(&b, &o, &sm, &row);
-	if (o.method == M_AUTO && sm.periodic && row.method && !strcmp(row.method, "estimate"))
-		bench_note(&b, "function_graph not usable (%s): user-space estimate", why);
-	if (!o.no_compaction && !bench_stop)
+	scan_latency(&b, &o, &sm, &row);
+	if (!o.no_compaction)
 		compaction(&b, &o, &sm);
-	else if (!o.no_compaction)
-		for (int i = 0; i < 2; i++)
-			bench_verdict(&b, KSFT_SKIP, "interrupted", "compaction");
 	if (row.workload)
 		table_print(&row);
 	bench_finish(&b);

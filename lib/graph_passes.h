@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * function_graph calls of one function grouped into passes: the calls
+ * a group of tasks (one process) makes in one walk. Consecutive calls of
+ * a group closer than @split_s form one pass; with split_s 0 every call
+ * is a pass of its own. Calls by tasks not added are counted apart.
+ *
+ *	graph_passes_init(&gp, ntasks, ngroups);
+ *	graph_passes_task(&gp, pid, group);	...for each task
+ *	gp.call = ...; gp.pass_us = ...; gp.split_s = 0.05;
+ *	graph_passes_read(&gp, &lost);		reads the trace
+ *	graph_passes_free(&gp);
+ */
+#ifndef ISOLBENCH_GRAPH_PASSES_H
+#define ISOLBENCH_GRAPH_PASSES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench.h"
+#include "stats.h"
+
+struct graph_pass {
+	double start_s, end_s;
+	int calls;
+};
+
+struct graph_passes {
+	/* set by the caller */
+	double split_s;		/* a longer pause between calls ends a pass */
+	double below_us;	/* count the calls shorter than this */
+	struct metric *call;	/* gets each call's duration, us */
+	struct metric *pass_us;	/* gets each pass, first call to last end */
+	struct hist *h;		/* each call's duration, us (optional) */
+	/* state and results */
+	int *pids, *group, npids, ngroups;
+	struct graph_pass *pass;	/* per group */
+	size_t calls, other, below;
+};
+
+/* Room for @ntasks tasks in @ngroups groups; exits when out of memory. */
+void graph_passes_init(struct graph_passes *gp, int ntasks, int ngroups);
+/* Count the calls of task @pid (a tid; a process as -pid is allowed). */
+void graph_passes_task(struct graph_passes *gp, int pid, int group);
+/* Read the function_graph trace, then end the open passes. */
+long graph_passes_read(struct graph_passes *gp, uint64_t *lost);
+void graph_passes_free(struct graph_passes *gp);
+
+#endif

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Periodic event matching and order quantiles: see periodic.h. */
+#include <stdlib.h>
+
+#include "periodic.h"
+
+int periodic_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int periodic_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+bool periodic_neighbour(const uint64_t *t, size_t n, uint64_t x,
+			uint64_t lo, uint64_t hi, uint64_t shift, int multiples)
+{
+	for (size_t j = 0; j < n; j++) {
+		uint64_t d = t[j] > x ? t[j] - x : x - t[j];
+
+		for (uint64_t p = 1; p <= (uint64_t)multiples; p++)
+			if (d >= p * lo + shift && d <= p * hi + shift)
+				return true;
+	}
+	return false;
+}
+
+double quantile_lower(double *v, size_t n, double q)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), periodic_cmp_double);
+	return v[(size_t)(q * (n - 1))];
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Telling periodic events from the rest: an event is periodic when
+ * another one lies one, two or more periods away (a missed occurrence
+ * leaves a hole), with the period known only within [lo, hi]. Shifting
+ * the windows by half a period gives the control count (chance
+ * matches). Plus the order-statistic quantile used on such samples.
+ *
+ *	qsort(t, n, sizeof(*t), periodic_cmp_u64);
+ *	periodic = periodic_neighbour(t, n, t[i], lo, hi, 0, 3);
+ *	control = periodic_neighbour(t, n, t[i], lo, hi, period / 2, 3);
+ */
+#ifndef ISOLBENCH_PERIODIC_H
+#define ISOLBENCH_PERIODIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* qsort comparators, ascending. */
+int periodic_cmp_u64(const void *a, const void *b);
+int periodic_cmp_double(const void *a, const void *b);
+
+/*
+ * Whether a time in @t (n of them, any order) lies k periods (each in
+ * [lo, hi]) plus @shift away from @x, before or after it, for some k in
+ * 1..@multiples.
+ */
+bool periodic_neighbour(const uint64_t *t, size_t n, uint64_t x,
+			uint64_t lo, uint64_t hi, uint64_t shift, int multiples);
+
+/*
+ * The element at rank q * (n - 1) (rounded down) once @v is sorted: no
+ * interpolation. Sorts @v in place; 0 for n == 0.
+ */
+double quantile_lower(double *v, size_t n, double q);
+
+#endif
