@@ -32,6 +32,7 @@
 
 #include "lib/bench.h"
 #include "lib/cpu_events.h"
+#include "lib/cyclic.h"
 #include "lib/knob.h"
 #include "lib/ksym.h"
 #include "lib/sched.h"
@@ -73,9 +74,7 @@ static const char *const tick_dep_names[] = {
 enum row { ROW_LOC, ROW_TIMER, ROW_HRTIMER };
 
 struct cyclic_result {
-	uint64_t wakeups, overruns, early;
-	double *lat_us;
-	size_t nlat;
+	struct cyclic c;	/* wakeups, overruns, early, latencies */
 	struct hist h;
 	struct cpu_window w;
 	char policy[32];
@@ -408,47 +407,27 @@ static void control_phase(struct bench *b, const struct ts_opts *o, struct ts_ru
 				   ctx, &r->ctl_w), "recv_timeouts", tmo);
 	control_verdicts(b, r, tmo);
 }
-/* cyclictest's loop: sleep to an absolute time, take the lateness. */
+/* cyclictest's loop on the target, counted from the housekeeping CPUs */
 static void cyclic_run(struct bench *b, const struct ts_opts *o,
 		       struct cpu_events *k, struct cyclic_result *r)
 {
-	uint64_t interval_ns = o->interval_us * 1000, next, now, end;
-	uint64_t max_loops = b->opt.loops_given ? b->opt.loops : UINT64_MAX;
 	size_t cap = b->opt.duration_s * 1e6 / o->interval_us + 16;
-	struct timespec ts;
 
 	if (b->opt.loops_given && cap > b->opt.loops)
 		cap = b->opt.loops;
 	if (cap > (1u << 22))
 		cap = 1u << 22;	/* exact percentiles of the first 4M wakeups */
-	r->lat_us = malloc(cap * sizeof(*r->lat_us));
-	if (!r->lat_us)
-		cap = 0;
+	r->c = (struct cyclic){
+		.interval_ns = o->interval_us * 1000,
+		.max_wakeups = b->opt.loops_given ? b->opt.loops : 0,
+		.h = &r->h,
+		.lat_us = malloc(cap * sizeof(*r->c.lat_us)),
+	};
+	r->c.cap = r->c.lat_us ? cap : 0;
+	if (b->opt.duration_given || !b->opt.loops_given)
+		r->c.duration_ns = b->opt.duration_s * 1e9;
 	cpu_events_begin(k);
-	now = mono_ns();
-	end = b->opt.duration_given || !b->opt.loops_given ?
-	      now + b->opt.duration_s * 1e9 : UINT64_MAX;
-	next = now + interval_ns;
-	while (r->wakeups < max_loops && next <= end && !bench_stop) {
-		double lat;
-
-		ts.tv_sec = next / NSEC_PER_SEC;
-		ts.tv_nsec = next % NSEC_PER_SEC;
-		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
-			break;	/* EINTR: the stop signal */
-		now = mono_ns();
-		lat = ((double)now - (double)next) / 1000;
-		r->early += now < next;
-		hist_add(&r->h, lat);
-		if (r->nlat < cap)
-			r->lat_us[r->nlat++] = lat;
-		r->wakeups++;
-		next += interval_ns;
-		while (next <= now) {	/* missed periods are skipped, as cyclictest does */
-			next += interval_ns;
-			r->overruns++;
-		}
-	}
+	cyclic_loop(&r->c);
 	cpu_events_end(k, &r->w);
 }
 
@@ -483,15 +462,15 @@ static struct metric *cyclic_report(struct bench *b, const struct ts_opts *o,
 				    const char *cpu_desc, const struct cyclic_result *r)
 {
 	const struct cpu_window *w = &r->w;
-	double per = r->wakeups;
+	double per = r->c.wakeups;
 	struct stats st = { 0 };
 	struct metric *m;
 
 	m = bench_metric(b, "wakeup_latency_us", "us", BETTER_LOWER,
 			 "one wakeup: wake time - programmed time");
-	if (r->nlat)
-		stats_compute(r->lat_us, r->nlat, &st);
-	metric_extra(m, "wakeups", r->wakeups);
+	if (r->c.nlat)
+		stats_compute(r->c.lat_us, r->c.nlat, &st);
+	metric_extra(m, "wakeups", r->c.wakeups);
 	metric_extra(m, "interval_us", o->interval_us);
 	metric_extra(m, "min_us", st.min);
 	metric_extra(m, "avg_us", st.mean);
@@ -500,17 +479,17 @@ static struct metric *cyclic_report(struct bench *b, const struct ts_opts *o,
 	metric_extra(m, "p99_us", st.p99);
 	metric_extra(m, "p99_9_us", st.p999);
 	metric_extra(m, "max_us", r->h.max);
-	metric_extra(m, "overruns", r->overruns);
+	metric_extra(m, "overruns", r->c.overruns);
 	metric_extra(m, "timer_softirqs_per_wakeup", timer_softirqs(w) / per);
 	metric_extra(m, "hrtimer_softirqs_per_wakeup", cpu_window_ev(w, EV_HRTIMER_RUN) / per);
 	metric_extra(m, "local_timer_irqs_per_wakeup", w->row[ROW_LOC] / per);
 	metric_extra(m, "hrtimer_expiries_per_wakeup", cpu_window_ev(w, EV_HRTIMER_EXPIRE) / per);
-	if (!r->wakeups)
+	if (!r->c.wakeups)
 		return m;
 	ksft_print_msg("cyclic: %s %s, %llu wakeups every %g us: min %.1f avg %.1f p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f us (%llu overruns)\n",
-		       cpu_desc, r->policy, (unsigned long long)r->wakeups,
+		       cpu_desc, r->policy, (unsigned long long)r->c.wakeups,
 		       o->interval_us, st.min, st.mean, st.p50, st.p90,
-		       st.p99, st.p999, r->h.max, (unsigned long long)r->overruns);
+		       st.p99, st.p999, r->h.max, (unsigned long long)r->c.overruns);
 	ksft_print_msg("cyclic per wakeup: TIMER softirqs %.3f, HRTIMER softirqs %.3f, local timer interrupts %.3f, hrtimer expiries %.3f\n",
 		       timer_softirqs(w) / per, cpu_window_ev(w, EV_HRTIMER_RUN) / per,
 		       w->row[ROW_LOC] / per, cpu_window_ev(w, EV_HRTIMER_EXPIRE) / per);
@@ -540,24 +519,24 @@ static void cyclic_phase(struct bench *b, const struct ts_opts *o, struct ts_run
 	sched_getparam(0, &after);
 	locked = mlock_locked_kb();
 	cyclic_report(b, o, r->cpu_desc, c)->hist = &c->h;
-	free(c->lat_us);
-	c->lat_us = NULL;
+	free(c->c.lat_us);
+	c->c.lat_us = NULL;
 
-	bench_verdict(b, c->wakeups && !c->early ? KSFT_PASS : KSFT_FAIL,
+	bench_verdict(b, c->c.wakeups && !c->c.early ? KSFT_PASS : KSFT_FAIL,
 		      bench_stop ? "interrupted" : NULL,
 		      "cyclic: %llu wakeups on cpu %d, none early (%llu early)",
-		      (unsigned long long)c->wakeups, b->target,
-		      (unsigned long long)c->early);
+		      (unsigned long long)c->c.wakeups, b->target,
+		      (unsigned long long)c->c.early);
 	if (w->ev[EV_HRTIMER_EXPIRE] == UINT64_MAX)
 		bench_verdict(b, KSFT_SKIP, cpu_events_error(&r->k, EV_HRTIMER_EXPIRE),
 			      "cyclic: the wakeups were hrtimer expiries on cpu %d", b->target);
 	else
 		/* at least half: under emulation many sleeps are already past due */
-		bench_verdict(b, c->wakeups && 2 * w->ev[EV_HRTIMER_EXPIRE] >= c->wakeups ?
+		bench_verdict(b, c->c.wakeups && 2 * w->ev[EV_HRTIMER_EXPIRE] >= c->c.wakeups ?
 			      KSFT_PASS : KSFT_FAIL, NULL,
 			      "cyclic: the wakeups were hrtimer expiries on cpu %d (%llu expiries, %llu wakeups)",
 			      b->target, (unsigned long long)w->ev[EV_HRTIMER_EXPIRE],
-			      (unsigned long long)c->wakeups);
+			      (unsigned long long)c->c.wakeups);
 	bench_verdict(b, pol_after == pol_before &&
 		      after.sched_priority == before.sched_priority &&
 		      (ms.was_locked || locked == 0) ? KSFT_PASS : KSFT_FAIL, NULL,
