@@ -10,6 +10,7 @@
 
 #include "cleanup.h"
 #include "clock.h"
+#include "cyclic.h"
 #include "ktap.h"
 #include "rseq.h"
 #include "workload.h"
@@ -95,20 +96,18 @@ static void spin_loop(struct wl_worker *w, volatile struct rseq_abi *rs)
 	}
 }
 
-static void cyclic_loop(struct wl_worker *w)
+/* Periodic wakeups until the end or the stop: lib/cyclic.h's loop. */
+static void cyclic_wakeups(struct wl_worker *w)
 {
-	struct timespec next;
-	uint64_t period = w->run->period_us * 1000;
+	uint64_t now = mono_ns();
+	struct cyclic c = {
+		.interval_ns = w->run->period_us * 1000,
+		.duration_ns = w->run->end_ns > now ? w->run->end_ns - now : 0,
+		.stop = &w->run->stop,
+	};
 
-	clock_gettime(CLOCK_MONOTONIC, &next);
-	while (!w->run->stop && mono_ns() < w->run->end_ns) {
-		next.tv_nsec += period;
-		while (next.tv_nsec >= 1000000000) {
-			next.tv_nsec -= 1000000000;
-			next.tv_sec++;
-		}
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
-	}
+	if (c.duration_ns)
+		cyclic_loop(&c);
 }
 
 /* hackbench-like: even workers send 100-byte messages, odd ones read. */
@@ -143,7 +142,7 @@ static void *worker_main(void *arg)
 		return NULL;
 	w->started = true;
 	if (w->run->kind == WL_CYCLIC && w->idx >= 0)
-		cyclic_loop(w);
+		cyclic_wakeups(w);
 	else if (w->run->kind == WL_HACKBENCH && w->idx >= 0)
 		hackbench_loop(w->run, w->idx, w->run->end_ns);
 	else
