@@ -2,9 +2,12 @@
 /*
  * getpid_bench: the cost of a syscall's entry and exit on one CPU.
  *
- * N back-to-back raw syscalls (getpid by default, never libc's cached
- * value) per run, R runs, on the target CPU, optionally with the
- * housekeeping load running on the other CPUs. Per run: average ns per
+ * N back-to-back syscalls (getpid by default) per run, R runs, on the
+ * target CPU, optionally with the housekeeping load running on the other
+ * CPUs. The call goes through libc's syscall(3) by default, as seed 000
+ * and perf bench do (the way back to user space through a libc return is
+ * part of the cost a kernel exit-path change moves); --entry raw issues
+ * the syscall instruction inline instead. Per run: average ns per
  * call, wall, user and system time (seed: 10M getpriority() calls as
  * "run time / system time"), cycles and instructions per call where the
  * PMU exists. With --distribution, every call of an extra pass is timed
@@ -21,16 +24,20 @@
 #include "lib/bench.h"
 
 enum sc { SC_GETPID, SC_GETPPID, SC_GETTID, SC_GETPRIORITY, SC_NONE };
+enum entry { ENTRY_LIBC, ENTRY_RAW };
 
 /* "none" runs the same loop without the syscall: the harness's own cost. */
 static const char *const syscall_names[] = {
 	"getpid", "getppid", "gettid", "getpriority", "none", NULL
 };
 
+static const char *const entry_names[] = { "libc", "raw", NULL };
+
 #define NR_NONE	(-1L)
 
 struct getpid_opts {
 	int syscall;
+	int entry;
 	bool distribution;
 	double hist_max_ns;
 };
@@ -64,23 +71,45 @@ static long syscall_nr(int sc)
 	return nr[sc];
 }
 
-/* The syscall, or for NR_NONE a value the compiler cannot see through. */
-static inline long syscall_issue(long nr, long expected)
+/*
+ * --syscall none with --entry libc: an out-of-line call of the same
+ * shape as syscall(3) that enters no kernel, reached through a pointer
+ * the compiler cannot see through, so the baseline keeps the call.
+ */
+static long no_syscall(long nr, ...)
+{
+	return nr;
+}
+
+static long (*volatile none_call)(long nr, ...) = no_syscall;
+
+/*
+ * One call: through libc's syscall(3) or the inline instruction; for
+ * NR_NONE the same loop without a kernel entry (the harness's cost).
+ */
+static __always_inline
+long syscall_issue(int entry, long nr, long expected)
 {
 	long v = expected;
 
 	if (nr == NR_NONE) {
+		if (entry == ENTRY_LIBC)
+			return none_call(expected, PRIO_PROCESS, 0);
 		asm volatile("" : "+r"(v));
 		return v;
 	}
+	if (entry == ENTRY_LIBC)
+		return syscall(nr, PRIO_PROCESS, 0);
 	return arch_syscall2(nr, PRIO_PROCESS, 0);
 }
 
 /*
  * The measured loop: the syscall and a compare that is always
- * predicted; the stop flag is looked at once per 64k calls.
+ * predicted; the stop flag is looked at once per 64k calls. @entry is
+ * a constant in each caller, so each entry gets its own loop.
  */
-static uint64_t syscall_loop(long nr, long expected, uint64_t n)
+static __always_inline
+uint64_t entry_loop(int entry, long nr, long expected, uint64_t n)
 {
 	uint64_t bad = 0;
 
@@ -88,11 +117,18 @@ static uint64_t syscall_loop(long nr, long expected, uint64_t n)
 		uint64_t chunk = n < 65536 ? n : 65536;
 
 		for (uint64_t i = 0; i < chunk; i++)
-			if (__builtin_expect(syscall_issue(nr, expected) != expected, 0))
+			if (__builtin_expect(syscall_issue(entry, nr, expected) != expected, 0))
 				bad++;
 		n -= chunk;
 	}
 	return bad + n;	/* calls not made count as not verified */
+}
+
+static uint64_t syscall_loop(int entry, long nr, long expected, uint64_t n)
+{
+	if (entry == ENTRY_RAW)
+		return entry_loop(ENTRY_RAW, nr, expected, n);
+	return entry_loop(ENTRY_LIBC, nr, expected, n);
 }
 
 static double tv_s(const struct timeval *tv)
@@ -100,7 +136,7 @@ static double tv_s(const struct timeval *tv)
 	return tv->tv_sec + tv->tv_usec / 1e6;
 }
 
-static bool run_once(long nr, long expected, uint64_t n, struct counter *hw,
+static bool run_once(int entry, long nr, long expected, uint64_t n, struct counter *hw,
 		     struct counter *mig, struct run_sample *s)
 {
 	struct rusage r0, r1;
@@ -112,7 +148,7 @@ static bool run_once(long nr, long expected, uint64_t n, struct counter *hw,
 	counter_enable(mig);
 	getrusage(RUSAGE_THREAD, &r0);
 	t0 = bench_clock_start();
-	s->bad = syscall_loop(nr, expected, n);
+	s->bad = syscall_loop(entry, nr, expected, n);
 	t1 = bench_clock_end();
 	getrusage(RUSAGE_THREAD, &r1);
 	if (bench_stop)
@@ -133,7 +169,7 @@ static bool run_once(long nr, long expected, uint64_t n, struct counter *hw,
  * apart from the measured runs because an enabled syscall tracepoint
  * sends every syscall through the slow entry path.
  */
-static int syscalls_seen_by_kernel(long nr, long expected, uint64_t n,
+static int syscalls_seen_by_kernel(int entry, long nr, long expected, uint64_t n,
 				   uint64_t *seen, char *why, size_t whylen)
 {
 	struct counter c;
@@ -145,7 +181,7 @@ static int syscalls_seen_by_kernel(long nr, long expected, uint64_t n,
 		return -1;
 	}
 	counter_enable(&c);
-	syscall_loop(nr, expected, n);
+	syscall_loop(entry, nr, expected, n);
 	counter_disable(&c);
 	*seen = counter_read(&c);
 	counter_close(&c);
@@ -153,25 +189,33 @@ static int syscalls_seen_by_kernel(long nr, long expected, uint64_t n,
 }
 
 /* Each call of one more pass timed on its own, into a histogram. */
-static void distribution_pass(long nr, uint64_t n, struct hist *h)
+static void distribution_pass(int entry, long nr, uint64_t n, struct hist *h)
 {
 	double overhead = bench_clock.overhead_ns;
 
 	for (uint64_t i = 0; i < n && !bench_stop; i++) {
 		uint64_t t0 = bench_clock_start();
 
-		syscall_issue(nr, 0);
+		if (entry == ENTRY_RAW)
+			syscall_issue(ENTRY_RAW, nr, 0);
+		else
+			syscall_issue(ENTRY_LIBC, nr, 0);
 		hist_add(h, clock_to_ns(bench_clock_end() - t0) - overhead);
 	}
 }
 
 int main(int argc, char **argv)
 {
-	struct getpid_opts o = { .syscall = SC_GETPID, .hist_max_ns = 100000 };
+	struct getpid_opts o = { .syscall = SC_GETPID, .entry = ENTRY_LIBC,
+				 .hist_max_ns = 100000 };
 	const struct opt opts[] = {
 		{ .name = "syscall", .key = 's', .type = OPT_CHOICE,
 		  .dest = &o.syscall, .arg = "NAME",
 		  .help = "the syscall to issue", .choices = syscall_names },
+		{ .name = "entry", .type = OPT_CHOICE, .dest = &o.entry,
+		  .arg = "PATH",
+		  .help = "how the call enters the kernel: libc's syscall(3) as the seed and perf bench, or the inline syscall instruction",
+		  .choices = entry_names },
 		{ .name = "distribution", .key = 'd', .type = OPT_FLAG,
 		  .dest = &o.distribution,
 		  .help = "also time every call of one more pass (p50/p90/p99/p99.9, histogram)" },
@@ -182,7 +226,7 @@ int main(int argc, char **argv)
 	};
 	const struct prog_spec spec = {
 		.name = "getpid_bench",
-		.summary = "Syscall entry/exit cost: N raw syscalls per run on the target CPU.",
+		.summary = "Syscall entry/exit cost: N syscalls per run on the target CPU.",
 		.common = COMMON_CPU | COMMON_HOUSEKEEPING | COMMON_LOOPS |
 			  COMMON_RUNS | COMMON_LOAD,
 		.opts = opts,
@@ -195,7 +239,8 @@ int main(int argc, char **argv)
 	struct hist h = { 0 };
 	uint64_t bad = 0, migrations = 0, seen = 0, runs_done = 0;
 	long nr, expected;
-	char why[192], cpu_desc[96];
+	char why[192], cpu_desc[96], what[48];
+	const char *ent;
 	int seen_ret;
 
 	bench_init(&b, &spec, argc, argv);
@@ -219,6 +264,13 @@ int main(int argc, char **argv)
 	snprintf(cpu_desc, sizeof(cpu_desc), "cpu %d (%s%s)", b.target,
 		 cpu_isolation_name(&b.sets, b.target),
 		 b.opt.load ? ", housekeeping load" : "");
+	ent = entry_names[o.entry];
+	snprintf(what, sizeof(what), "%s calls, entry %s", name, ent);
+	bench_note(&b, "entry: %s (--entry %s)", o.entry == ENTRY_RAW ?
+		   "the syscall instruction inline" :
+		   "libc's syscall(3), as seed 000 and perf bench",
+		   ent);
+	bench_param(&b, "entry", ent);
 
 	counter_open_hw(&hw[0], PERF_COUNT_HW_CPU_CYCLES, 0, -1);
 	counter_open_hw(&hw[1], PERF_COUNT_HW_INSTRUCTIONS, 0, -1);
@@ -230,17 +282,17 @@ int main(int argc, char **argv)
 
 	ns = bench_metric(&b, "syscall_ns", "ns", BETTER_LOWER,
 			  "average ns per call of one run");
-	metric_summary(ns, name, "%s %llu calls", cpu_desc,
-		       (unsigned long long)b.opt.loops);
+	metric_summary(ns, name, "%s %llu calls, entry %s", cpu_desc,
+		       (unsigned long long)b.opt.loops, ent);
 	wall = bench_metric(&b, "run_time_s", "s", BETTER_LOWER, "wall time of one run");
-	metric_summary(wall, "run time", "%s %llu %s calls", cpu_desc,
-		       (unsigned long long)b.opt.loops, name);
+	metric_summary(wall, "run time", "%s %llu %s", cpu_desc,
+		       (unsigned long long)b.opt.loops, what);
 	user = bench_metric(&b, "user_time_s", "s", BETTER_LOWER, "user time of one run (getrusage)");
-	metric_summary(user, "user time", "%s %llu %s calls", cpu_desc,
-		       (unsigned long long)b.opt.loops, name);
+	metric_summary(user, "user time", "%s %llu %s", cpu_desc,
+		       (unsigned long long)b.opt.loops, what);
 	sys = bench_metric(&b, "system_time_s", "s", BETTER_LOWER, "system time of one run (getrusage)");
-	metric_summary(sys, "system time", "%s %llu %s calls", cpu_desc,
-		       (unsigned long long)b.opt.loops, name);
+	metric_summary(sys, "system time", "%s %llu %s", cpu_desc,
+		       (unsigned long long)b.opt.loops, what);
 	if (hw[0].fd >= 0 && hw[1].fd >= 0) {
 		cyc = bench_metric(&b, "cycles_per_call", "cycles", BETTER_LOWER,
 				   "cycles per call of one run");
@@ -251,9 +303,9 @@ int main(int argc, char **argv)
 	if (b.opt.load)
 		bench_load_start(&b);
 	/* warm up: caches, TLB and the branch predictors see the loop once */
-	syscall_loop(nr, expected, b.opt.loops / 10 + 1);
+	syscall_loop(o.entry, nr, expected, b.opt.loops / 10 + 1);
 	for (uint64_t r = 0; r < b.opt.runs && !bench_stop; r++) {
-		if (!run_once(nr, expected, b.opt.loops, hw, &mig, &s))
+		if (!run_once(o.entry, nr, expected, b.opt.loops, hw, &mig, &s))
 			break;
 		runs_done++;
 		bad += s.bad;
@@ -281,7 +333,7 @@ int main(int argc, char **argv)
 	if (o.distribution && !bench_stop) {
 		if (hist_init(&h, 0, 10, (size_t)(o.hist_max_ns / 10)))
 			ksft_exit_fail_msg("no memory for the histogram\n");
-		distribution_pass(nr, b.opt.loops, &h);
+		distribution_pass(o.entry, nr, b.opt.loops, &h);
 		dist = bench_metric(&b, "syscall_call_ns", "ns", BETTER_LOWER,
 				    "one call, timer overhead subtracted");
 		dist->hist = &h;
@@ -301,7 +353,7 @@ int main(int argc, char **argv)
 		snprintf(why, sizeof(why), "--syscall none issues no syscall");
 		seen_ret = -1;
 	} else {
-		seen_ret = syscalls_seen_by_kernel(nr, expected, 10000, &seen,
+		seen_ret = syscalls_seen_by_kernel(o.entry, nr, expected, 10000, &seen,
 						   why, sizeof(why));
 	}
 

@@ -2,18 +2,28 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # getpid_bench's speed targets, measured side by side in one run:
-#  1. getppid ns/call agrees within 5% with `perf bench syscall basic`
-#     (which times getppid()) pinned to the same CPU (median of rounds,
-#     the two tools interleaved so drift hits both alike);
-#  2. the harness's own cost per measured call (--syscall none) <= 1 ns;
+#  1. getppid ns/call through the default entry (libc's syscall(3))
+#     agrees within 5% with `perf bench syscall basic` (which calls
+#     getppid() through libc) pinned to the same CPU: the best of many
+#     short rounds, the tools interleaved in a rotating order so drift
+#     hits all alike. Best, not median: on a shared machine time slices
+#     given to other tasks only add to a round's time, so the fastest
+#     round is the one nearest the call's own cost (medians are printed
+#     beside it).
+#     The --entry raw figure (the inline syscall instruction) is printed
+#     beside them, with its ratio, for reference (no target: it skips
+#     the libc return and is expected to differ);
+#  2. the harness's own cost per measured call (--syscall none) <= 1 ns
+#     with --entry raw (the bare loop); with --entry libc (the loop plus
+#     one out-of-line call) it is printed;
 #  3. a default getpid_bench run takes < 20 s; ./run.sh --quick < 30 s.
 # Prints each ratio and PASS/FAIL; exits 1 if any target is missed.
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cpu=${CPU:-$(($(nproc) - 1))}
-rounds=${ROUNDS:-7}
-loops=${LOOPS:-2000000}
+rounds=${ROUNDS:-21}
+loops=${LOOPS:-300000}
 fail=0
 
 command -v perf >/dev/null || { echo "bench: perf not installed (linux-perf)"; exit 4; }
@@ -21,28 +31,57 @@ perf bench syscall basic --loop 1 >/dev/null 2>&1 ||
 	{ echo "bench: this perf has no 'bench syscall basic'"; exit 4; }
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+best() { sort -g | head -1; }
 
 verdict() {	# verdict OK_EXPR TEXT
 	if awk "BEGIN {exit !($1)}"; then echo "PASS  $2"; else echo "FAIL  $2"; fail=1; fi
 }
 
-ours=() theirs=()
-for r in $(seq "$rounds"); do
-	o=$("$top/getpid_bench" -c "$cpu" -s getppid -n "$loops" -r 1 -q |
-	    sed -n 's/^# getppid: .*, \([0-9.]*\) ns (1 run)$/\1/p')
-	t=$(taskset -c "$cpu" perf bench syscall basic --loop "$loops" 2>/dev/null |
-	    awk '/usecs\/op/ {print $1 * 1000}')
-	ours+=("$o") theirs+=("$t")
-done
-mo=$(printf '%s\n' "${ours[@]}" | median)
-mt=$(printf '%s\n' "${theirs[@]}" | median)
-ratio=$(awk "BEGIN {printf \"%.3f\", $mo / $mt}")
-echo "getppid on cpu $cpu, $loops calls x $rounds rounds: getpid_bench median $mo ns, perf bench median $mt ns, ratio $ratio"
-verdict "$ratio >= 0.95 && $ratio <= 1.05" "getpid_bench agrees with perf bench syscall basic within 5% (ratio $ratio)"
+ours_entry() {	# ours_entry ENTRY: ns/call of one getppid run
+	"$top/getpid_bench" -c "$cpu" -s getppid --entry "$1" -n "$loops" -r 1 -q |
+		sed -n "s/^# getppid: .*, entry $1, \([0-9.]*\) ns (1 run)\$/\1/p"
+}
+theirs() {
+	taskset -c "$cpu" perf bench syscall basic --loop "$loops" 2>/dev/null |
+		awk '/usecs\/op/ {print $1 * 1000}'
+}
 
-none=$("$top/getpid_bench" -c "$cpu" -s none -n 100000000 -r 5 -q |
-       sed -n 's/^# none: .*, avg \([0-9.]*\) ns .*/\1/p')
-verdict "$none <= 1.0" "harness cost per measured call $none ns (target <= 1 ns)"
+libc=() raw=() perfb=()
+for r in $(seq "$rounds"); do
+	# rotate the order each round: libc raw perf, raw perf libc, ...
+	for k in 0 1 2; do
+		case $(((r + k) % 3)) in
+		0) libc+=("$(ours_entry libc)") ;;
+		1) raw+=("$(ours_entry raw)") ;;
+		2) perfb+=("$(theirs)") ;;
+		esac
+	done
+done
+if [ ${#libc[@]} -ne "$rounds" ] || [ ${#raw[@]} -ne "$rounds" ] ||
+   [ ${#perfb[@]} -ne "$rounds" ] || printf '%s\n' "${libc[@]}" "${raw[@]}" "${perfb[@]}" | grep -qv '^[0-9.]\+$'; then
+	echo "FAIL  a tool printed no figure (libc '${libc[*]}', raw '${raw[*]}', perf '${perfb[*]}')"
+	exit 1
+fi
+bl=$(printf '%s\n' "${libc[@]}" | best)
+br=$(printf '%s\n' "${raw[@]}" | best)
+bp=$(printf '%s\n' "${perfb[@]}" | best)
+rl=$(awk "BEGIN {printf \"%.3f\", $bl / $bp}")
+rr=$(awk "BEGIN {printf \"%.3f\", $br / $bp}")
+echo "getppid on cpu $cpu, $loops calls x $rounds rounds each, side by side (ns per call):"
+printf '  %-38s %9s %9s  %s\n' "" "best" "median" "best/perf"
+printf '  %-38s %9.1f %9.1f  %s\n' \
+	"getpid_bench --entry libc (default)" "$bl" "$(printf '%s\n' "${libc[@]}" | median)" "$rl" \
+	"getpid_bench --entry raw" "$br" "$(printf '%s\n' "${raw[@]}" | median)" "$rr" \
+	"perf bench syscall basic" "$bp" "$(printf '%s\n' "${perfb[@]}" | median)" "1.000"
+verdict "$rl >= 0.95 && $rl <= 1.05" "getpid_bench default entry (libc) agrees with perf bench syscall basic within 5% (ratio $rl; --entry raw $rr)"
+
+none_cost() {	# none_cost ENTRY: harness ns per measured call
+	"$top/getpid_bench" -c "$cpu" -s none --entry "$1" -n 100000000 -r 5 -q |
+		sed -n 's/^# none: .*, avg \([0-9.]*\) ns .*/\1/p'
+}
+none=$(none_cost raw)
+verdict "$none <= 1.0" "harness cost per measured call $none ns, --entry raw (target <= 1 ns)"
+echo "      harness cost per measured call $(none_cost libc) ns, --entry libc (the loop and one out-of-line call; no target)"
 
 s=$(date +%s.%N)
 "$top/getpid_bench" -q >/dev/null

@@ -9,6 +9,7 @@
 
 #include "bench.h"
 #include "json.h"
+#include "util.h"
 #include "sysinfo.h"
 
 #define RESULT_SCHEMA_VERSION	1
@@ -206,6 +207,14 @@ void bench_note(struct bench *b, const char *fmt, ...)
 	ksft_print_msg("%s\n", note);
 }
 
+void bench_param(struct bench *b, const char *key, const char *value)
+{
+	if (b->nparams == (int)ARRAY_SIZE(b->params))
+		abort();	/* a programming error */
+	b->params[b->nparams].key = key;
+	b->params[b->nparams++].value = value;
+}
+
 void bench_verdict(struct bench *b, int code, const char *reason,
 		   const char *fmt, ...)
 {
@@ -365,6 +374,12 @@ static void run_json(struct json *j, struct bench *b, int exit_code)
 		json_double(j, "seconds", b->load_report.seconds);
 		json_u64(j, "messages", b->load_report.messages);
 		json_u64(j, "burner_mloops", b->load_report.burner_loops);
+		json_object_end(j);
+	}
+	if (b->nparams) {
+		json_object_start(j, "params");
+		for (int i = 0; i < b->nparams; i++)
+			json_string(j, b->params[i].key, b->params[i].value);
 		json_object_end(j);
 	}
 	json_bool(j, "quick", b->opt.quick);

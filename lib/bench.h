@@ -77,6 +77,8 @@ struct bench {
 	int nverdicts;
 	char notes[8][160];		/* context remarks stored in the JSON */
 	int nnotes;
+	struct { const char *key, *value; } params[8];	/* run.params */
+	int nparams;
 };
 
 /*
@@ -111,6 +113,13 @@ void metric_sample_noun(struct metric *m, const char *one, const char *many);
 
 /* A context remark for the JSON and a "# " line. */
 void bench_note(struct bench *b, const char *fmt, ...) __ktap_printf(2, 3);
+
+/*
+ * A choice of the program that changes what is measured ("entry":
+ * "libc"), stored in the JSON's run.params; @key and @value must outlive
+ * the run (string literals, option tables).
+ */
+void bench_param(struct bench *b, const char *key, const char *value);
 
 /* Record and print one KTAP result. */
 void bench_verdict(struct bench *b, int code, const char *reason,
