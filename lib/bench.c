@@ -291,6 +291,7 @@ static void stats_json(struct json *j, const struct stats *s)
 	json_double(j, NULL, s->ci95_median_lo);
 	json_double(j, NULL, s->ci95_median_hi);
 	json_array_end(j);
+	json_double(j, "ci_median_confidence", s->ci_median_confidence);
 	json_object_end(j);
 }
 

@@ -109,22 +109,33 @@ double stats_t_quantile(double p, double df)
 }
 
 /*
- * Distribution-free 95% interval of the median: the order statistics
- * whose ranks bound the binomial(n, 1/2) count at 95% (normal
- * approximation of the ranks, clamped to the sample).
+ * Distribution-free interval of the median: [x(j), x(n+1-j)] of the
+ * sorted sample covers the true median unless fewer than j samples fall
+ * on one side, so its confidence is exactly 1 - 2 P(B <= j-1) with B
+ * binomial(n, 1/2). The largest j whose confidence is still at least 95%
+ * is taken; below n = 6 even [min, max] does not reach 95% (n = 5:
+ * 1 - 2/32 = 93.75%), and the interval is [min, max] at the confidence
+ * it has. Returns that confidence.
  */
-static void median_ci(const double *sorted, size_t n, double *lo, double *hi)
+static double median_ci(const double *sorted, size_t n, double *lo, double *hi)
 {
-	double half = 1.96 * sqrt((double)n) / 2;
-	long j = (long)floor(n / 2.0 - half);
-	long k = (long)ceil(n / 2.0 + 1 + half);
+	double lfront = lgamma(n + 1.0) - n * log(2.0);
+	double cdf_prev = exp(-(double)n * log(2.0));	/* P(B <= 0) */
+	size_t j = 1;
 
-	if (j < 1)
-		j = 1;
-	if (k > (long)n)
-		k = n;
+	while (j + 1 <= (n + 1) / 2) {
+		/* P(B <= j) = P(B <= j-1) + P(B = j) */
+		double cdf = cdf_prev + exp(lfront - lgamma(j + 1.0) -
+					    lgamma((double)(n - j) + 1));
+
+		if (cdf > 0.025 * (1 + 1e-12))
+			break;
+		cdf_prev = cdf;
+		j++;
+	}
 	*lo = sorted[j - 1];
-	*hi = sorted[k - 1];
+	*hi = sorted[n - j];
+	return 1 - 2 * cdf_prev;
 }
 
 int stats_compute(const double *x, size_t n, struct stats *st)
@@ -161,7 +172,8 @@ int stats_compute(const double *x, size_t n, struct stats *st)
 	} else {
 		st->ci95_mean_lo = st->ci95_mean_hi = st->mean;
 	}
-	median_ci(s, n, &st->ci95_median_lo, &st->ci95_median_hi);
+	st->ci_median_confidence = median_ci(s, n, &st->ci95_median_lo,
+					     &st->ci95_median_hi);
 	free(s);
 	return 0;
 }

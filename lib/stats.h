@@ -16,7 +16,13 @@ struct stats {
 	double cov;			/* stddev / mean */
 	double p50, p90, p99, p999;
 	double ci95_mean_lo, ci95_mean_hi;	/* Student's t */
-	double ci95_median_lo, ci95_median_hi;	/* order statistics */
+	/*
+	 * Order statistics: the narrowest interval of at least 95%, or
+	 * [min, max] when n < 6 cannot reach 95%; its exact confidence
+	 * (0..1) is ci_median_confidence (n = 5: 0.9375).
+	 */
+	double ci95_median_lo, ci95_median_hi;
+	double ci_median_confidence;
 };
 
 /* Summarise @n samples (n >= 1; sorts a copy, @x is left as it is). */

@@ -3,7 +3,7 @@
 # getpid_bench end to end: real KTAP, real JSON, bad input, load cleanup.
 . "$(dirname "$0")/lib.sh"
 
-plan 34
+plan 35
 
 run_prog getpid_bench -n 20000 -r 3 -o "$TMP/g.json"
 ok $RC "small run passes (rc=$RC)"
@@ -26,6 +26,8 @@ json_check "$TMP/g.json" 'all(k in d["system"] for k in ("kernel_release","cmdli
 ok $? "JSON carries the system context"
 json_check "$TMP/g.json" '[m for m in d["metrics"] if m["name"]=="syscall_ns" and m["unit"]=="ns" and m["better"]=="lower" and len(m["samples"])==3 and m["summary"]["n"]==3 and m["summary"]["min"]<=m["summary"]["median"]<=m["summary"]["max"]]'
 ok $? "JSON metric syscall_ns has 3 samples and a consistent summary"
+json_check "$TMP/g.json" '[m for m in d["metrics"] if m["name"]=="syscall_ns" and m["summary"]["ci95_median"]==[m["summary"]["min"],m["summary"]["max"]] and m["summary"]["ci_median_confidence"]==0.75]'
+ok $? "the median interval of 3 runs is [min, max] at its real confidence, 75%"
 json_check "$TMP/g.json" '[m for m in d["metrics"] if m["name"]=="system_time_s"] and all(v["result"]=="pass" or v["result"]=="skip" for v in d["verdicts"])'
 ok $? "JSON has the user/system split and the verdicts"
 

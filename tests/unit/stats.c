@@ -33,12 +33,17 @@ int main(void)
 	static const double b[] = { 28.2, 26.6, 20.1, 23.3, 25.2, 22.1, 17.7,
 				    27.6, 20.6, 13.7, 23.2, 17.5, 20.6, 18.0,
 				    23.9, 21.6, 24.3, 20.4, 23.9, 13.3 };
+	static const struct { size_t n, lo, hi; double conf; } mci[] = {
+		{ 1, 1, 1, 0 }, { 2, 1, 2, 0.5 }, { 5, 1, 5, 0.9375 },
+		{ 6, 1, 6, 0.96875 }, { 9, 2, 8, 0.9609375 },
+		{ 10, 2, 9, 0.978515625 }, { 20, 6, 15, 0.9586105346679688 },
+	};
 	double x[100], c[] = { 5, 5, 5, 5 }, d[] = { 6, 6, 6 };
 	struct stats sa, sb, s, sc, sd;
 	struct welch w;
 
 	ksft_print_header();
-	ksft_set_plan(26);
+	ksft_set_plan(27 + 2 * ARRAY_SIZE(mci));
 
 	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
 		char what[64];
@@ -68,7 +73,31 @@ int main(void)
 	ksft_test_result(s.ci95_median_lo == 40 && s.ci95_median_hi == 61,
 			 "95%% CI of the median of 1..100: ranks 40 and 61 (%g, %g)",
 			 s.ci95_median_lo, s.ci95_median_hi);
+	CHECK_NEAR(s.ci_median_confidence, 0.9647997997822952, 1e-12,
+		   "its real confidence: 1 - 2 P(Bin(100, 1/2) <= 39)");
 	CHECK_NEAR(s.p90, 90.1, 1e-9, "p90 of 1..100 (linear interpolation)");
+
+	/*
+	 * Exact binomial confidences (python3: math.comb) of the median's
+	 * order-statistic interval: below n = 6 it is [min, max] at less
+	 * than 95%, and says so.
+	 */
+	for (size_t i = 0; i < ARRAY_SIZE(mci); i++) {
+		char what[96];
+
+		for (size_t k = 0; k < mci[i].n; k++)
+			x[k] = mci[i].n - k;	/* 1..n, unsorted */
+		stats_compute(x, mci[i].n, &s);
+		snprintf(what, sizeof(what),
+			 "n %zu: median interval ranks [%zu, %zu] at confidence",
+			 mci[i].n, mci[i].lo, mci[i].hi);
+		CHECK_NEAR(s.ci_median_confidence, mci[i].conf, 1e-12, what);
+		ksft_test_result(s.ci95_median_lo == mci[i].lo &&
+				 s.ci95_median_hi == mci[i].hi,
+				 "n %zu: interval [%g, %g], want [%zu, %zu]",
+				 mci[i].n, s.ci95_median_lo, s.ci95_median_hi,
+				 mci[i].lo, mci[i].hi);
+	}
 
 	stats_compute(a, ARRAY_SIZE(a), &sa);
 	stats_compute(b, ARRAY_SIZE(b), &sb);
