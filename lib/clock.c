@@ -17,7 +17,7 @@ struct bench_clock bench_clock;
  * event mapping (cap_user_time): ns = tsc * time_mult >> time_shift.
  * That is the kernel's own TSC frequency, better than a calibration.
  */
-static double tsc_hz_from_kernel(void)
+double clock_tsc_hz_kernel(void)
 {
 	struct perf_event_attr attr;
 	struct perf_event_mmap_page *pg;
@@ -43,25 +43,44 @@ static double tsc_hz_from_kernel(void)
 	return hz;
 }
 
-/* TSC ticks over ~50 ms of CLOCK_MONOTONIC_RAW, best of three. */
-static double tsc_hz_calibrate(void)
+/*
+ * One (TSC, CLOCK_MONOTONIC_RAW) pair: the clock read bracketed by two
+ * TSC reads, the narrowest bracket of a few tries kept, its midpoint
+ * taken as the TSC at the clock read. An interrupt between the reads
+ * widens only that try's bracket, so it is not the one kept.
+ */
+static void tsc_mono_pair(uint64_t *tsc, uint64_t *ns)
 {
-	double best = 0;
+	uint64_t best = UINT64_MAX;
 
-	for (int i = 0; i < 3; i++) {
-		uint64_t t0 = mono_raw_ns(), c0 = tsc_read_start(), t1, c1;
+	for (int i = 0; i < 5; i++) {
+		uint64_t a = tsc_read_start(), t = mono_raw_ns(), b = tsc_read_end();
 
-		do {
-			t1 = mono_raw_ns();
-		} while (t1 - t0 < 50000000ULL);
-		c1 = tsc_read_end();
-		double hz = (double)(c1 - c0) * 1e9 / (double)(t1 - t0);
-
-		/* the shortest disturbance-free window gives the lowest rate */
-		if (!best || hz < best)
-			best = hz;
+		if (b - a < best) {
+			best = b - a;
+			*tsc = a + (b - a) / 2;
+			*ns = t;
+		}
 	}
-	return best;
+}
+
+double clock_tsc_rate_choose(double *rates, int n)
+{
+	return stats_median(rates, n);
+}
+
+double clock_tsc_calibrate(double *rates, int n, uint64_t window_ns)
+{
+	for (int i = 0; i < n; i++) {
+		uint64_t c0, t0, c1, t1;
+
+		tsc_mono_pair(&c0, &t0);
+		while (mono_raw_ns() - t0 < window_ns)
+			;
+		tsc_mono_pair(&c1, &t1);
+		rates[i] = (double)(c1 - c0) * 1e9 / (double)(t1 - t0);
+	}
+	return clock_tsc_rate_choose(rates, n);
 }
 
 #define OVERHEAD_SAMPLES 10001
@@ -90,10 +109,13 @@ void clock_init(void)
 	bench_clock.source = "clock_gettime";
 	bench_clock.hz_source = "";
 	if (HAVE_TSC && tsc_invariant() && !getenv("ISOLBENCH_NO_TSC")) {
-		bench_clock.tsc_hz = tsc_hz_from_kernel();
+		bench_clock.tsc_hz = clock_tsc_hz_kernel();
 		bench_clock.hz_source = "kernel (perf user time)";
 		if (!bench_clock.tsc_hz) {
-			bench_clock.tsc_hz = tsc_hz_calibrate();
+			double rates[CLOCK_CAL_WINDOWS];
+
+			bench_clock.tsc_hz = clock_tsc_calibrate(rates, CLOCK_CAL_WINDOWS,
+								 CLOCK_CAL_WINDOW_NS);
 			bench_clock.hz_source = "calibrated against CLOCK_MONOTONIC_RAW";
 		}
 		if (bench_clock.tsc_hz > 0) {

@@ -27,6 +27,22 @@ extern struct bench_clock bench_clock;
 /* Choose and calibrate the clock, measure its overhead. */
 void clock_init(void);
 
+/* The kernel's own TSC Hz from a perf event's user page, or 0. */
+double clock_tsc_hz_kernel(void);
+
+/*
+ * TSC Hz against CLOCK_MONOTONIC_RAW: @n windows of @window_ns, each
+ * ended by bracketed pairs of reads (the narrowest of five brackets, its
+ * midpoint), the median rate of the windows chosen (a disturbed window
+ * may be too low or too high; neither end is trusted). @rates gets each
+ * window's rate (reordered). clock_init() uses 5 windows of 20 ms.
+ */
+#define CLOCK_CAL_WINDOWS	5
+#define CLOCK_CAL_WINDOW_NS	20000000ULL
+double clock_tsc_calibrate(double *rates, int n, uint64_t window_ns);
+/* The choice among the windows' rates: their median (reorders @rates). */
+double clock_tsc_rate_choose(double *rates, int n);
+
 static inline uint64_t mono_raw_ns(void)
 {
 	struct timespec ts;
