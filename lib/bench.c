@@ -111,11 +111,18 @@ void bench_load_start(struct bench *b)
 
 	if (!CPU_COUNT(&b->opt.housekeeping))
 		bench_skip(b, "--load needs a housekeeping CPU besides the target CPUs");
-	if (load_start(&b->load, &b->opt.housekeeping, 0, err, sizeof(err)))
+	if (load_start(&b->load, &b->opt.housekeeping, b->opt.load_kind, 0,
+		       err, sizeof(err)))
 		ksft_exit_fail_msg("%s\n", err);
 	b->load_running = true;
-	ksft_print_msg("housekeeping load started: %d processes (messaging pairs and CPU burners)\n",
-		       b->load.nprocs);
+	ksft_print_msg("housekeeping load started: %s, %d processes (%s)%s%s\n",
+		       load_kind_names[b->opt.load_kind], b->load.nprocs,
+		       b->opt.load_kind == LOAD_RTEVAL ? "messaging pairs and job streams" :
+		       b->opt.load_kind == LOAD_MESSAGING ? "messaging pairs and CPU burners" :
+		       "job streams",
+		       !b->load.ndrivers ? "" : b->load.compiler[0] ?
+		       ", jobs compile with " : ", no compiler: jobs fork, fault and exec /bin/true",
+		       b->load.ndrivers ? b->load.compiler : "");
 }
 
 void bench_load_stop(struct bench *b)
@@ -126,10 +133,16 @@ void bench_load_stop(struct bench *b)
 		return;
 	load_stop(&b->load, r);
 	b->load_running = false;
-	ksft_print_msg("housekeeping load stopped: %.1f s, %llu messages (%.0f/s), %llu M burner iterations\n",
-		       r->seconds, (unsigned long long)r->messages,
+	ksft_print_msg("housekeeping load stopped: %s, %.1f s, %llu messages (%.0f/s), %llu M burner iterations, %llu jobs (%.1f/s: %llu compiles, %llu churn, %llu failed)\n",
+		       load_kind_names[r->kind], r->seconds,
+		       (unsigned long long)r->messages,
 		       r->seconds > 0 ? r->messages / r->seconds : 0,
-		       (unsigned long long)r->burner_loops);
+		       (unsigned long long)r->burner_loops,
+		       (unsigned long long)r->jobs,
+		       r->seconds > 0 ? r->jobs / r->seconds : 0,
+		       (unsigned long long)r->compiles,
+		       (unsigned long long)r->churn,
+		       (unsigned long long)r->jobs_failed);
 }
 
 struct metric *bench_metric(struct bench *b, const char *name,
@@ -371,10 +384,19 @@ static void run_json(struct json *j, struct bench *b, int exit_code)
 		    cpu_mask_format(&b->opt.housekeeping, buf, sizeof(buf)));
 	json_bool(j, "load", b->opt.load);
 	if (b->opt.load) {
+		const struct load_report *r = &b->load_report;
+
+		json_string(j, "load_kind", load_kind_names[b->opt.load_kind]);
 		json_object_start(j, "load_report");
-		json_double(j, "seconds", b->load_report.seconds);
-		json_u64(j, "messages", b->load_report.messages);
-		json_u64(j, "burner_mloops", b->load_report.burner_loops);
+		json_string(j, "kind", load_kind_names[r->kind]);
+		json_double(j, "seconds", r->seconds);
+		json_u64(j, "messages", r->messages);
+		json_u64(j, "burner_mloops", r->burner_loops);
+		json_u64(j, "jobs", r->jobs);
+		json_u64(j, "jobs_failed", r->jobs_failed);
+		json_u64(j, "compiles", r->compiles);
+		json_u64(j, "churn_jobs", r->churn);
+		json_string(j, "compiler", r->compiler);
 		json_object_end(j);
 	}
 	if (b->nparams) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ktap.h"
+#include "load.h"
 #include "opts.h"
 #include "util.h"
 
@@ -26,6 +27,9 @@ static struct opt common_table[] = {
 	  .max = 7 * 24 * 3600 },
 	{ .name = "load", .type = OPT_FLAG,
 	  .help = "run the built-in housekeeping load meanwhile" },
+	{ .name = "load-kind", .type = OPT_CHOICE, .arg = "KIND",
+	  .help = "which load --load runs (implies --load): rteval = hackbench-style messaging and a compile-like stream of short-lived processes, as seed 000's rteval (default); messaging = messaging and CPU burners; compile = the process stream only",
+	  .choices = load_kind_names },
 	{ .name = "output", .key = 'o', .type = OPT_STRING, .arg = "FILE",
 	  .help = "write the JSON result to FILE" },
 	{ .name = "quick", .type = OPT_FLAG, .help = "short smoke run" },
@@ -36,11 +40,12 @@ static struct opt common_table[] = {
 static void common_bind(struct common_opts *co)
 {
 	void *dest[] = { &co->cpus, &co->housekeeping, &co->loops, &co->runs,
-			 &co->duration_s, &co->load, &co->output, &co->quick,
-			 &co->quiet, &co->verbose };
+			 &co->duration_s, &co->load, &co->load_kind,
+			 &co->output, &co->quick, &co->quiet, &co->verbose };
 	bool *given[] = { &co->cpus_given, &co->housekeeping_given,
 			  &co->loops_given, &co->runs_given,
-			  &co->duration_given, NULL, NULL, NULL, NULL, NULL };
+			  &co->duration_given, NULL, &co->load_kind_given,
+			  NULL, NULL, NULL, NULL };
 
 	for (size_t i = 0; i < ARRAY_SIZE(common_table); i++) {
 		common_table[i].dest = dest[i];
@@ -50,8 +55,13 @@ static void common_bind(struct common_opts *co)
 
 static bool common_wanted(const struct prog_spec *spec, size_t i)
 {
-	/* the first six entries follow the COMMON_* bit order */
-	return i >= 6 || (spec->common & (1u << i));
+	/* the COMMON_* bit of each entry; 0: always present */
+	static const unsigned int bit[ARRAY_SIZE(common_table)] = {
+		COMMON_CPU, COMMON_HOUSEKEEPING, COMMON_LOOPS, COMMON_RUNS,
+		COMMON_DURATION, COMMON_LOAD, COMMON_LOAD,
+	};
+
+	return !bit[i] || (spec->common & bit[i]);
 }
 
 static void opt_default_str(const struct opt *o, char *buf, size_t len)
@@ -255,6 +265,8 @@ void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 	if (optind < argc)
 		ksft_exit_usage(spec->name, "unexpected argument '%s' (see --help)",
 				argv[optind]);
+	if (co->load_kind_given)
+		co->load = true;
 }
 
 const char *isolbench_version(void)

@@ -41,7 +41,7 @@ enum {
 	COMMON_LOOPS		= 1 << 2,	/* -n, --loops */
 	COMMON_RUNS		= 1 << 3,	/* -r, --runs */
 	COMMON_DURATION		= 1 << 4,	/* -D, --duration */
-	COMMON_LOAD		= 1 << 5,	/* --load */
+	COMMON_LOAD		= 1 << 5,	/* --load, --load-kind */
 	/* always present: -o, --quick, -q, -v, -h, --version */
 };
 
@@ -52,12 +52,13 @@ struct common_opts {
 	uint64_t runs;
 	double duration_s;
 	bool load;
+	int load_kind;		/* enum load_kind; default LOAD_RTEVAL */
 	const char *output;
 	bool quick;
 	bool quiet;
 	bool verbose;
 	bool cpus_given, housekeeping_given, loops_given, runs_given;
-	bool duration_given;
+	bool duration_given, load_kind_given;
 };
 
 struct prog_spec {

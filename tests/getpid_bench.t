@@ -3,7 +3,7 @@
 # getpid_bench end to end: real KTAP, real JSON, bad input, load cleanup.
 . "$(dirname "$0")/lib.sh"
 
-plan 35
+plan 41
 
 run_prog getpid_bench -n 20000 -r 3 -o "$TMP/g.json"
 ok $RC "small run passes (rc=$RC)"
@@ -104,22 +104,82 @@ else
 	skip "needs root and setpriv" "unprivileged output is valid KTAP"
 fi
 
-# A run with --load killed half way leaves no load process behind.
+# The load: every kind runs and says so in the JSON, and no load process
+# (drivers, their forked and exec'd jobs, the compiler's own children)
+# outlives the benchmark, whether it is stopped (SIGTERM) or killed.
+load_group() {	# load_group PID: the process group of PID's load (waits 5 s)
+	local c
+	for _ in $(seq 50); do
+		c=$(pgrep -P "$1" | head -1)
+		[ -n "$c" ] && ps -o pgid= -p "$c" 2>/dev/null | tr -d ' ' && return
+		sleep 0.1
+	done
+}
+watch_group() {	# watch_group PGID SECS: "pid comm" of every process seen in it
+	local end=$(($(date +%s%N) + $2 * 1000000000))
+	while [ "$(date +%s%N)" -lt $end ]; do
+		pgrep -l -g "$1" 2>/dev/null
+		sleep 0.05
+	done | sort -u >"$TMP/seen"
+	awk '{print $2}' "$TMP/seen" | sort -u | tr '\n' ' '
+}
+gone() {	# gone PGID: the group empties within 3 s
+	for _ in $(seq 30); do
+		pgrep -g "$1" >/dev/null 2>&1 || return 0
+		sleep 0.1
+	done
+	return 1
+}
 if [ "$(nproc)" -lt 2 ]; then
-	skip "needs 2 CPUs" "killed --load run leaves nothing behind"
-	skip "needs 2 CPUs" "load ran on the housekeeping CPUs"
+	for i in $(seq 7); do skip "needs 2 CPUs" "load kinds and load cleanup"; done
 else
-	"$BIN/getpid_bench" --load -n 100000000 -r 1 >"$TMP/load.out" 2>&1 &
+	"$BIN/getpid_bench" --load -n 100000000 -r 1 -o "$TMP/load.json" >"$TMP/load.out" 2>&1 &
 	pid=$!
-	sleep 1.5
-	nload=$(pgrep -g "$(ps -o pgid= -p $(pgrep -P $pid | head -1) 2>/dev/null | tr -d ' ')" 2>/dev/null | wc -l)
+	pg=$(load_group $pid)
+	seen=$(watch_group "$pg" 3)
+	nload=$(pgrep -g "$pg" | wc -l)
 	kill -TERM $pid
 	wait $pid
-	sleep 0.3
-	left=$(pgrep -P $pid | wc -l)
-	[ "$nload" -gt 0 ] && [ "$left" -eq 0 ] && ! pgrep -f 'getpid_bench --load' >/dev/null
-	ok $? "SIGTERM on a --load run stops all $nload load processes (left: $left)"
-	grep -q 'housekeeping load stopped: .* [1-9][0-9]* messages' "$TMP/load.out"
-	ok $? "the load really ran (messages exchanged) and the partial run was reported"
+	gone "$pg"; left=$?
+	[ -n "$pg" ] && [ "$nload" -gt 0 ] && [ $left -eq 0 ]
+	ok $? "SIGTERM on a --load run stops all of its load ($nload processes at the end, group '$pg' empty after: $left)"
+	if command -v cc >/dev/null; then
+		echo " $seen " | grep -Eq ' (cc1|as) '
+		ok $? "the default load execs the compiler and its children (seen: $seen)"
+	else
+		echo " $seen " | grep -q ' true '
+		ok $? "no compiler: the default load execs /bin/true (seen: $seen)"
+	fi
+	grep -Eq '^# housekeeping load stopped: rteval, .* [1-9][0-9]* messages .* [1-9][0-9]* jobs' "$TMP/load.out"
+	ok $? "the default (rteval) load exchanged messages and ran jobs, and the partial run was reported"
+	json_check "$TMP/load.json" 'd["run"]["load_kind"]=="rteval" and d["run"]["load_report"]["kind"]=="rteval" and d["run"]["load_report"]["messages"]>0 and d["run"]["load_report"]["jobs"]>0 and d["run"]["load_report"]["jobs_failed"]==0 and (d["run"]["load_report"]["compiles"]>0)==(d["run"]["load_report"]["compiler"]!="")'
+	ok $? "JSON: load_kind rteval with its counters (messages, jobs, compiles, compiler)"
+
+	run_prog getpid_bench --load-kind messaging -n 500000 -r 1 -o "$TMP/msg.json"
+	[ $RC -eq 0 ] && json_check "$TMP/msg.json" 'd["run"]["load"] and d["run"]["load_kind"]=="messaging" and d["run"]["load_report"]["messages"]>0 and d["run"]["load_report"]["burner_mloops"]>0 and d["run"]["load_report"]["jobs"]==0'
+	ok $? "--load-kind messaging (implies --load): messages and burners, no jobs (rc=$RC)"
+
+	PATH=/nonexistent "$BIN/getpid_bench" --load-kind compile -n 500000 -r 1 -o "$TMP/churn.json" >"$TMP/out" 2>&1
+	RC=$?
+	[ $RC -eq 0 ] && grep -q 'no compiler: jobs fork, fault and exec /bin/true' "$TMP/out" &&
+		json_check "$TMP/churn.json" 'd["run"]["load_kind"]=="compile" and d["run"]["load_report"]["messages"]==0 and d["run"]["load_report"]["churn_jobs"]>0 and d["run"]["load_report"]["compiles"]==0 and d["run"]["load_report"]["compiler"]==""'
+	ok $? "--load-kind compile without a compiler: fork/fault/exec churn, counted (a churn job counts only when /bin/true ran and exited 0) (rc=$RC)"
+
+	# SIGKILL: no handler runs; the death signal set in each job before
+	# its exec must take it. The "compiler" here is a script that
+	# sleeps a minute: a job that outlived its driver would be seen.
+	mkdir -p "$TMP/fakecc"
+	printf '#!/bin/sh\nexec sleep 60\n' >"$TMP/fakecc/cc"
+	chmod +x "$TMP/fakecc/cc"
+	PATH=$TMP/fakecc:$PATH "$BIN/getpid_bench" --load-kind compile -n 100000000 -r 1 >/dev/null 2>&1 &
+	pid=$!
+	pg=$(load_group $pid)
+	seen=$(watch_group "$pg" 1)
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	gone "$pg"; left=$?
+	[ -n "$pg" ] && [ $left -eq 0 ] && echo " $seen " | grep -q ' sleep '
+	ok $? "SIGKILL: a job exec'd into a 60 s sleep dies with the benchmark (seen: $seen; group '$pg' empty after: $left)"
 fi
+expect_usage_error "unknown load kind" getpid_bench --load-kind kernel
 done_testing
