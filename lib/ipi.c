@@ -10,16 +10,18 @@ const char *const ipi_kind_keys[IPI_NKINDS] = {
 	"function_call_ipis", "reschedule_ipis", "tlb_ipis"
 };
 
-int ipi_count_open(struct ipi_count *c, int from, int to)
+int ipi_count_open(struct ipi_count *c, int from, int to, const char *sender)
 {
-	char f[64], fe[64], fm[96];
+	char f[160], fe[160], fm[192], who[96] = "";
 
 	memset(c, 0, sizeof(*c));
 	c->sent.fd = c->sent_mask.fd = c->elided.fd = c->queued.fd = -1;
+	if (sender)
+		snprintf(who, sizeof(who), " && %s", sender);
 	/* callback 0 is a reschedule IPI, not a function call */
-	snprintf(f, sizeof(f), "cpu == %d && callback != 0", to);
-	snprintf(fm, sizeof(fm), "cpumask & CPUS{%d} && callback != 0", to);
-	snprintf(fe, sizeof(fe), "cpu == %d", to);
+	snprintf(f, sizeof(f), "cpu == %d && callback != 0%s", to, who);
+	snprintf(fm, sizeof(fm), "cpumask & CPUS{%d} && callback != 0%s", to, who);
+	snprintf(fe, sizeof(fe), "cpu == %d%s", to, who);
 	if (counter_open_tracepoint(&c->sent, "ipi:ipi_send_cpu", f, -1, from) ||
 	    counter_open_tracepoint(&c->sent_mask, "ipi:ipi_send_cpumask", fm, -1, from) ||
 	    counter_open_tracepoint(&c->elided, "sched:sched_wake_idle_without_ipi",
@@ -81,6 +83,15 @@ int ipi_count_read(struct ipi_count *c)
 	c->elided_n = elided;
 	c->queued_n = queued;
 	return 0;
+}
+
+void ipi_count_close(struct ipi_count *c)
+{
+	counter_close(&c->sent);
+	counter_close(&c->sent_mask);
+	counter_close(&c->elided);
+	if (c->queued.fd >= 0)
+		counter_close(&c->queued);
 }
 
 static void name_count(struct ipi_name_count *tab, int *n, uint64_t *other,

@@ -27,8 +27,15 @@ struct ipi_count {
 	uint64_t real, elided_n, queued_n;
 };
 
-/* Count what @from sends to @to; 0, or -1 with a reason in c->why. */
-int ipi_count_open(struct ipi_count *c, int from, int to);
+/*
+ * Count what @from sends to @to; with @sender (a filter clause such as
+ * "common_pid == 123" or "comm == \"ipistorm/0\"", or NULL for every
+ * task on @from) only what that sender sends: another task's IPIs to
+ * @to then cannot fill in for missing ones. 0, or -1 with a reason in
+ * c->why.
+ */
+int ipi_count_open(struct ipi_count *c, int from, int to, const char *sender);
+void ipi_count_close(struct ipi_count *c);
 void ipi_count_enable(struct ipi_count *c, bool on);
 /*
  * Fill real, elided_n and queued_n (0 without csd_queue_cpu). Returns 0,
