@@ -229,6 +229,7 @@ static bool storm_run(struct pair *pairs, int np, uint64_t n, double dur_s,
 static void pairs_choose(struct bench *b, struct ipistorm_opts *o,
 			 struct pair *p, int *np)
 {
+	struct cpu_sets usable;
 	cpu_mask_t used, one;
 	char err[192];
 	int cpu, hk;
@@ -276,6 +277,12 @@ static void pairs_choose(struct bench *b, struct ipistorm_opts *o,
 			hk = cpu_mask_next(hk, &b->opt.housekeeping);
 		}
 	}
+	/*
+	 * isolcpus= CPUs are outside the default affinity, but a pair may
+	 * name them: the storm and spinner threads pin themselves there.
+	 */
+	usable = b->sets;
+	CPU_OR(&usable.allowed, &usable.allowed, &usable.isolated);
 	CPU_ZERO(&used);
 	for (int i = 0; i < *np; i++) {
 		if (p[i].src == p[i].dst)
@@ -285,7 +292,7 @@ static void pairs_choose(struct bench *b, struct ipistorm_opts *o,
 			cpu = k ? p[i].dst : p[i].src;
 			CPU_ZERO(&one);
 			CPU_SET(cpu, &one);
-			if (cpu_mask_check_usable(&b->sets, &one, err, sizeof(err)))
+			if (cpu_mask_check_usable(&usable, &one, err, sizeof(err)))
 				bench_usage_error(b, "pair %d:%d: %s", p[i].src, p[i].dst, err);
 			if (CPU_ISSET(cpu, &used))
 				bench_usage_error(b, "cpu %d is in more than one pair", cpu);
@@ -549,7 +556,7 @@ static void watch_report_details(struct bench *b, struct ipi_watch *w, struct me
 	}
 	if (!traced) {
 		bench_note(b, "callbacks: unavailable: /proc/interrupts counts interrupts, not the functions they ran%s",
-			   w->why_procfs[0] ? "; no ipi tracepoints on this kernel" : "");
+			   w->why_procfs[0] ? "; ipi tracing is not usable on this kernel" : "");
 		return;
 	}
 	for (int i = 0; i < w->t.ncb; i++) {
@@ -572,6 +579,41 @@ static void watch_report_details(struct bench *b, struct ipi_watch *w, struct me
 	metric_extra(m, "csd_queued", w->t.queued);
 }
 
+/*
+ * The per-minute samples: the full minutes; the partial last one left
+ * out, or scaled to 60 s when there is no full minute.
+ */
+static void watch_minutes(struct ipi_watch *w, struct metric *m)
+{
+	size_t full = (size_t)(w->seconds / 60);
+	double part_s = w->seconds - full * 60.0;
+	uint64_t part = full < w->t.nmin ? w->t.per_min[full] : 0;
+
+	for (size_t i = 0; i < full && i < w->t.nmin; i++)
+		metric_add(m, w->t.per_min[i]);
+	for (size_t i = w->t.nmin; i < full; i++)
+		metric_add(m, 0);
+	/* events of a later minute than the window's own: none expected */
+	for (size_t i = full + 1; i < w->t.nmin; i++)
+		part += w->t.per_min[i];
+	if (!full && part_s > 0)
+		metric_add(m, part * 60.0 / part_s);
+	else if (!full)
+		metric_add(m, 0);
+	metric_extra(m, "full_minutes", full);
+	metric_extra(m, "last_minute_s", part_s);
+	metric_extra(m, "last_minute_ipis", part);
+	metric_extra(m, "last_minute_scaled", !full);
+	if (part_s > 0.001)
+		ksft_print_msg("per minute: %zu full minute%s%s; the last %.1f s (%llu IPIs) %s\n",
+			       full, full == 1 ? "" : "s",
+			       w->method == IPI_WATCH_TRACE && w->ts_mono ?
+			       ", records bucketed by their own timestamps" : "",
+			       part_s, (unsigned long long)part,
+			       full ? "left out of the per-minute samples (in the totals)" :
+			       "scaled to 60 s (the watch is shorter than a minute)");
+}
+
 static void watch_report(struct bench *b, struct ipistorm_opts *o, struct ipi_watch *w,
 			 const char *list)
 {
@@ -579,18 +621,20 @@ static void watch_report(struct bench *b, struct ipistorm_opts *o, struct ipi_wa
 	struct metric *m;
 
 	m = bench_metric(b, "ipis_per_min", "IPIs", BETTER_LOWER, traced ?
-			 "IPIs sent to watched CPUs in one minute (last partial), ipi tracepoints" :
-			 "IPIs received by watched CPUs in one minute (last partial), /proc/interrupts");
-	for (size_t i = 0; i < w->t.nmin; i++)
-		metric_add(m, w->t.per_min[i]);
-	if (!w->t.nmin)
-		metric_add(m, 0);
+			 "IPIs sent to watched CPUs in one full minute (by the records' own timestamps); a partial last minute is left out, or scaled to 60 s when the watch is shorter than a minute; ipi tracepoints" :
+			 "IPIs received by watched CPUs in one full minute; a partial last minute is left out, or scaled to 60 s when the watch is shorter than a minute; /proc/interrupts");
+	watch_minutes(w, m);
 	metric_sample_noun(m, "minute", "minutes");
 	metric_summary(m, "IPIs per minute to watched cpus", "cpus %s, %.0f s%s, %llu in all, %s",
 		       list, w->seconds, b->opt.load ? " with housekeeping load" : "",
 		       (unsigned long long)w->t.total, w->how);
 	metric_extra(m, "ipis_total", w->t.total);
 	metric_extra(m, "watch_s", w->seconds);
+	metric_extra(m, "setup_ipis", w->setup_ipis);
+	metric_extra(m, "teardown_ipis", w->teardown_ipis);
+	ksft_print_msg("outside the window: %lld IPIs (CAL + RES) to cpus %s while the watch set itself up, %lld while it tore itself down%s\n",
+		       (long long)w->setup_ipis, list, (long long)w->teardown_ipis,
+		       traced ? " (enabling and disabling tracepoints patches kernel text, which interrupts every CPU)" : "");
 	if (traced)
 		metric_extra(m, "events_lost", w->lost);
 	else

@@ -162,6 +162,34 @@ int ipi_tally_line(struct ipi_tally *t, char *line, const cpu_mask_t *watched,
 	return n;
 }
 
+int ipi_trace_line_ns(const char *line, uint64_t *ns)
+{
+	const char *ev = strstr(line, ": ipi_send_cpu");
+	const char *p;
+	uint64_t sec = 0, frac = 0, scale = 1000000000ULL;
+
+	if (!ev)
+		ev = strstr(line, ": csd_queue_cpu");
+	if (!ev)
+		return -1;
+	/* back over "SSSS.UUUUUU" to the blank before it */
+	for (p = ev; p > line && p[-1] != ' '; p--)
+		;
+	if (p == ev || *p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++)
+		sec = sec * 10 + (*p - '0');
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			scale /= 10;
+			frac += (*p - '0') * scale;
+		}
+	if (p != ev)
+		return -1;
+	*ns = sec * 1000000000ULL + frac;
+	return 0;
+}
+
 int ipi_tally_add(struct ipi_tally *t, int cpu, enum ipi_kind kind, uint64_t n,
 		  size_t minute)
 {

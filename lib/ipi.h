@@ -78,6 +78,12 @@ struct ipi_tally {
 int ipi_tally_line(struct ipi_tally *t, char *line, const cpu_mask_t *watched,
 		   size_t minute);
 
+/*
+ * The timestamp of a trace_pipe record ("... [001] d..1. 123.456789:
+ * ipi_send_cpu: ..."), in ns; -1 when the line has none.
+ */
+int ipi_trace_line_ns(const char *line, uint64_t *ns);
+
 /* Add @n IPIs of @kind to @cpu in minute @minute; -1 on no memory. */
 int ipi_tally_add(struct ipi_tally *t, int cpu, enum ipi_kind kind, uint64_t n,
 		  size_t minute);
