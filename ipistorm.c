@@ -707,6 +707,7 @@ static void pair_verdict(struct bench *b, struct pair *p, double spin_share)
 	struct delivery *d = &p->d;
 	uint64_t reached = d->real + d->elided;
 	uint64_t none = d->calls > reached ? d->calls - reached : 0;
+	enum ipi_delivery judged;
 	char why[256] = "";
 	bool ok;
 
@@ -733,8 +734,9 @@ static void pair_verdict(struct bench *b, struct pair *p, double spin_share)
 		metric_extra(p->ns_m, "dst_spinner_cpu_share", spin_share);
 		metric_extra(p->ns_m, "dst_spinner_switched_out", preempted);
 	}
-	if (!d->counted) {
-		bench_verdict(b, KSFT_SKIP, d->why, "%s: calls counted on dst", p->desc);
+	if (!d->counted || !d->calls) {
+		bench_verdict(b, KSFT_SKIP, d->calls ? d->why : "no counted run was made",
+			      "%s: calls counted on dst", p->desc);
 		return;
 	}
 	/*
@@ -743,7 +745,10 @@ static void pair_verdict(struct bench *b, struct pair *p, double spin_share)
 	 * are quick, so a few % of dst's time lost is many % of the calls.
 	 * More deliveries than calls is a counting error: flagged.
 	 */
-	if (reached > d->calls)
+	judged = ipi_delivery_judge(d->calls, reached);
+	if (judged == IPI_DELIVERY_NONE)
+		snprintf(why, sizeof(why), "no call was counted");
+	else if (judged == IPI_DELIVERY_EXCESS)
 		snprintf(why, sizeof(why),
 			 "%llu more deliveries than calls: the count is not the storm's alone",
 			 (unsigned long long)(reached - d->calls));
@@ -756,7 +761,7 @@ static void pair_verdict(struct bench *b, struct pair *p, double spin_share)
 			 "no shootdown is needed while dst runs another mm");
 	else
 		snprintf(why, sizeof(why), "%llu calls reached no CPU", (unsigned long long)none);
-	ok = d->calls && reached >= d->calls * 0.99 && reached <= d->calls;
+	ok = judged == IPI_DELIVERY_OK;
 	bench_verdict(b, ok ? KSFT_PASS : KSFT_FAIL, ok ? NULL : why,
 		      "%s: %llu of %llu calls reached dst as a real IPI or an elided send",
 		      p->desc, (unsigned long long)reached, (unsigned long long)d->calls);

@@ -94,6 +94,16 @@ void ipi_count_close(struct ipi_count *c)
 		counter_close(&c->queued);
 }
 
+enum ipi_delivery ipi_delivery_judge(uint64_t calls, uint64_t reached)
+{
+	if (!calls)
+		return IPI_DELIVERY_NONE;
+	if (reached > calls)
+		return IPI_DELIVERY_EXCESS;
+	/* reached / calls >= 0.99, in integers */
+	return reached * 100 >= calls * 99 ? IPI_DELIVERY_OK : IPI_DELIVERY_SHORT;
+}
+
 static void name_count(struct ipi_name_count *tab, int *n, uint64_t *other,
 		       const char *name, uint64_t add)
 {

@@ -45,6 +45,15 @@ void ipi_count_enable(struct ipi_count *c, bool on);
  */
 int ipi_count_read(struct ipi_count *c);
 
+/*
+ * The delivery check of a storm: @reached (real + elided) of @calls.
+ * Enough when at least 99% of the calls reached dst; more than the
+ * calls is a counting error (sends that are not the storm's).
+ */
+enum ipi_delivery { IPI_DELIVERY_OK, IPI_DELIVERY_SHORT, IPI_DELIVERY_EXCESS,
+		    IPI_DELIVERY_NONE };
+enum ipi_delivery ipi_delivery_judge(uint64_t calls, uint64_t reached);
+
 enum ipi_kind { IPI_CALL, IPI_RESCHED, IPI_TLB, IPI_NKINDS };
 /* JSON keys of the kinds: "function_call_ipis", ... */
 extern const char *const ipi_kind_keys[IPI_NKINDS];
