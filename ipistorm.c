@@ -961,7 +961,10 @@ static void delivery_report(struct bench *b, struct ipistorm_opts *o, struct pai
 		      p->desc, (unsigned long long)runs_done,
 		      (unsigned long long)b->opt.runs, (unsigned long long)p->calls);
 	pair_verdict(b, p, p->spin_share);
-	if (o->mode == MODE_KMOD && !o->all)
+	if (o->mode == MODE_KMOD && !o->all && !(p->calls + p->d.calls))
+		bench_verdict(b, KSFT_SKIP, "no call completed", "%s: the callback ran on cpu %d",
+			      p->desc, p->dst);
+	else if (o->mode == MODE_KMOD && !o->all)
 		bench_verdict(b, p->callbacks == p->calls + p->d.calls ? KSFT_PASS : KSFT_FAIL, NULL,
 			      "%s: the callback ran %llu times on cpu %d for %llu calls",
 			      p->desc, (unsigned long long)p->callbacks, p->dst,
