@@ -100,6 +100,8 @@ struct pair {
 	bool counting;			/* this pass counts the deliveries */
 	struct ipi_count cnt;		/* its counters, filtered to the sender */
 	bool cnt_ok;
+	int64_t pass_cal;		/* CAL on dst over the last timed pass */
+	bool procfs_share;		/* per-IPI figures from CAL, not counted */
 	uint64_t calls;			/* over all timed runs */
 	uint64_t callbacks;		/* kmod: the callback ran on dst */
 	unsigned long long spin0;
@@ -165,6 +167,7 @@ static void pass_count_start(struct pair *p, const char *sender)
 
 static void pass_count_stop(struct pair *p)
 {
+	p->d.calls += p->done;
 	if (!p->cnt_ok) {
 		p->d.counted = false;
 		return;
@@ -175,7 +178,6 @@ static void pass_count_stop(struct pair *p)
 		if (!p->d.why[0])
 			snprintf(p->d.why, sizeof(p->d.why), "%s", p->cnt.why);
 	} else {
-		p->d.calls += p->done;
 		p->d.real += p->cnt.real;
 		p->d.elided += p->cnt.elided_n;
 		p->d.queued += p->cnt.queued_n;
@@ -711,21 +713,24 @@ static void pair_verdict(struct bench *b, struct pair *p, double spin_share)
 	char why[256] = "";
 	bool ok;
 
-	ksft_print_msg("%s: counted passes, %llu calls: %llu real IPIs, %llu elided sends (dst polling idle), %llu reached no CPU; csd queued %s%llu (the storm's own sends only)\n",
-		       p->desc, (unsigned long long)d->calls,
-		       (unsigned long long)d->real, (unsigned long long)d->elided,
-		       (unsigned long long)none, d->have_queued ? "" : "(not counted) ",
-		       (unsigned long long)d->queued);
+	if (d->counted)
+		ksft_print_msg("%s: counted passes, %llu calls: %llu real IPIs, %llu elided sends (dst polling idle), %llu reached no CPU; csd queued %s%llu (the storm's own sends only)\n",
+			       p->desc, (unsigned long long)d->calls,
+			       (unsigned long long)d->real, (unsigned long long)d->elided,
+			       (unsigned long long)none, d->have_queued ? "" : "(not counted) ",
+			       (unsigned long long)d->queued);
 	ksft_print_msg("%s: timed passes, %llu calls, no per-event counting; /proc/interrupts cpu %d (every sender): CAL +%lld, TLB +%lld, RES +%lld\n",
 		       p->desc, (unsigned long long)p->calls, p->dst,
 		       (long long)d->cal, (long long)d->tlb, (long long)d->res);
 	metric_extra(p->ns_m, "calls", p->calls);
 	metric_extra(p->ns_m, "counted_calls", d->calls);
-	metric_extra(p->ns_m, "ipis_real", d->real);
-	metric_extra(p->ns_m, "sends_elided", d->elided);
-	metric_extra(p->ns_m, "calls_reached_no_cpu", none);
-	metric_extra(p->ns_m, "delivered_share", d->calls ? (double)reached / d->calls : 0);
-	if (d->have_queued)
+	if (d->counted) {	/* not counted: no split to report */
+		metric_extra(p->ns_m, "ipis_real", d->real);
+		metric_extra(p->ns_m, "sends_elided", d->elided);
+		metric_extra(p->ns_m, "calls_reached_no_cpu", none);
+		metric_extra(p->ns_m, "delivered_share", d->calls ? (double)reached / d->calls : 0);
+	}
+	if (d->counted && d->have_queued)
 		metric_extra(p->ns_m, "csd_queued", d->queued);
 	metric_extra(p->ns_m, "dst_cal_irqs", d->cal);
 	metric_extra(p->ns_m, "dst_tlb_irqs", d->tlb);
@@ -734,6 +739,10 @@ static void pair_verdict(struct bench *b, struct pair *p, double spin_share)
 		metric_extra(p->ns_m, "dst_spinner_cpu_share", spin_share);
 		metric_extra(p->ns_m, "dst_spinner_switched_out", preempted);
 	}
+	metric_extra(p->ns_m, "delivered_from_dst_cal_irqs", p->procfs_share);
+	if (p->procfs_share)
+		ksft_print_msg("%s: not counted (%s): per-IPI figures divide by the function call interrupts dst took in each timed run (every sender's, at most one per call)\n",
+			       p->desc, d->why);
 	if (!d->counted || !d->calls) {
 		bench_verdict(b, KSFT_SKIP, d->calls ? d->why : "no counted run was made",
 			      "%s: calls counted on dst", p->desc);
@@ -855,7 +864,8 @@ static bool storm_pass(struct bench *b, struct ipistorm_opts *o, struct pair *p,
 	     storm_run(p, np, n, b->opt.duration_s, o->timeout_s, counting);
 	if (have_irqs && !irq_table_read("/proc/interrupts", &t1)) {
 		for (int i = 0; i < np; i++) {
-			p[i].d.cal += irq_table_delta(&t0, &t1, "CAL", p[i].dst);
+			p[i].pass_cal = irq_table_delta(&t0, &t1, "CAL", p[i].dst);
+			p[i].d.cal += p[i].pass_cal;
 			p[i].d.tlb += irq_table_delta(&t0, &t1, "TLB", p[i].dst);
 			p[i].d.res += irq_table_delta(&t0, &t1, "RES", p[i].dst);
 		}
@@ -910,9 +920,18 @@ static uint64_t storm_runs(struct bench *b, struct ipistorm_opts *o, struct pair
 				/* the timed run's deliveries, at the counted run's share */
 				double est = cc ? done[i] * ((double)cr / cc) : 0;
 
+				/*
+				 * Not counted (no ipi tracepoints before 6.3): the
+				 * function call interrupts dst took in the timed run,
+				 * every sender's, at most one per call.
+				 */
+				if (!p[i].d.counted && p[i].pass_cal >= 0) {
+					p[i].procfs_share = true;
+					est = (uint64_t)p[i].pass_cal < done[i] ? (double)p[i].pass_cal : done[i];
+				}
 				metric_add(p[i].call_m, ns[i] / done[i]);
 				metric_add(p[i].time_m, ns[i] / 1e9);
-				if (est < 0.5 || !p[i].d.counted)
+				if (est < 0.5)
 					continue;	/* nothing delivered: no per-IPI figure */
 				metric_add(p[i].ns_m, ns[i] / est);
 				metric_add(p[i].rate_m, est / (ns[i] / 1e9));

@@ -78,22 +78,22 @@ ok $? "6.12: cpus 2-3 are isolated (the storms below target them)"
 storm_guest mb -t ipistorm -- -m membarrier --pairs 0:2 -n 2000 -r 2
 ok $RC "6.12: membarrier storm cpu 0 -> isolated cpu 2 passed"
 [ "$(verdict "$TMP/vm-mb" ipistorm 'cpu 0 -> cpu 2 (')" = pass ] &&
-	grep -q '^# # ok 2 cpu 0 -> cpu 2 (.*reached dst' "$TMP/vm-mb/ktap.txt" &&
+	grep -q '^# ok 2 cpu 0 -> cpu 2 (.*reached dst' "$TMP/vm-mb/ktap.txt" &&
 	delivered "$TMP/vm-mb/suite/ipistorm.json"
 ok $? "6.12: membarrier to the isolated cpu: delivery strict ($(grep -o '[0-9]* of [0-9]* calls reached' "$TMP/vm-mb/ktap.txt"))"
 storm_guest tlb -t ipistorm -- -m tlb --pairs 1:3 -n 2000 -r 2
 ok $RC "6.12: tlb storm cpu 1 -> isolated cpu 3 passed"
-grep -q '^# # ok 2 cpu 1 -> cpu 3 (.*reached dst' "$TMP/vm-tlb/ktap.txt" &&
+grep -q '^# ok 2 cpu 1 -> cpu 3 (.*reached dst' "$TMP/vm-tlb/ktap.txt" &&
 	delivered "$TMP/vm-tlb/suite/ipistorm.json"
 ok $? "6.12: tlb shootdowns to the isolated cpu: delivery strict ($(grep -o '[0-9]* of [0-9]* calls reached' "$TMP/vm-tlb/ktap.txt"))"
 # a module run that hits its timeout is not a complete run
 storm_guest kto -t ipistorm_kmod -- -n 100000000 --timeout 1 -r 1
-[ $RC -eq 1 ] && grep -q '^# # not ok 1 cpu .* 0 of 1 runs complete' "$TMP/vm-kto/ktap.txt" &&
+[ $RC -eq 1 ] && grep -q '^# not ok 1 cpu .* 0 of 1 runs complete' "$TMP/vm-kto/ktap.txt" &&
 	grep -q "^# # incomplete: the module's run hit its timeout" "$TMP/vm-kto/ktap.txt"
 ok $? "6.12: kmod run with timed_out set fails as incomplete (rc=$RC)"
 # the watch says what its own setup and teardown sent the watched cpus
 json_check "$r/suite/ipistorm_watch.json" '"setup_ipis" in d["metrics"][0]["extra"] and "teardown_ipis" in d["metrics"][0]["extra"]' &&
-	grep -q '^# # outside the window: [0-9]* IPIs (CAL + RES) to cpus 2-3 while the watch set itself up' "$r/suite/ipistorm_watch.ktap"
+	grep -q '^# outside the window: [0-9]* IPIs (CAL + RES) to cpus 2-3 while the watch set itself up' "$r/suite/ipistorm_watch.ktap"
 ok $? "6.12: the watch reports its setup/teardown IPIs ($(grep -o 'outside the window: [0-9]* IPIs.*down' "$r/suite/ipistorm_watch.ktap" | head -c 160))"
 [ "$(verdict "$r" ipistorm 'cpu ')" = pass ] && [ "$(verdict "$r" ipistorm_kmod 'cpu ')" = pass ]
 ok $? "6.12: quick storms of the suite complete"
