@@ -156,7 +156,9 @@ kill $busy $stormer 2>/dev/null; wait $busy $stormer 2>/dev/null
 	grep -q "also ran other tasks: the spinner was switched out [1-9][0-9]* times.*membarrier returns at once, without an IPI" "$TMP/out"
 ok $? "dst kept busy by another process: delivery fails and says why (rc=$RC)"
 real=$(extra "$TMP/hog.json" ipis_real)
-[ "$real" -lt 5000 ] && [ $((c1 - c0)) -gt 5000 ]
+# (at least 1000 IPIs to dst from the other stormer that a count of
+# every sender on src would have taken for the storm's)
+[ "$real" -lt 5000 ] && [ $((c1 - c0)) -gt $((real + 1000)) ]
 ok $? "only the storm's own sends counted: $real real IPIs of 5000 calls while CAL on cpu $dst rose by $((c1 - c0)) (the other stormer's)"
 # (nothing delivered at all: no per-IPI figure)
 json_check "$TMP/hog.json" '[m["samples"] for m in d["metrics"] if m["name"]=="ipi_ns"][0] in ([], None) and d["metrics"][0]["extra"]["ipis_real"] + d["metrics"][0]["extra"]["sends_elided"] == 0 or [m for m in d["metrics"] if m["name"]=="ipi_ns"][0]["samples"][0] > [m for m in d["metrics"] if m["name"]=="call_ns"][0]["samples"][0] and d["metrics"][0]["extra"]["calls_reached_no_cpu"] > 50'
