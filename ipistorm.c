@@ -79,6 +79,7 @@ struct delivery {
 	bool have_queued;
 	char why[192];			/* why it could not count */
 	uint64_t calls;			/* calls of the counted passes */
+	double ns;			/* and their time */
 	uint64_t real, elided, queued;
 	int64_t cal, tlb, res;		/* /proc/interrupts on dst, timed passes */
 };
@@ -168,6 +169,7 @@ static void pass_count_start(struct pair *p, const char *sender)
 static void pass_count_stop(struct pair *p)
 {
 	p->d.calls += p->done;
+	p->d.ns += p->ns;
 	if (!p->cnt_ok) {
 		p->d.counted = false;
 		return;
@@ -724,6 +726,9 @@ static void pair_verdict(struct bench *b, struct pair *p, double spin_share)
 		       (long long)d->cal, (long long)d->tlb, (long long)d->res);
 	metric_extra(p->ns_m, "calls", p->calls);
 	metric_extra(p->ns_m, "counted_calls", d->calls);
+	/* what per-event counting costs: the counted passes' time per call */
+	if (d->calls)
+		metric_extra(p->ns_m, "counted_call_ns", d->ns / d->calls);
 	if (d->counted) {	/* not counted: no split to report */
 		metric_extra(p->ns_m, "ipis_real", d->real);
 		metric_extra(p->ns_m, "sends_elided", d->elided);
