@@ -16,8 +16,14 @@ int ipi_count_open(struct ipi_count *c, int from, int to, const char *sender)
 
 	memset(c, 0, sizeof(*c));
 	c->sent.fd = c->sent_mask.fd = c->elided.fd = c->queued.fd = -1;
+	/*
+	 * common_pid is whoever ran when the tracepoint fired: sends from an
+	 * interrupt that hit the sender (the tick's idle-balance kick, ...)
+	 * are not its own. Task context only: no hardirq (0x08), softirq
+	 * (0x10) or NMI (0x40) bit in common_flags.
+	 */
 	if (sender)
-		snprintf(who, sizeof(who), " && %s", sender);
+		snprintf(who, sizeof(who), " && %s && !(common_flags & 88)", sender);
 	/* callback 0 is a reschedule IPI, not a function call */
 	snprintf(f, sizeof(f), "cpu == %d && callback != 0%s", to, who);
 	snprintf(fm, sizeof(fm), "cpumask & CPUS{%d} && callback != 0%s", to, who);

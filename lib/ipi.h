@@ -30,8 +30,9 @@ struct ipi_count {
 /*
  * Count what @from sends to @to; with @sender (a filter clause such as
  * "common_pid == 123" or "comm == \"ipistorm/0\"", or NULL for every
- * task on @from) only what that sender sends: another task's IPIs to
- * @to then cannot fill in for missing ones. 0, or -1 with a reason in
+ * task on @from) only what that sender sends, from task context (not
+ * from interrupts that hit it): another task's IPIs to @to then cannot
+ * fill in for missing ones. 0, or -1 with a reason in
  * c->why.
  */
 int ipi_count_open(struct ipi_count *c, int from, int to, const char *sender);

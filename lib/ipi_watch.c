@@ -86,6 +86,11 @@ int ipi_watch_trace_setup(struct ipi_watch *w, bool fall_back, char *err,
 		memcpy(w->note, "queued functions not counted: ", 30);
 	/* records carry CLOCK_MONOTONIC times: bucketed by their own time */
 	w->ts_mono = !trace_instance_clock(&w->ti, "mono");
+	/* room for storms between two reads (lost ones are counted anyway) */
+	snprintf(f, sizeof(f), "%s/buffer_size_kb", w->ti.dir);
+	if (write_file(f, "8192"))
+		snprintf(w->note, sizeof(w->note), "trace buffer left at its default size: %s",
+			 strerror(errno));
 	w->buf = malloc(WATCH_BUF);
 	if (!w->buf) {
 		snprintf(err, errlen, "no memory");
