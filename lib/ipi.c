@@ -10,16 +10,24 @@ const char *const ipi_kind_keys[IPI_NKINDS] = {
 	"function_call_ipis", "reschedule_ipis", "tlb_ipis"
 };
 
-int ipi_count_open(struct ipi_count *c, int from, int to)
+int ipi_count_open(struct ipi_count *c, int from, int to, const char *sender)
 {
-	char f[64], fe[64], fm[96];
+	char f[160], fe[160], fm[192], who[96] = "";
 
 	memset(c, 0, sizeof(*c));
 	c->sent.fd = c->sent_mask.fd = c->elided.fd = c->queued.fd = -1;
+	/*
+	 * common_pid is whoever ran when the tracepoint fired: sends from an
+	 * interrupt that hit the sender (the tick's idle-balance kick, ...)
+	 * are not its own. Task context only: no hardirq (0x08), softirq
+	 * (0x10) or NMI (0x40) bit in common_flags.
+	 */
+	if (sender)
+		snprintf(who, sizeof(who), " && %s && !(common_flags & 88)", sender);
 	/* callback 0 is a reschedule IPI, not a function call */
-	snprintf(f, sizeof(f), "cpu == %d && callback != 0", to);
-	snprintf(fm, sizeof(fm), "cpumask & CPUS{%d} && callback != 0", to);
-	snprintf(fe, sizeof(fe), "cpu == %d", to);
+	snprintf(f, sizeof(f), "cpu == %d && callback != 0%s", to, who);
+	snprintf(fm, sizeof(fm), "cpumask & CPUS{%d} && callback != 0%s", to, who);
+	snprintf(fe, sizeof(fe), "cpu == %d%s", to, who);
 	if (counter_open_tracepoint(&c->sent, "ipi:ipi_send_cpu", f, -1, from) ||
 	    counter_open_tracepoint(&c->sent_mask, "ipi:ipi_send_cpumask", fm, -1, from) ||
 	    counter_open_tracepoint(&c->elided, "sched:sched_wake_idle_without_ipi",
@@ -81,6 +89,25 @@ int ipi_count_read(struct ipi_count *c)
 	c->elided_n = elided;
 	c->queued_n = queued;
 	return 0;
+}
+
+void ipi_count_close(struct ipi_count *c)
+{
+	counter_close(&c->sent);
+	counter_close(&c->sent_mask);
+	counter_close(&c->elided);
+	if (c->queued.fd >= 0)
+		counter_close(&c->queued);
+}
+
+enum ipi_delivery ipi_delivery_judge(uint64_t calls, uint64_t reached)
+{
+	if (!calls)
+		return IPI_DELIVERY_NONE;
+	if (reached > calls)
+		return IPI_DELIVERY_EXCESS;
+	/* reached / calls >= 0.99, in integers */
+	return reached * 100 >= calls * 99 ? IPI_DELIVERY_OK : IPI_DELIVERY_SHORT;
 }
 
 static void name_count(struct ipi_name_count *tab, int *n, uint64_t *other,
@@ -149,6 +176,34 @@ int ipi_tally_line(struct ipi_tally *t, char *line, const cpu_mask_t *watched,
 	if (n)
 		name_count(t->cb, &t->ncb, &t->cb_other, cb, n);
 	return n;
+}
+
+int ipi_trace_line_ns(const char *line, uint64_t *ns)
+{
+	const char *ev = strstr(line, ": ipi_send_cpu");
+	const char *p;
+	uint64_t sec = 0, frac = 0, scale = 1000000000ULL;
+
+	if (!ev)
+		ev = strstr(line, ": csd_queue_cpu");
+	if (!ev)
+		return -1;
+	/* back over "SSSS.UUUUUU" to the blank before it */
+	for (p = ev; p > line && p[-1] != ' '; p--)
+		;
+	if (p == ev || *p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++)
+		sec = sec * 10 + (*p - '0');
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			scale /= 10;
+			frac += (*p - '0') * scale;
+		}
+	if (p != ev)
+		return -1;
+	*ns = sec * 1000000000ULL + frac;
+	return 0;
 }
 
 int ipi_tally_add(struct ipi_tally *t, int cpu, enum ipi_kind kind, uint64_t n,

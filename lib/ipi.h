@@ -27,8 +27,16 @@ struct ipi_count {
 	uint64_t real, elided_n, queued_n;
 };
 
-/* Count what @from sends to @to; 0, or -1 with a reason in c->why. */
-int ipi_count_open(struct ipi_count *c, int from, int to);
+/*
+ * Count what @from sends to @to; with @sender (a filter clause such as
+ * "common_pid == 123" or "comm == \"ipistorm/0\"", or NULL for every
+ * task on @from) only what that sender sends, from task context (not
+ * from interrupts that hit it): another task's IPIs to @to then cannot
+ * fill in for missing ones. 0, or -1 with a reason in
+ * c->why.
+ */
+int ipi_count_open(struct ipi_count *c, int from, int to, const char *sender);
+void ipi_count_close(struct ipi_count *c);
 void ipi_count_enable(struct ipi_count *c, bool on);
 /*
  * Fill real, elided_n and queued_n (0 without csd_queue_cpu). Returns 0,
@@ -37,6 +45,15 @@ void ipi_count_enable(struct ipi_count *c, bool on);
  * have_queued).
  */
 int ipi_count_read(struct ipi_count *c);
+
+/*
+ * The delivery check of a storm: @reached (real + elided) of @calls.
+ * Enough when at least 99% of the calls reached dst; more than the
+ * calls is a counting error (sends that are not the storm's).
+ */
+enum ipi_delivery { IPI_DELIVERY_OK, IPI_DELIVERY_SHORT, IPI_DELIVERY_EXCESS,
+		    IPI_DELIVERY_NONE };
+enum ipi_delivery ipi_delivery_judge(uint64_t calls, uint64_t reached);
 
 enum ipi_kind { IPI_CALL, IPI_RESCHED, IPI_TLB, IPI_NKINDS };
 /* JSON keys of the kinds: "function_call_ipis", ... */
@@ -70,6 +87,12 @@ struct ipi_tally {
  */
 int ipi_tally_line(struct ipi_tally *t, char *line, const cpu_mask_t *watched,
 		   size_t minute);
+
+/*
+ * The timestamp of a trace_pipe record ("... [001] d..1. 123.456789:
+ * ipi_send_cpu: ..."), in ns; -1 when the line has none.
+ */
+int ipi_trace_line_ns(const char *line, uint64_t *ns);
 
 /* Add @n IPIs of @kind to @cpu in minute @minute; -1 on no memory. */
 int ipi_tally_add(struct ipi_tally *t, int cpu, enum ipi_kind kind, uint64_t n,

@@ -16,15 +16,64 @@
 
 const char *const ipi_watch_method_names[] = { "auto", "trace", "procfs", NULL };
 
-static int watch_trace_open(struct ipi_watch *w, const char *list, char *err,
-			    size_t errlen)
+/* CAL + RES of the watched CPUs from @a to @b. */
+static int64_t watched_ipis(const struct ipi_watch *w, const struct irq_table *a,
+			    const struct irq_table *b)
 {
-	char f[600];
+	int64_t n = 0, d;
+	int cpu;
 
-	if (trace_instance_create(&w->ti, "isolbench-ipistorm", err, errlen))
+	cpu_mask_for_each(cpu, &w->cpus) {
+		d = irq_table_delta(a, b, "CAL", cpu);
+		n += d > 0 ? d : 0;
+		d = irq_table_delta(a, b, "RES", cpu);
+		n += d > 0 ? d : 0;
+	}
+	return n;
+}
+
+static int watch_procfs_open(struct ipi_watch *w, char *err, size_t errlen)
+{
+	int cpu = cpu_mask_first(&w->cpus);
+
+	w->method = IPI_WATCH_PROCFS;
+	w->how = "received, /proc/interrupts";
+	irq_table_free(&w->first);
+	if (irq_table_read("/proc/interrupts", &w->first)) {
+		snprintf(err, errlen, "/proc/interrupts: %s", strerror(errno));
 		return -1;
+	}
+	if (irq_table_delta(&w->first, &w->first, "CAL", cpu) < 0 ||
+	    irq_table_delta(&w->first, &w->first, "RES", cpu) < 0) {
+		snprintf(err, errlen, "/proc/interrupts has no CAL and RES rows for cpu %d (they are x86's)",
+			 cpu);
+		return -1;
+	}
+	return 0;
+}
+
+int ipi_watch_trace_setup(struct ipi_watch *w, bool fall_back, char *err,
+			  size_t errlen)
+{
+	char list[512], f[600], why[256];
+
+	cpu_mask_format(&w->cpus, list, sizeof(list));
+	w->method = IPI_WATCH_TRACE;
+	w->how = "traced sends (ipi tracepoints)";
+	/* the probe: 6.3 to 6.5 have the tracepoints, not the CPUS{} filter */
 	snprintf(f, sizeof(f), "cpu & CPUS{%s}", list);
-	if (trace_instance_enable(&w->ti, "ipi:ipi_send_cpu", f, err, errlen))
+	if (trace_instance_filter(&w->ti, "ipi:ipi_send_cpu", f, why, sizeof(why))) {
+		if (!fall_back) {
+			snprintf(err, errlen, "%s", why);
+			return -1;
+		}
+		snprintf(w->why_procfs, sizeof(w->why_procfs),
+			 "the kernel refused the CPUS{} trace filter (newer than the ipi tracepoints, Linux >= 6.6): %.80s",
+			 why);
+		trace_instance_remove(&w->ti);
+		return watch_procfs_open(w, err, errlen);
+	}
+	if (trace_instance_enable(&w->ti, "ipi:ipi_send_cpu", NULL, err, errlen))
 		return -1;
 	snprintf(f, sizeof(f), "cpumask & CPUS{%s}", list);
 	if (trace_instance_enable(&w->ti, "ipi:ipi_send_cpumask", f, err, errlen))
@@ -35,6 +84,13 @@ static int watch_trace_open(struct ipi_watch *w, const char *list, char *err,
 	    trace_instance_enable(&w->ti, "csd:csd_queue_cpu", f, w->note + 30,
 				  sizeof(w->note) - 30))
 		memcpy(w->note, "queued functions not counted: ", 30);
+	/* records carry CLOCK_MONOTONIC times: bucketed by their own time */
+	w->ts_mono = !trace_instance_clock(&w->ti, "mono");
+	/* room for storms between two reads (lost ones are counted anyway) */
+	snprintf(f, sizeof(f), "%s/buffer_size_kb", w->ti.dir);
+	if (write_file(f, "8192"))
+		snprintf(w->note, sizeof(w->note), "trace buffer left at its default size: %s",
+			 strerror(errno));
 	w->buf = malloc(WATCH_BUF);
 	if (!w->buf) {
 		snprintf(err, errlen, "no memory");
@@ -46,13 +102,17 @@ static int watch_trace_open(struct ipi_watch *w, const char *list, char *err,
 int ipi_watch_open(struct ipi_watch *w, enum ipi_watch_method method,
 		   const cpu_mask_t *cpus, char *err, size_t errlen)
 {
-	char list[512];
-	int cpu;
+	struct irq_table pre, post;
+	bool auto_method = method == IPI_WATCH_AUTO;
+	int ret;
 
 	w->cpus = *cpus;
 	w->ti.pipe_fd = -1;
-	cpu_mask_format(cpus, list, sizeof(list));
-	if (method == IPI_WATCH_AUTO) {
+	if (irq_table_read("/proc/interrupts", &pre)) {
+		snprintf(err, errlen, "/proc/interrupts: %s", strerror(errno));
+		return -1;
+	}
+	if (auto_method) {
 		method = IPI_WATCH_TRACE;
 		if (!tracepoint_exists("ipi:ipi_send_cpu") ||
 		    !tracepoint_exists("ipi:ipi_send_cpumask")) {
@@ -61,24 +121,17 @@ int ipi_watch_open(struct ipi_watch *w, enum ipi_watch_method method,
 			method = IPI_WATCH_PROCFS;
 		}
 	}
-	w->method = method;
-	if (method == IPI_WATCH_TRACE) {
-		w->how = "traced sends (ipi tracepoints)";
-		return watch_trace_open(w, list, err, errlen);
+	if (method == IPI_WATCH_TRACE)
+		ret = trace_instance_create(&w->ti, "isolbench-ipistorm", err, errlen) ? -1 :
+		      ipi_watch_trace_setup(w, auto_method, err, errlen);
+	else
+		ret = watch_procfs_open(w, err, errlen);
+	if (!ret && !irq_table_read("/proc/interrupts", &post)) {
+		w->setup_ipis = watched_ipis(w, &pre, &post);
+		irq_table_free(&post);
 	}
-	w->how = "received, /proc/interrupts";
-	if (irq_table_read("/proc/interrupts", &w->first)) {
-		snprintf(err, errlen, "/proc/interrupts: %s", strerror(errno));
-		return -1;
-	}
-	cpu = cpu_mask_first(cpus);
-	if (irq_table_delta(&w->first, &w->first, "CAL", cpu) < 0 ||
-	    irq_table_delta(&w->first, &w->first, "RES", cpu) < 0) {
-		snprintf(err, errlen, "/proc/interrupts has no CAL and RES rows for cpu %d (they are x86's)",
-			 cpu);
-		return -1;
-	}
-	return 0;
+	irq_table_free(&pre);
+	return ret;
 }
 
 int ipi_watch_start(struct ipi_watch *w, char *err, size_t errlen)
@@ -155,11 +208,28 @@ static int watch_procfs_poll(struct ipi_watch *w, bool last)
 	return watch_procfs_sample(w, now);
 }
 
+/*
+ * The minute of a record: by its own timestamp (trace_clock mono),
+ * else by when it was read; records after the end of the window go
+ * into its last minute.
+ */
+static size_t record_minute(const struct ipi_watch *w, const char *line,
+			    uint64_t read_ns)
+{
+	uint64_t ts = read_ns, end = w->start_ns + (uint64_t)(w->seconds * 1e9);
+
+	if (w->ts_mono && ipi_trace_line_ns(line, &ts))
+		ts = read_ns;
+	if (w->seconds > 0 && ts > end)
+		ts = end ? end - 1 : 0;
+	return ts > w->start_ns ? (ts - w->start_ns) / MIN_NS : 0;
+}
+
 static int watch_trace_poll(struct ipi_watch *w, bool last)
 {
 	uint64_t drain_end = mono_ns() + DRAIN_MAX_NS;
 	char *l, *nl;
-	size_t minute;
+	uint64_t now;
 	ssize_t n;
 
 	/*
@@ -174,12 +244,13 @@ static int watch_trace_poll(struct ipi_watch *w, bool last)
 					WATCH_BUF - 1 - w->have, last ? 0 : 200);
 		if (n < 0)
 			return -1;
-		minute = (mono_ns() - w->start_ns) / MIN_NS;
+		now = mono_ns();
 		w->have += n;
 		w->buf[w->have] = '\0';
 		for (l = w->buf; (nl = strchr(l, '\n')); l = nl + 1) {
 			*nl = '\0';
-			if (ipi_tally_line(&w->t, l, &w->cpus, minute) < 0) {
+			if (ipi_tally_line(&w->t, l, &w->cpus,
+					   record_minute(w, l, now)) < 0) {
 				errno = ENOMEM;
 				return -1;
 			}
@@ -194,6 +265,7 @@ static int watch_trace_poll(struct ipi_watch *w, bool last)
 
 int ipi_watch_poll(struct ipi_watch *w, bool last)
 {
+	struct irq_table post;
 	int ret;
 
 	if (last)
@@ -210,6 +282,11 @@ int ipi_watch_poll(struct ipi_watch *w, bool last)
 		trace_instance_remove(&w->ti);
 		free(w->buf);
 		w->buf = NULL;
+		/* removing the instance disables the events: text patching */
+		if (!irq_table_read("/proc/interrupts", &post)) {
+			w->teardown_ipis = watched_ipis(w, &w->last, &post);
+			irq_table_free(&post);
+		}
 	}
 	return 0;
 }

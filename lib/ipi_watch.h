@@ -27,13 +27,20 @@ extern const char *const ipi_watch_method_names[];
 struct ipi_watch {
 	enum ipi_watch_method method;	/* trace or procfs once opened */
 	const char *how;	/* "traced sends (ipi tracepoints)", ... */
-	char why_procfs[160];	/* auto chose procfs: why */
+	char why_procfs[256];	/* auto chose procfs: why */
 	char note[224];		/* a part that could not be set up */
 	cpu_mask_t cpus;
 	struct ipi_tally t;
 	long long lost;		/* trace: events the ring buffer dropped */
 	uint64_t samples;	/* procfs: /proc/interrupts reads */
 	double seconds;		/* how long it watched */
+	/*
+	 * IPIs (CAL + RES) the watched CPUs received while the watch set
+	 * itself up (enabling tracepoints patches kernel text, which
+	 * interrupts every CPU) and tore itself down, outside the window.
+	 */
+	int64_t setup_ipis, teardown_ipis;
+	bool ts_mono;		/* trace: records bucketed by their timestamps */
 	struct irq_table first, last;
 	uint64_t start_ns, last_ns;
 	struct trace_instance ti;
@@ -47,6 +54,15 @@ struct ipi_watch {
  */
 int ipi_watch_open(struct ipi_watch *w, enum ipi_watch_method method,
 		   const cpu_mask_t *cpus, char *err, size_t errlen);
+/*
+ * The trace part of ipi_watch_open() on the instance w->ti (created):
+ * events, CPUS{} filters, clock. When the kernel refuses the CPUS{}
+ * filter (6.3 to 6.5 have the ipi tracepoints but not the filter) and
+ * @fall_back, the watch becomes a procfs one, why_procfs says why.
+ * 0, or -1 with a reason in @err.
+ */
+int ipi_watch_trace_setup(struct ipi_watch *w, bool fall_back, char *err,
+			  size_t errlen);
 int ipi_watch_start(struct ipi_watch *w, char *err, size_t errlen);
 /*
  * Collect for about 200 ms; with @last, everything left, and stop

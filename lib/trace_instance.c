@@ -50,10 +50,11 @@ int trace_instance_create(struct trace_instance *t, const char *name,
 	return 0;
 }
 
-int trace_instance_enable(struct trace_instance *t, const char *event,
-			  const char *filter, char *err, size_t errlen)
+/* @t's directory of "system:event" into @path; -1 with a reason in @err. */
+static int event_dir(struct trace_instance *t, const char *event, char *path,
+		     size_t len, char *err, size_t errlen)
 {
-	char path[320], sys[64];
+	char sys[64];
 	const char *colon = strchr(event, ':');
 
 	if (!colon || colon - event >= (long)sizeof(sys)) {
@@ -62,23 +63,49 @@ int trace_instance_enable(struct trace_instance *t, const char *event,
 	}
 	memcpy(sys, event, colon - event);
 	sys[colon - event] = '\0';
-	snprintf(path, sizeof(path), "%s/events/%s/%s", t->dir, sys, colon + 1);
+	snprintf(path, len, "%s/events/%s/%s", t->dir, sys, colon + 1);
 	if (access(path, F_OK)) {
 		snprintf(err, errlen, "%s: %s", event, errno == ENOENT ?
 			 "no such tracepoint on this kernel" : strerror(errno));
 		return -1;
 	}
-	if (filter) {
-		snprintf(path, sizeof(path), "%s/events/%s/%s/filter", t->dir,
-			 sys, colon + 1);
-		if (write_file(path, filter)) {
-			snprintf(err, errlen, "%s: filter '%s' refused: %s",
-				 event, filter, strerror(errno));
-			return -1;
-		}
+	return 0;
+}
+
+int trace_instance_filter(struct trace_instance *t, const char *event,
+			  const char *filter, char *err, size_t errlen)
+{
+	char dir[320], path[352];
+
+	if (event_dir(t, event, dir, sizeof(dir), err, errlen))
+		return -1;
+	snprintf(path, sizeof(path), "%s/filter", dir);
+	if (write_file(path, filter)) {
+		snprintf(err, errlen, "%s: filter '%s' refused: %s",
+			 event, filter, strerror(errno));
+		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/events/%s/%s/enable", t->dir, sys,
-		 colon + 1);
+	return 0;
+}
+
+int trace_instance_clock(struct trace_instance *t, const char *clock)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/trace_clock", t->dir);
+	return write_file(path, clock);
+}
+
+int trace_instance_enable(struct trace_instance *t, const char *event,
+			  const char *filter, char *err, size_t errlen)
+{
+	char dir[320], path[352];
+
+	if (event_dir(t, event, dir, sizeof(dir), err, errlen))
+		return -1;
+	if (filter && trace_instance_filter(t, event, filter, err, errlen))
+		return -1;
+	snprintf(path, sizeof(path), "%s/enable", dir);
 	if (write_file(path, "1")) {
 		snprintf(err, errlen, "%s: cannot enable: %s", event,
 			 strerror(errno));

@@ -28,6 +28,11 @@ int trace_instance_create(struct trace_instance *t, const char *name,
  */
 int trace_instance_enable(struct trace_instance *t, const char *event,
 			  const char *filter, char *err, size_t errlen);
+/* Set the filter of "system:event" only; 0, or -1 with a reason. */
+int trace_instance_filter(struct trace_instance *t, const char *event,
+			  const char *filter, char *err, size_t errlen);
+/* Set the instance's trace_clock ("mono": CLOCK_MONOTONIC); 0 or -1. */
+int trace_instance_clock(struct trace_instance *t, const char *clock);
 /* Open trace_pipe (non-blocking) and switch tracing on. */
 int trace_instance_start(struct trace_instance *t, char *err, size_t errlen);
 /*

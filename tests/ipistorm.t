@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # ipistorm end to end: each storm mode this machine has, with small
 # counts; the delivered counts against /proc/interrupts read here; the
-# delivery check failing when another process keeps dst busy; the
-# watch mode; bad input; cleanup on signals.
+# delivery check failing when another process keeps dst busy (while a
+# second process storms dst from src: its IPIs must not count); a run
+# cut by --timeout failing as incomplete; the watch mode; bad input;
+# cleanup on signals. Pairs and their relations come from the machine
+# (our affinity mask, sysfs topology), not from literals.
 . "$(dirname "$0")/lib.sh"
 
-plan 53
+plan 59
 
 # cal CPU: the "Function call interrupts" count of CPU right now
 cal() {
@@ -17,33 +20,82 @@ extra() {	# extra JSON KEY: the first metric's extra value
 	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["metrics"][0]["extra"][sys.argv[2]]))' "$1" "$2"
 }
 
+# topo relation A B | topo has REL: the relation of two CPUs as sysfs
+# tells it (node, thread siblings, the highest cache level's sharing),
+# or whether two CPUs of our affinity mask have relation REL
+topo() {
+	python3 - "$@" <<'PY'
+import glob, os, sys
+def cpus(path):
+    r = set()
+    for part in open(path).read().strip().split(","):
+        if "-" in part:
+            a, b = part.split("-"); r.update(range(int(a), int(b) + 1))
+        elif part:
+            r.add(int(part))
+    return r
+def node(c):
+    n = glob.glob("/sys/devices/system/cpu/cpu%d/node*" % c)
+    return os.path.basename(n[0]) if n else "node0"
+def rel(a, b):
+    t = "/sys/devices/system/cpu/cpu%d" % a
+    if node(a) != node(b):
+        return "cross-node"
+    if b in cpus(t + "/topology/thread_siblings_list"):
+        return "smt"
+    idx = sorted(glob.glob(t + "/cache/index*"), key=lambda p: int(open(p + "/level").read()))
+    return "core" if idx and b in cpus(idx[-1] + "/shared_cpu_list") else "cross-llc"
+if sys.argv[1] == "relation":
+    print(rel(int(sys.argv[2]), int(sys.argv[3])))
+else:
+    want = {"llc": "core"}.get(sys.argv[2], sys.argv[2])
+    a = sorted(os.sched_getaffinity(0))
+    sys.exit(0 if any(rel(x, y) == want for x in a for y in a if x != y) else 1)
+PY
+}
+
 if ! is_root || [ "$(nproc)" -lt 2 ]; then
-	for i in $(seq 53); do skip "needs root and 2 CPUs" "ipistorm"; done
+	for i in $(seq 59); do skip "needs root and 2 CPUs" "ipistorm"; done
 	done_testing
 fi
-dst=$(($(nproc) - 1))
+# the pair: the first and the last CPU of our affinity mask
+read -r src dst < <(python3 -c 'import os; a = sorted(os.sched_getaffinity(0)); print(a[0], a[-1])')
+rel=$(topo relation "$src" "$dst")
+desc="cpu $src -> cpu $dst ($rel"
+diag "pair $src:$dst, relation $rel (sysfs)"
 
 # storm MODE ARGS...: one small run, checks of KTAP, JSON and the counts.
-# A failed delivery verdict is allowed only when the program says why
-# (on this loaded VM other tasks also run on dst).
+# perf-read reaches dst whatever runs there: its delivery must pass.
+# membarrier and tlb reach dst only while our spinner runs there, which
+# this shared host does not guarantee: their verdict must agree with the
+# counts (vm/ci.t runs them strictly on an isolated CPU of a guest).
 storm() {
 	local mode=$1
 	shift
-	local c0 c1 real elided calls
+	local c0 c1 real elided counted want
 	c0=$(cal $dst)
-	run_prog ipistorm -m "$mode" -n 2000 -r 2 -o "$TMP/$mode.json" "$@"
+	run_prog ipistorm -m "$mode" --pairs "$src:$dst" -n 2000 -r 2 -o "$TMP/$mode.json" "$@"
 	c1=$(cal $dst)
-	{ [ $RC -eq 0 ] || { [ $RC -eq 1 ] && grep -q '^not ok 2 .*reached dst' "$TMP/out" &&
-		grep -Eq '^# (cpu [0-9]+ also ran other tasks|[0-9]+ calls reached no CPU)' "$TMP/out"; }; } &&
-		grep -q '^ok 1 cpu 0 -> cpu 1 .*2 of 2 runs, 4000 calls' "$TMP/out"
-	ok $? "$mode $*: ran 2 x 2000 calls; delivery passed or said why not (rc=$RC)"
-	ktap_valid "$TMP/out"; ok $? "$mode: valid KTAP"
-	json_check "$TMP/$mode.json" '[m for m in d["metrics"] if m["name"]=="ipi_ns" and len(m["samples"])==2 and m["extra"]["calls"]==4000] and [m for m in d["metrics"] if m["name"]=="ipis_per_s"]'
-	ok $? "$mode: JSON ipi_ns (2 samples, 4000 calls) and ipis_per_s"
 	real=$(extra "$TMP/$mode.json" ipis_real)
 	elided=$(extra "$TMP/$mode.json" sends_elided)
+	counted=$(extra "$TMP/$mode.json" counted_calls)
+	if [ "$mode" = perf-read ]; then
+		[ $RC -eq 0 ] && grep -q "^ok 2 $desc.*reached dst" "$TMP/out"
+	else	# pass exactly when 99% to 100% of the counted calls reached dst
+		want=$(( (real + elided) * 100 >= counted * 99 && real + elided <= counted ))
+		if [ $want -eq 1 ]; then
+			[ $RC -eq 0 ] && grep -q "^ok 2 $desc.*reached dst" "$TMP/out"
+		else
+			[ $RC -eq 1 ] && grep -q "^not ok 2 $desc.*reached dst" "$TMP/out"
+		fi
+	fi &&
+		grep -q "^ok 1 $desc.*2 of 2 runs complete, 4000 timed calls" "$TMP/out"
+	ok $? "$mode $*: 2 x 2000 calls, delivery verdict as the counts say ($((real + elided)) of $counted, rc=$RC)"
+	ktap_valid "$TMP/out"; ok $? "$mode: valid KTAP"
+	json_check "$TMP/$mode.json" '[m for m in d["metrics"] if m["name"]=="ipi_ns" and "per delivered IPI" in m["aggregate"] and m["extra"]["calls"]==4000 and m["extra"]["counted_calls"]==4000] and [m for m in d["metrics"] if m["name"]=="call_ns" and len(m["samples"])==2] and [m for m in d["metrics"] if m["name"]=="ipis_per_s"]'
+	ok $? "$mode: JSON ipi_ns per delivered IPI, call_ns (2 samples), 4000 timed and 4000 counted calls"
 	[ "$real" -le $((c1 - c0)) ] && [ "$(extra "$TMP/$mode.json" dst_cal_irqs)" -le $((c1 - c0)) ] &&
-		[ "$(extra "$TMP/$mode.json" calls_reached_no_cpu)" -eq $((4000 - real - elided < 0 ? 0 : 4000 - real - elided)) ]
+		[ "$(extra "$TMP/$mode.json" calls_reached_no_cpu)" -eq $((counted - real - elided < 0 ? 0 : counted - real - elided)) ]
 	ok $? "$mode: $real real IPIs, $elided elided; CAL on cpu $dst rose by $((c1 - c0)) here (>= real), split adds up"
 }
 
@@ -52,80 +104,121 @@ storm perf-read
 storm perf-read --target busy
 storm tlb
 storm tlb --tlb-op mprotect
+# every perf-read call reached dst: per delivered IPI is per call
+json_check "$TMP/perf-read.json" 'all(abs(a - b) <= 1e-6 * b for a, b in zip([m for m in d["metrics"] if m["name"]=="ipi_ns"][0]["samples"], [m for m in d["metrics"] if m["name"]=="call_ns"][0]["samples"]))'
+ok $? "perf-read, all calls delivered: ipi_ns equals call_ns run by run"
 
-run_prog ipistorm -m perf-read -n 2000 -r 1
+run_prog ipistorm -m perf-read --pairs "$src:$dst" -n 2000 -r 1
 [ $RC -eq 0 ] && grep -q '^ok 2 .*reached dst' "$TMP/out"
 ok $? "perf-read to a CPU: every call reached it (real or elided), whatever else runs there"
+
+# a run cut by --timeout is not a complete run
+run_prog ipistorm -m perf-read --pairs "$src:$dst" -n 100000000 -r 1 --timeout 1
+[ $RC -eq 1 ] && grep -q "^not ok 1 $desc.*0 of 1 runs complete" "$TMP/out" &&
+	grep -q '^# incomplete: a timed run stopped at --timeout 1 s after [0-9]* of 100000000 calls' "$TMP/out"
+ok $? "a storm that hits --timeout fails as incomplete (rc=$RC: $(grep incomplete "$TMP/out"))"
 
 # kmod: this kernel has no module support, or the module is not built
 run_prog ipistorm -m kmod -n 100
 [ $RC -eq 4 ] && grep -Eq '^1\.\.0 # SKIP .*(CONFIG_MODULES|not built|module)' "$TMP/out"
 ok $? "kmod SKIPs with the reason here (rc=$RC: $(grep SKIP "$TMP/out"))"
 
-# topology: CPUs 0 and 1 of this VM share the LLC, other relations skip
-run_prog ipistorm -m perf-read -n 500 -r 1 --pair llc
-[ $RC -eq 0 ] && grep -q 'cpu [0-9] -> cpu [0-9] (core' "$TMP/out"
-ok $? "--pair llc picks a pair of cores sharing the LLC and names it"
-for rel in smt cross-llc cross-node; do
-	if "$BIN/ipistorm" -m perf-read -n 10 -r 1 --pair $rel >"$TMP/rel" 2>&1; then
-		ok 0 "--pair $rel found a pair on this machine"
+# topology: --pair REL names a pair that has REL (by sysfs), or SKIPs
+# when no two CPUs of our affinity mask have it
+for r in llc smt cross-llc cross-node; do
+	run_prog ipistorm -m perf-read -n 300 -r 1 --pair $r
+	name=$r; [ $r = llc ] && name=core
+	if topo has $r; then
+		read -r a b < <(sed -n 's/^ok 1 cpu \([0-9]*\) -> cpu \([0-9]*\) .*/\1 \2/p' "$TMP/out")
+		[ $RC -eq 0 ] && [ -n "$a" ] && [ "$(topo relation "$a" "$b")" = "$name" ] &&
+			grep -q "^ok 1 cpu $a -> cpu $b ($name," "$TMP/out"
+		ok $? "--pair $r: cpu $a -> cpu $b, $name by sysfs too (rc=$RC)"
 	else
-		[ $? -eq 4 ] && grep -q "SKIP no pair of CPUs with relation $rel" "$TMP/rel"
-		ok $? "--pair $rel SKIPs where the machine has no such pair"
+		[ $RC -eq 4 ] && grep -q "SKIP no pair of CPUs with relation $name" "$TMP/out"
+		ok $? "--pair $r SKIPs: sysfs shows no such pair here (rc=$RC)"
 	fi
 done
 
 # Another busy process on dst (its own session, so it weighs as much as
 # we do): membarrier calls then return without IPIs and the check fails.
+# Meanwhile another process storms dst from src with perf-read: its IPIs
+# come from src too, and must not fill in for the missing ones.
 setsid taskset -c $dst sh -c 'end=$(($(date +%s) + 30)); while [ $(date +%s) -lt $end ]; do :; done' &
 busy=$!
+"$BIN/ipistorm" -m perf-read -n 100000000 -r 1 --timeout 20 --pairs "$src:$dst" >/dev/null 2>&1 &
+stormer=$!
 sleep 0.3
-run_prog ipistorm -m membarrier -n 5000 -r 1 --pairs 0:$dst
-kill $busy 2>/dev/null; wait $busy 2>/dev/null
-[ $RC -eq 1 ] && grep -q '^not ok 2 .*reached dst' "$TMP/out" &&
+c0=$(cal $dst)
+run_prog ipistorm -m membarrier -n 5000 -r 1 --pairs "$src:$dst" -o "$TMP/hog.json"
+c1=$(cal $dst)
+kill $busy $stormer 2>/dev/null; wait $busy $stormer 2>/dev/null
+[ $RC -eq 1 ] && grep -q "^not ok 2 $desc.*reached dst" "$TMP/out" &&
 	grep -q "also ran other tasks: the spinner was switched out [1-9][0-9]* times.*membarrier returns at once, without an IPI" "$TMP/out"
 ok $? "dst kept busy by another process: delivery fails and says why (rc=$RC)"
+real=$(extra "$TMP/hog.json" ipis_real)
+# (at least 1000 IPIs to dst from the other stormer that a count of
+# every sender on src would have taken for the storm's)
+[ "$real" -lt 5000 ] && [ $((c1 - c0)) -gt $((real + 1000)) ]
+ok $? "only the storm's own sends counted: $real real IPIs of 5000 calls while CAL on cpu $dst rose by $((c1 - c0)) (the other stormer's)"
+# (nothing delivered at all: no per-IPI figure)
+json_check "$TMP/hog.json" '[m["samples"] for m in d["metrics"] if m["name"]=="ipi_ns"][0] in ([], None) and d["metrics"][0]["extra"]["ipis_real"] + d["metrics"][0]["extra"]["sends_elided"] == 0 or [m for m in d["metrics"] if m["name"]=="ipi_ns"][0]["samples"][0] > [m for m in d["metrics"] if m["name"]=="call_ns"][0]["samples"][0] and d["metrics"][0]["extra"]["calls_reached_no_cpu"] > 50'
+ok $? "calls that reached no CPU reported apart; per delivered IPI dearer than per call"
 
 # watch mode
-run_prog ipistorm --watch 0-1 -D 2 -o "$TMP/w.json"
-[ $RC -eq 0 ] && grep -q '^ok 1 traced every IPI sent to cpus 0-1 for' "$TMP/out" &&
+wl=$(python3 -c 'import sys; a, b = sorted(set(map(int, sys.argv[1:]))); print("%d-%d" % (a, b) if b == a + 1 else "%d,%d" % (a, b))' "$src" "$dst")
+ic0=$(awk -v a="$src" -v b="$dst" '/^ *CPU/ { for (i = 1; i <= NF; i++) col[$i] = i }
+	/^ *(CAL|RES):/ { s += $(col["CPU" a] + 1) + $(col["CPU" b] + 1) } END { print s }' /proc/interrupts)
+run_prog ipistorm --watch "$wl" -D 2 -o "$TMP/w.json"
+ic1=$(awk -v a="$src" -v b="$dst" '/^ *CPU/ { for (i = 1; i <= NF; i++) col[$i] = i }
+	/^ *(CAL|RES):/ { s += $(col["CPU" a] + 1) + $(col["CPU" b] + 1) } END { print s }' /proc/interrupts)
+[ $RC -eq 0 ] && grep -q "^ok 1 traced every IPI sent to cpus $wl for" "$TMP/out" &&
 	grep -Eq '^# by kind: [0-9]+ function call, [0-9]+ reschedule, [0-9]+ TLB shootdown' "$TMP/out"
 ok $? "watch: traced, with the split by kind"
 ktap_valid "$TMP/out"; ok $? "watch: valid KTAP"
-json_check "$TMP/w.json" '[m for m in d["metrics"] if m["name"]=="ipis_per_min" and len(m["samples"])>=1 and "reschedule_ipis" in m["extra"] and "cpu1_ipis" in m["extra"]]'
+json_check "$TMP/w.json" '[m for m in d["metrics"] if m["name"]=="ipis_per_min" and len(m["samples"])>=1 and "reschedule_ipis" in m["extra"] and "cpu'"$dst"'_ipis" in m["extra"]]'
 ok $? "watch: JSON per-minute buckets, kinds and per-CPU totals"
+# its own setup and teardown: reported, and within what cpus $wl received
+setup=$(extra "$TMP/w.json" setup_ipis)
+teardown=$(extra "$TMP/w.json" teardown_ipis)
+grep -q "^# outside the window: $setup IPIs (CAL + RES) to cpus $wl while the watch set itself up, $teardown while it tore itself down" "$TMP/out" &&
+	[ $((setup + teardown)) -le $((ic1 - ic0)) ]
+ok $? "watch: $setup setup and $teardown teardown IPIs reported (KTAP and JSON), within the $((ic1 - ic0)) CAL + RES here"
+# shorter than a minute: the one partial minute, scaled to 60 s
+json_check "$TMP/w.json" 'd["metrics"][0]["extra"]["full_minutes"] == 0 and d["metrics"][0]["extra"]["last_minute_scaled"] == 1 and len(d["metrics"][0]["samples"]) == 1 and abs(d["metrics"][0]["samples"][0] - d["metrics"][0]["extra"]["last_minute_ipis"] * 60 / d["metrics"][0]["extra"]["last_minute_s"]) < 0.01 and d["metrics"][0]["extra"]["last_minute_ipis"] == d["metrics"][0]["extra"]["ipis_total"]' &&
+	grep -q '^# per minute: 0 full minutes, records bucketed by their own timestamps; the last 2\.[0-9] s ([0-9]* IPIs) scaled to 60 s' "$TMP/out"
+ok $? "watch -D 2: the partial minute scaled to 60 s, records bucketed by their timestamps, and says so"
 # IPIs we make ourselves must show up and trip --max
-"$BIN/ipistorm" -m perf-read -n 100000000 -r 1 --timeout 3 --pairs 0:1 >/dev/null 2>&1 &
+"$BIN/ipistorm" -m perf-read -n 100000000 -r 1 --timeout 3 --pairs "$src:$dst" >/dev/null 2>&1 &
 stormer=$!
-run_prog ipistorm --watch 1 -D 1.5 --max 10
+run_prog ipistorm --watch $dst -D 1.5 --max 10
 kill $stormer 2>/dev/null; wait $stormer 2>/dev/null
 [ $RC -eq 1 ] && grep -q '^not ok 2 at most 10 IPIs to the watched cpus' "$TMP/out"
-ok $? "watch --max 10 fails while a perf-read storm hits cpu 1 ($(grep 'at most' "$TMP/out"))"
+ok $? "watch --max 10 fails while a perf-read storm hits cpu $dst ($(grep 'at most' "$TMP/out"))"
 
-# --method procfs: the IPIs cpu 1 received, from /proc/interrupts, while
+# --method procfs: the IPIs dst received, from /proc/interrupts, while
 # a perf-read storm hits it; its CAL count lies within what we read here
 grep -q 'method: traced sends (ipi tracepoints)' "$TMP/out"
 ok $? "watch --method auto on this kernel (ipi tracepoints exist): traced, and says so"
-"$BIN/ipistorm" -m perf-read -n 100000000 -r 1 --timeout 3 --pairs 0:1 >/dev/null 2>&1 &
+"$BIN/ipistorm" -m perf-read -n 100000000 -r 1 --timeout 3 --pairs "$src:$dst" >/dev/null 2>&1 &
 stormer=$!
 sleep 0.3
-c0=$(cal 1)
-run_prog ipistorm --watch 1 -D 1.5 --method procfs --max 10 -o "$TMP/wp.json"
-c1=$(cal 1)
+c0=$(cal $dst)
+run_prog ipistorm --watch $dst -D 1.5 --method procfs --max 10 -o "$TMP/wp.json"
+c1=$(cal $dst)
 kill $stormer 2>/dev/null; wait $stormer 2>/dev/null
-[ $RC -eq 1 ] && grep -q '^ok 1 counted the IPIs received by cpus 1 for 1\.[0-9] s in /proc/interrupts ([0-9]* samples)' "$TMP/out" &&
+[ $RC -eq 1 ] && grep -q "^ok 1 counted the IPIs received by cpus $dst for 1\.[0-9] s in /proc/interrupts ([0-9]* samples)" "$TMP/out" &&
 	grep -q '^not ok 2 at most 10 IPIs to the watched cpus' "$TMP/out" &&
 	grep -q '^# method: received, /proc/interrupts' "$TMP/out" &&
 	grep -q '^# callbacks: unavailable: /proc/interrupts counts interrupts' "$TMP/out"
 ok $? "watch --method procfs: counted from /proc/interrupts, says so, --max 10 trips (rc=$RC)"
 ktap_valid "$TMP/out"; ok $? "watch --method procfs: valid KTAP"
 calls=$(( $(extra "$TMP/wp.json" function_call_ipis) + $(extra "$TMP/wp.json" tlb_ipis) ))
-json_check "$TMP/wp.json" '"method: received, /proc/interrupts" in d["run"]["notes"] and d["metrics"][0]["extra"]["procfs_samples"] >= 2 and "events_lost" not in d["metrics"][0]["extra"] and d["metrics"][0]["extra"]["ipis_total"] == d["metrics"][0]["extra"]["cpu1_ipis"]' &&
+json_check "$TMP/wp.json" '"method: received, /proc/interrupts" in d["run"]["notes"] and d["metrics"][0]["extra"]["procfs_samples"] >= 2 and "events_lost" not in d["metrics"][0]["extra"] and d["metrics"][0]["extra"]["ipis_total"] == d["metrics"][0]["extra"]["cpu'"$dst"'_ipis"]' &&
 	[ "$calls" -ge 1000 ] && [ "$calls" -le $((c1 - c0)) ] &&
-	grep -q "^# cpu 1: [0-9]* IPIs received .*CAL +$calls," "$TMP/out"
-ok $? "watch --method procfs: $calls CAL on cpu 1 during the storm (CAL rose by $((c1 - c0)) around it here), JSON names the method"
+	grep -q "^# cpu $dst: [0-9]* IPIs received .*CAL +$calls," "$TMP/out"
+ok $? "watch --method procfs: $calls CAL on cpu $dst during the storm (CAL rose by $((c1 - c0)) around it here), JSON names the method"
 
-"$BIN/ipistorm" --watch 1 -D 600 --method procfs -o "$TMP/wpi.json" >"$TMP/wpi.out" 2>&1 &
+"$BIN/ipistorm" --watch $dst -D 600 --method procfs -o "$TMP/wpi.json" >"$TMP/wpi.out" 2>&1 &
 pid=$!
 sleep 1.5
 kill -INT $pid
@@ -135,7 +228,7 @@ rc=$?
 ok $? "SIGINT ends a procfs watch: counts reported and saved (rc=$rc)"
 
 # Ctrl-C ends a long watch with the counts so far, saved, instance removed
-"$BIN/ipistorm" --watch 1 -D 600 -o "$TMP/wi.json" >"$TMP/wi.out" 2>&1 &
+"$BIN/ipistorm" --watch $dst -D 600 -o "$TMP/wi.json" >"$TMP/wi.out" 2>&1 &
 pid=$!
 sleep 1.5
 kill -INT $pid

@@ -14,7 +14,7 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 	echo "1..0 # SKIP qemu-system-x86_64 not installed"
 	exit 0
 fi
-plan 16
+plan 24
 
 # verdict RESULTS_DIR TEST PREFIX: the result ("pass", "skip", "fail")
 # of the first verdict of TEST's JSON whose name starts with PREFIX
@@ -57,6 +57,46 @@ ok $? "6.12: ipistorm's kernel module loaded and delivered its IPIs"
 ok $? "6.12: cid_scan used the traced method (function_graph)"
 json_check "$r/suite/getpid_bench.json" 'd["system"]["emulated"] and d["system"]["nohz_full"]=="2-3" and "isolbench.vm=" in d["system"]["cmdline"]'
 ok $? "6.12: results say they come from an emulated guest"
+
+# Storms whose delivery is deterministic on an isolated dst: strict.
+# storm_guest NAME RUN.SH-ARGS...: one 6.12 guest with those arguments
+storm_guest() {
+	local name=$1
+	shift
+	"$TOP/vm/run.sh" --debian 6.12 --timeout 900 -o "$TMP/vm-$name" -- "$@" \
+		>"$TMP/out-$name" 2>"$TMP/err-$name"
+	RC=$?
+	diag "vm/run.sh --debian 6.12 -- $*: exit $RC"
+	[ $RC -le 1 ] || tail -n 20 "$TMP/err-$name" | sed 's/^/# /'
+}
+# delivered SUITE_JSON: 99% to 100% of the counted calls reached dst
+delivered() {
+	json_check "$1" 'd["metrics"][0]["extra"]["counted_calls"] > 0 and 0.99 * d["metrics"][0]["extra"]["counted_calls"] <= d["metrics"][0]["extra"]["ipis_real"] + d["metrics"][0]["extra"]["sends_elided"] <= d["metrics"][0]["extra"]["counted_calls"]'
+}
+grep -qx 'isolated 2-3' "$r/guest-cpus.txt"
+ok $? "6.12: cpus 2-3 are isolated (the storms below target them)"
+storm_guest mb -t ipistorm -- -m membarrier --pairs 0:2 -n 2000 -r 2
+ok $RC "6.12: membarrier storm cpu 0 -> isolated cpu 2 passed"
+[ "$(verdict "$TMP/vm-mb" ipistorm 'cpu 0 -> cpu 2 (')" = pass ] &&
+	grep -q '^# ok 2 cpu 0 -> cpu 2 (.*reached dst' "$TMP/vm-mb/ktap.txt" &&
+	delivered "$TMP/vm-mb/suite/ipistorm.json"
+ok $? "6.12: membarrier to the isolated cpu: delivery strict ($(grep -o '[0-9]* of [0-9]* calls reached' "$TMP/vm-mb/ktap.txt"))"
+storm_guest tlb -t ipistorm -- -m tlb --pairs 1:3 -n 2000 -r 2
+ok $RC "6.12: tlb storm cpu 1 -> isolated cpu 3 passed"
+grep -q '^# ok 2 cpu 1 -> cpu 3 (.*reached dst' "$TMP/vm-tlb/ktap.txt" &&
+	delivered "$TMP/vm-tlb/suite/ipistorm.json"
+ok $? "6.12: tlb shootdowns to the isolated cpu: delivery strict ($(grep -o '[0-9]* of [0-9]* calls reached' "$TMP/vm-tlb/ktap.txt"))"
+# a module run that hits its timeout is not a complete run
+storm_guest kto -t ipistorm_kmod -- -n 100000000 --timeout 1 -r 1
+[ $RC -eq 1 ] && grep -q '^# not ok 1 cpu .* 0 of 1 runs complete' "$TMP/vm-kto/ktap.txt" &&
+	grep -q "^# # incomplete: the module's run hit its timeout" "$TMP/vm-kto/ktap.txt"
+ok $? "6.12: kmod run with timed_out set fails as incomplete (rc=$RC)"
+# the watch says what its own setup and teardown sent the watched cpus
+json_check "$r/suite/ipistorm_watch.json" '"setup_ipis" in d["metrics"][0]["extra"] and "teardown_ipis" in d["metrics"][0]["extra"]' &&
+	grep -q '^# outside the window: [0-9]* IPIs (CAL + RES) to cpus 2-3 while the watch set itself up' "$r/suite/ipistorm_watch.ktap"
+ok $? "6.12: the watch reports its setup/teardown IPIs ($(grep -o 'outside the window: [0-9]* IPIs.*down' "$r/suite/ipistorm_watch.ktap" | head -c 160))"
+[ "$(verdict "$r" ipistorm 'cpu ')" = pass ] && [ "$(verdict "$r" ipistorm_kmod 'cpu ')" = pass ]
+ok $? "6.12: quick storms of the suite complete"
 
 guest 6.1
 r=$TMP/vm-6.1
