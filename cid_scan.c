@@ -407,6 +407,7 @@ static void latency_traced(struct bench *b, const struct cid_opts *o,
 	/* with batches, one walk is the calls less than 50 ms apart */
 	struct graph_passes gp = { .split_s = sm->batch ? 0.05 : 0, .below_us = 10 };
 	struct hist h;
+	struct graph_read_info info;
 	char err[256];
 	uint64_t lost;
 	bool spin = o->workload == WL_SPIN;
@@ -436,11 +437,14 @@ static void latency_traced(struct bench *b, const struct cid_opts *o,
 			       "one call of the scan function (function_graph)");
 	gp.pass_us = bench_metric(b, "complete_scan_us", "us", BETTER_LOWER,
 				  "first to last call of one walk over all CPUs (function_graph)");
-	graph_passes_read(&gp, &lost);
+	graph_passes_read(&gp, &info);
 	tracefs_restore_all();
+	lost = graph_read_lost(&info);
 	metric_extra(gp.call, "batch_cpus", sm->batch);
 	metric_extra(gp.call, "possible_cpus", sm->possible);
 	metric_extra(gp.call, "below_10us_share", gp.calls ? (double)gp.below / gp.calls : 0);
+	metric_extra(gp.call, "nonleaf_calls", gp.nonleaf);
+	metric_extra(gp.call, "events_lost", lost);
 	gp.call->hist = &h;
 	metric_sample_noun(gp.call, "call", "calls");
 	metric_summary(gp.call, "scan per call", "%s, %s, %d possible CPUs, %zu calls, function_graph",
@@ -448,19 +452,23 @@ static void latency_traced(struct bench *b, const struct cid_opts *o,
 		       sm->possible, gp.calls);
 	row_fill(row, sm, o, "function_graph", gp.call, gp.pass_us);
 	if (gp.calls) {
-		ksft_print_msg("scan per call (function_graph, %s): min %.2f us, p50 %.2f, p99 %.2f, max %.2f; %.0f%% below 10 us; %zu calls, %zu in other processes ignored%s\n",
+		ksft_print_msg("scan per call (function_graph, %s): min %.2f us, p50 %.2f, p99 %.2f, max %.2f; %.0f%% below 10 us; %zu calls (%zu non-leaf: preempted or interrupted inside), %zu in other processes ignored\n",
 			       sm->func, row->call.min, row->call.p50, row->call.p99,
-			       row->call.max, 100.0 * gp.below / gp.calls, gp.calls, gp.other,
-			       lost ? ", events lost" : "");
+			       row->call.max, 100.0 * gp.below / gp.calls, gp.calls,
+			       gp.nonleaf, gp.other);
 		ksft_print_msg("complete scan (function_graph): %zu walks, min %.2f us, p50 %.2f, max %.2f\n",
 			       row->full.n, row->full.min, row->full.p50, row->full.max);
 		if (!b->opt.quiet)
 			hist_print(&h, stdout, "us", 50);
 	}
-	bench_verdict(b, gp.calls ? KSFT_PASS : KSFT_FAIL, NULL,
-		      "function_graph timed %zu calls of %s in %.1f s (%s)",
-		      gp.calls, sm->func, run_s,
-		      workload_names[o->workload]);
+	ksft_print_msg("function_graph trace: %llu events lost (%llu in LOST markers, %llu overwritten, %llu per-CPU overrun and dropped), %zu entries cut by the end of tracing\n",
+		       (unsigned long long)lost, (unsigned long long)info.lost_lines,
+		       (unsigned long long)info.overwritten, (unsigned long long)info.overrun,
+		       info.unmatched);
+	bench_verdict(b, gp.calls && !lost ? KSFT_PASS : KSFT_FAIL, NULL,
+		      "function_graph timed %zu calls of %s in %.1f s (%s)%s",
+		      gp.calls, sm->func, run_s, workload_names[o->workload],
+		      lost ? ", but the trace lost events: calls are missing" : "");
 	graph_passes_free(&gp);
 	workload_free(&r);
 }
