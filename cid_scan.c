@@ -15,9 +15,15 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/bench.h"
@@ -42,7 +48,7 @@ struct cid_opts {
 	int workload, method;
 	uint64_t threads, period_us, gap_min_ns, compaction_threads;
 	double compaction_timeout_s;
-	bool hackbench_threads, model, no_compaction;
+	bool hackbench_threads, model, no_compaction, compaction_control;
 	uint64_t model_max_cpus;
 	double model_call_gap_us;
 };
@@ -520,37 +526,105 @@ static void latency_estimated(struct bench *b, const struct cid_opts *o,
 	workload_free(&r);
 }
 
-/* The CID of the CPU whose busy loop showed the highest one lately. */
-static int cpu_with_highest_cid(struct wl_run *r, uint32_t *cid)
+/*
+ * Compaction that only the scan can do. A CID belongs to a (process,
+ * CPU) pair and stays with the CPU while threads come and go; it is
+ * given back when a thread exits or execs on that CPU, when a migrating
+ * thread takes it along (only while nothing else of the process runs
+ * on the source CPU), and by the scan: CIDs unused for 100 ms, and those
+ * at or above the number still allocated. So, in a fresh process (a
+ * child: its CIDs start unallocated):
+ *
+ *  1. the main thread keeps off cpu A and starts one holder thread per
+ *     other CPU, pinned and spinning there: those CPUs take the low CIDs;
+ *  2. the holder on the main thread's CPU moves the main thread to A
+ *     (sched_setaffinity, then a wakeup, while that holder itself runs
+ *     on the source CPU, so the CID is not taken along): A gets the next
+ *     free CID, at least 1. Nothing else of the process ever runs on A;
+ *  3. the holders exit on their own CPUs, freeing every lower CID;
+ *  4. the survivor sleeps 3 scan periods in one nanosleep: the scan runs
+ *     only in the process's own threads, queued by a tick that finds one
+ *     of them running, so none can run. Its CID must still be the high
+ *     one: the exits did not compact it;
+ *  5. then it runs (1 ms spin, 1 ms sleep) until its CID reads 0: the
+ *     scan's second walk marks A's CID (at or above the weight, 1), the
+ *     next switch gives it back, the next allocation takes 0.
+ * On a kernel whose scan is off, step 5 never ends: FAIL at the bound.
+ */
+#define COMPACT_SLEEP_PERIODS	3
+
+struct compact_shared {
+	int cpu_a, cpu_after;
+	uint32_t held, after_sleep;
+	uint32_t holder_cid[64];
+	int nholders;
+	double sleep_s, reach_s;	/* reach_s -1: not within the bound */
+	char why[160];			/* why the setup failed, "" if it did not */
+	int done;
+};
+
+struct holder {
+	pthread_t th;
+	int cpu, cpu_a, wake_fd;
+	pid_t main_tid;
+	bool mover;			/* on the main thread's CPU */
+	volatile uint32_t cid;
+	volatile int running, go, stop;
+};
+
+static void *holder_main(void *arg)
 {
-	int cpu = r->w[0].cpu;
+	struct holder *h = arg;
+	volatile struct rseq_abi *rs;
 
-	*cid = 0;
-	for (int i = 0; i < r->nworkers; i++) {
-		size_t k = __atomic_load_n(&r->w[i].nev, __ATOMIC_ACQUIRE);
+	if (cpu_pin_self(h->cpu) || rseq_thread_init() || !(rs = rseq_area())) {
+		h->running = -1;
+		return NULL;
+	}
+	while (!h->stop) {
+		h->cid = rseq_mm_cid(rs);
+		h->running = rseq_cpu(rs) == (uint32_t)h->cpu;
+		if (h->mover && h->go) {
+			cpu_mask_t a;
+			char c = 1;
 
-		if (k && r->w[i].ev[k - 1].cid >= *cid) {
-			*cid = r->w[i].ev[k - 1].cid;
-			cpu = r->w[i].cpu;
+			CPU_ZERO(&a);
+			CPU_SET(h->cpu_a, &a);
+			h->go = sched_setaffinity(h->main_tid, sizeof(a), &a) ? -errno : 0;
+			if (write(h->wake_fd, &c, 1) != 1)
+				h->go = -EIO;
+			h->mover = false;
 		}
 	}
-	return cpu;
+	return NULL;
+}
+
+/* Cleanup: kill and reap the child unless it was reaped (*pid 0). */
+static void child_kill(void *arg)
+{
+	pid_t *pid = arg;
+
+	if (*pid > 0) {
+		kill(*pid, SIGKILL);
+		waitpid(*pid, NULL, 0);
+	}
 }
 
 /*
- * The survivor is this (main) thread: a CID stays reserved for a CPU
- * while the process has as many users as CIDs, so only a process left
- * with one thread can compact to 0. It spins about a millisecond and
- * sleeps one, so that the scan can mark its CID and the next switch
- * lets it go. Seconds from @t0 (the others told to exit) until the CID
- * is 0, or -1.
+ * Seconds until the calling thread's CID reads 0 while it runs, or -1.
+ * The negative control (@asleep) sleeps through the bound instead, so
+ * that no scan can run, and reads once.
  */
-static double survivor_wait(volatile struct rseq_abi *rs, uint64_t t0,
-			    double timeout_s)
+static double survivor_wait(volatile struct rseq_abi *rs, double timeout_s,
+			    bool asleep)
 {
-	uint64_t end = t0 + timeout_s * 1e9, now;
+	uint64_t t0 = mono_ns(), end = t0 + timeout_s * 1e9, now;
 
-	while (!bench_stop && (now = mono_ns()) < end) {
+	if (asleep) {
+		usleep(timeout_s * 1e6);
+		return rseq_mm_cid(rs) == 0 ? (mono_ns() - t0) / 1e9 : -1;
+	}
+	while ((now = mono_ns()) < end) {
 		if (rseq_mm_cid(rs) == 0)
 			return (now - t0) / 1e9;
 		while (mono_ns() < now + 1000000)
@@ -560,58 +634,189 @@ static double survivor_wait(volatile struct rseq_abi *rs, uint64_t t0,
 	return -1;
 }
 
+static void compact_child(struct compact_shared *cs, const cpu_mask_t *cpus,
+			  double timeout_s, bool control)
+{
+	volatile struct rseq_abi *rs = rseq_area();
+	struct holder h[64] = { 0 };
+	cpu_mask_t others = *cpus;
+	int wake[2], q, n = 0, cpu;
+	uint64_t t;
+	char c;
+
+	CPU_CLR(cs->cpu_a, &others);
+	q = cpu_mask_first(&others);
+	if (pipe(wake) || cpu_pin_self(q)) {
+		snprintf(cs->why, sizeof(cs->why), "pipe or pinning to cpu %d: %s", q, strerror(errno));
+		return;
+	}
+	cpu_mask_for_each(cpu, &others) {
+		if (n == (int)ARRAY_SIZE(h))
+			break;
+		h[n] = (struct holder){ .cpu = cpu, .cpu_a = cs->cpu_a, .wake_fd = wake[1],
+					.main_tid = gettid(), .mover = cpu == q };
+		errno = pthread_create(&h[n].th, NULL, holder_main, &h[n]);
+		if (errno) {
+			snprintf(cs->why, sizeof(cs->why), "pthread_create: %s", strerror(errno));
+			break;
+		}
+		n++;
+	}
+	/* every holder spinning on its CPU with a CID (bounded: 5 s) */
+	for (t = mono_ns(); !cs->why[0] && mono_ns() < t + 5000000000ULL; usleep(2000)) {
+		int ready = 0;
+
+		for (int i = 0; i < n; i++)
+			ready += h[i].running == 1;
+		if (ready == n)
+			break;
+	}
+	usleep(20000);
+	for (int i = 0; i < n; i++)
+		if (h[i].mover)
+			h[i].go = 1;
+	if (!cs->why[0] && read(wake[0], &c, 1) != 1)
+		snprintf(cs->why, sizeof(cs->why), "wake pipe: %s", strerror(errno));
+	for (int i = 0; i < n; i++) {
+		if (h[i].go < 0 && !cs->why[0])
+			snprintf(cs->why, sizeof(cs->why), "sched_setaffinity to cpu %d: %s",
+				 cs->cpu_a, strerror(-h[i].go));
+		cs->holder_cid[i] = h[i].cid;
+	}
+	cs->nholders = n;
+	/* let the other CPUs' last switches settle, then read */
+	for (t = mono_ns(); mono_ns() < t + 10000000;)
+		;
+	cs->held = rseq_mm_cid(rs);
+	cs->cpu_after = rseq_cpu(rs);
+	for (int i = 0; i < n; i++)
+		h[i].stop = 1;
+	for (int i = 0; i < n; i++)
+		pthread_join(h[i].th, NULL);
+	if (cs->why[0] || cs->cpu_after != cs->cpu_a || !cs->held)
+		return;
+	/* off CPU for whole scan periods: no scan can run meanwhile */
+	t = mono_ns();
+	usleep(COMPACT_SLEEP_PERIODS * SCAN_PERIOD_NS / 1000);
+	cs->after_sleep = rseq_mm_cid(rs);
+	cs->sleep_s = (mono_ns() - t) / 1e9;
+	cs->reach_s = survivor_wait(rs, timeout_s, control);
+}
+
+/* The verdict line of the scan-only compaction; a child does the work. */
 static void compaction(struct bench *b, const struct cid_opts *o,
+		       const struct scan_model *sm)
+{
+	struct compact_shared *cs;
+	struct metric *m;
+	char hold[256] = "";
+	uint64_t end;
+	pid_t pid;
+	int st, handle, a = cpu_mask_last(&b->opt.cpus);
+
+	if (CPU_ISSET(b->target, &b->opt.cpus))
+		a = b->target;
+	if (bench_stop) {
+		bench_verdict(b, KSFT_SKIP, "interrupted", "compaction by the scan");
+		return;
+	}
+	if (!sm->periodic) {
+		bench_verdict(b, KSFT_SKIP, "no periodic scan on this kernel",
+			      "compaction by the scan");
+		return;
+	}
+	if (CPU_COUNT(&b->opt.cpus) < 2) {
+		bench_verdict(b, KSFT_SKIP, "needs 2 CPUs in --cpu (holders and the survivor)",
+			      "compaction by the scan");
+		return;
+	}
+	cs = mmap(NULL, sizeof(*cs), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (cs == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	memset(cs, 0, sizeof(*cs));
+	cs->cpu_a = a;
+	cs->reach_s = -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		compact_child(cs, &b->opt.cpus, o->compaction_timeout_s,
+			      o->compaction_control);
+		cs->done = 1;
+		_exit(0);
+	}
+	handle = cleanup_push(child_kill, &pid);
+	end = mono_ns() + (o->compaction_timeout_s + 15) * 1e9;
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		if (bench_stop || mono_ns() > end)
+			kill(pid, SIGKILL);
+		usleep(10000);
+	}
+	pid = 0;
+	cleanup_run_one(handle);
+	for (int i = 0; i < cs->nholders; i++)
+		snprintf(hold + strlen(hold), sizeof(hold) - strlen(hold), "%s%u",
+			 i ? "," : "", cs->holder_cid[i]);
+	ksft_print_msg("compaction: a fresh process; holders on the other cpus had cids %s; the survivor on cpu %d (read cpu %d) held cid %u; after its siblings exited it slept %.3f s (%d scan periods, no scan possible) and still held %u; running, %s\n",
+		       hold, a, cs->cpu_after, cs->held, cs->sleep_s, COMPACT_SLEEP_PERIODS,
+		       cs->after_sleep, cs->reach_s >= 0 ? "its cid reached 0" : "its cid did not reach 0");
+	m = bench_metric(b, "compaction_s", "s", BETTER_LOWER,
+			 "survivor running after its siblings exited and a scan-free sleep: until its mm_cid reads 0 (only the scan can do it)");
+	if (cs->reach_s >= 0)
+		metric_add(m, cs->reach_s);
+	if (bench_stop || !cs->done)
+		bench_verdict(b, KSFT_FAIL, NULL, "compaction by the scan: the child %s",
+			      bench_stop ? "was interrupted" : "did not finish");
+	else if (cs->why[0] || cs->cpu_after != a || !cs->held)
+		bench_verdict(b, KSFT_FAIL, NULL,
+			      "compaction by the scan: setup failed, the survivor holds cid %u on cpu %d (wanted a cid above 0 on cpu %d)%s%s",
+			      cs->held, cs->cpu_after, a, cs->why[0] ? ": " : "", cs->why);
+	else if (cs->after_sleep != cs->held)
+		bench_verdict(b, KSFT_FAIL, NULL,
+			      "compaction by the scan: the survivor's cid went from %u to %u while it slept and no scan could run: something else compacts here",
+			      cs->held, cs->after_sleep);
+	else if (cs->reach_s < 0)
+		bench_verdict(b, KSFT_FAIL, NULL,
+			      "compaction by the scan: survivor's mm_cid %u kept through %.2f s asleep and did not reach 0 within %.1f s %s: no scan compacted it",
+			      cs->held, cs->sleep_s, o->compaction_timeout_s,
+			      o->compaction_control ? "asleep (negative control)" : "running");
+	else
+		bench_verdict(b, KSFT_PASS, NULL,
+			      "compaction by the scan: survivor's mm_cid %u kept through %.2f s asleep, then 0 after %.3f s running (bound %.1f s)",
+			      cs->held, cs->sleep_s, cs->reach_s, o->compaction_timeout_s);
+	munmap(cs, sizeof(*cs));
+}
+
+/*
+ * The CID invariants over pinned busy loops (2 per CPU by default):
+ * every CID below the possible CPUs, none held by two threads at once.
+ */
+static void invariants(struct bench *b, const struct cid_opts *o,
 		       const struct scan_model *sm)
 {
 	struct wl_run r = { .kind = WL_SPIN, .gap_min_ns = o->gap_min_ns };
 	struct invariants inv;
-	volatile struct rseq_abi *rs = rseq_area();
 	int n = o->compaction_threads ? (int)o->compaction_threads
-				      : 2 * CPU_COUNT(&b->opt.cpus), cpu;
-	uint32_t cid, held;
-	char cpus[256];
-	uint64_t t0;
-	double after_s;
-	struct metric *m;
+				      : 2 * CPU_COUNT(&b->opt.cpus);
 
 	if (bench_stop) {
-		for (int i = 0; i < 2; i++)
-			bench_verdict(b, KSFT_SKIP, "interrupted", "compaction");
+		bench_verdict(b, KSFT_SKIP, "interrupted", "mm_cid invariants");
 		return;
 	}
-	r.end_ns = mono_ns() + 5e9;
+	r.end_ns = mono_ns() + (b->opt.quick ? 0.3 : 0.6) * 1e9;
 	workload_start(&r, &b->opt.cpus, n, 0, false);
-	workload_wait_until(mono_ns() + (b->opt.quick ? 0.2 : 0.5) * 1e9);
-	/* join the CPU with the highest CID, share it, then be alone */
-	cpu = cpu_with_highest_cid(&r, &cid);
-	cpu_pin_self(cpu);
-	for (uint64_t t = mono_ns(); mono_ns() < t + 100000000;)
-		;
-	held = rseq_mm_cid(rs);
-	t0 = mono_ns();
-	r.phase = 1;
+	workload_wait_until(r.end_ns);
 	workload_join(&r);
-	after_s = survivor_wait(rs, t0, o->compaction_timeout_s);
-	m = bench_metric(b, "compaction_s", "s", BETTER_LOWER,
-			 "from all but one thread exiting to the survivor's mm_cid reaching 0");
-	if (after_s >= 0)
-		metric_add(m, after_s);
 	check_invariants(&r, sm->possible, &inv);
-	ksft_print_msg("compaction: %d threads on cpus %s, then the main thread alone on cpu %d with cid %u (its busy loop had %u); %s\n",
-		       n + 1, cpu_mask_format(&b->opt.cpus, cpus, sizeof(cpus)), cpu, held, cid,
-		       after_s >= 0 ? "its cid reached 0" : "its cid did not reach 0");
-	if (held == 0)
-		bench_verdict(b, KSFT_SKIP, "the survivor already held cid 0 (one CPU, or the CPU got cid 0)",
-			      "survivor's mm_cid compacted to 0");
-	else
-		bench_verdict(b, after_s >= 0 ? KSFT_PASS : KSFT_FAIL, NULL,
-			      "survivor's mm_cid went from %u to 0 in %.3f s (bound %.1f s)",
-			      held, after_s, o->compaction_timeout_s);
 	bench_verdict(b, !inv.out_of_range && !inv.duplicates && inv.segments ? KSFT_PASS : KSFT_FAIL,
-		      NULL, "mm_cid invariants over %zu running stretches: max cid %u < %d possible CPUs (%zu above), %zu duplicates at the same moment%s%s",
-		      inv.segments, inv.max_cid, sm->possible, inv.out_of_range,
+		      NULL, "mm_cid invariants over %zu running stretches of %d threads: max cid %u < %d possible CPUs (%zu above), %zu duplicates at the same moment%s%s",
+		      inv.segments, n, inv.max_cid, sm->possible, inv.out_of_range,
 		      inv.duplicates, inv.duplicates ? ": " : "", inv.first_dup);
-	cpu_pin_self_mask(&b->sets.allowed);
 	workload_free(&r);
 }
 
@@ -687,13 +892,15 @@ int main(int argc, char **argv)
 		{ .name = "gap-min-ns", .type = OPT_UINT, .dest = &o.gap_min_ns, .arg = "NS",
 		  .help = "estimate: record busy-loop gaps longer than this", .min = 100, .max = 1000000 },
 		{ .name = "compaction-threads", .type = OPT_UINT, .dest = &o.compaction_threads,
-		  .arg = "N", .help = "compaction: threads before all but one exit (default 2 per CPU)",
+		  .arg = "N", .help = "invariants: pinned busy loops (default 2 per CPU)",
 		  .min = 2, .max = 4096 },
 		{ .name = "compaction-timeout", .type = OPT_DOUBLE, .dest = &o.compaction_timeout_s,
-		  .arg = "SECS", .help = "compaction: bound for the survivor's cid to reach 0",
+		  .arg = "SECS", .help = "compaction: bound for the survivor's cid to reach 0 while it runs",
 		  .min = 0.1, .max = 600 },
 		{ .name = "no-compaction", .type = OPT_FLAG, .dest = &o.no_compaction,
-		  .help = "skip the compaction check" },
+		  .help = "skip the compaction and invariant checks" },
+		{ .name = "compaction-control", .type = OPT_FLAG, .dest = &o.compaction_control,
+		  .help = "negative control: the survivor sleeps through the bound, no scan can run, compaction must FAIL" },
 		{ .name = "model", .type = OPT_FLAG, .dest = &o.model,
 		  .help = "run the user-space MODEL of the batched scan instead" },
 		{ .name = "model-max-cpus", .type = OPT_UINT, .dest = &o.model_max_cpus,
@@ -724,8 +931,10 @@ int main(int argc, char **argv)
 	}
 	bench_plan(&b, o.no_compaction ? 1 : 3);
 	scan_latency(&b, &o, &sm, &row);
-	if (!o.no_compaction)
+	if (!o.no_compaction) {
 		compaction(&b, &o, &sm);
+		invariants(&b, &o, &sm);
+	}
 	if (row.workload)
 		table_print(&row);
 	bench_finish(&b);
