@@ -577,7 +577,12 @@ static void *holder_main(void *arg)
 	struct holder *h = arg;
 	volatile struct rseq_abi *rs;
 
-	if (cpu_pin_self(h->cpu) || rseq_thread_init() || !(rs = rseq_area())) {
+	if (cpu_pin_self(h->cpu) || rseq_thread_init()) {
+		h->running = -1;
+		return NULL;
+	}
+	rs = rseq_area();
+	if (!rs) {
 		h->running = -1;
 		return NULL;
 	}
