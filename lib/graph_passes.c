@@ -48,11 +48,13 @@ void graph_passes_call(const struct graph_call *c, void *arg)
 	if (gp->nts == gp->cap_ts) {
 		gp->cap_ts = gp->cap_ts ? 2 * gp->cap_ts : 256;
 		gp->ts_s = realloc(gp->ts_s, gp->cap_ts * sizeof(*gp->ts_s));
+		gp->ts_us = realloc(gp->ts_us, gp->cap_ts * sizeof(*gp->ts_us));
 		gp->ts_pid = realloc(gp->ts_pid, gp->cap_ts * sizeof(*gp->ts_pid));
-		if (!gp->ts_s || !gp->ts_pid)
+		if (!gp->ts_s || !gp->ts_us || !gp->ts_pid)
 			ksft_exit_fail_msg("out of memory\n");
 	}
 	gp->ts_pid[gp->nts] = c->pid;
+	gp->ts_us[gp->nts] = c->duration_us;
 	gp->ts_s[gp->nts++] = c->ts_s;
 	metric_add(gp->call, c->duration_us);
 	if (gp->h)
@@ -83,6 +85,8 @@ void graph_passes_free(struct graph_passes *gp)
 	free(gp->pass);
 	free(gp->ts_s);
 	free(gp->ts_pid);
+	free(gp->ts_us);
+	gp->ts_us = NULL;
 	gp->ts_s = NULL;
 	gp->ts_pid = NULL;
 	gp->pids = gp->group = NULL;

@@ -39,6 +39,7 @@ struct graph_passes {
 	size_t calls, other, below;
 	size_t nonleaf;		/* of calls: printed as "func() {" ... "}" */
 	double *ts_s;		/* each counted call's entry, trace clock */
+	double *ts_us;		/* its duration */
 	int *ts_pid;		/* and its task */
 	size_t nts, cap_ts;
 };

@@ -38,3 +38,34 @@ double quantile_lower(double *v, size_t n, double q)
 	qsort(v, n, sizeof(*v), periodic_cmp_double);
 	return v[(size_t)(q * (n - 1))];
 }
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct periodic_ev *x = a, *y = b;
+
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+size_t periodic_pick(struct periodic_ev *ev, size_t n, uint64_t window)
+{
+	size_t picked = 0, last = 0;
+	bool have = false;
+
+	qsort(ev, n, sizeof(*ev), cmp_ev);
+	for (size_t i = 0; i < n; i++) {
+		ev[i].picked = false;
+		if (have && ev[i].t - ev[last].t < window) {
+			if (ev[i].w > ev[last].w) {
+				ev[last].picked = false;
+				ev[i].picked = true;
+				last = i;
+			}
+			continue;
+		}
+		ev[i].picked = true;
+		last = i;
+		have = true;
+		picked++;
+	}
+	return picked;
+}
