@@ -180,7 +180,8 @@ static void estimate_analyse(struct wl_run *r, const struct scan_model *sm,
 	/* batched walks are several calls closer than a period: no merging */
 	e->periodic = periodic_pick(e->ev, e->candidates, sm->batch ? 0 : lo);
 	e->expected_scans = sm->periodic ? seconds * 1e9 / SCAN_PERIOD_NS : 0;
-	e->allowed = (floor(seconds * 1e9 / lo) + 1) * calls_per_walk(sm);
+	/* the real scan runs no sooner than a period after the last one */
+	e->allowed = (floor(seconds * 1e9 / SCAN_PERIOD_NS) + 1) * calls_per_walk(sm);
 	e->base_p25 = quantile_lower(base, nb, 0.25);
 	e->base_p50 = quantile_lower(base, nb, 0.50);
 	e->base_p75 = quantile_lower(base, nb, 0.75);
@@ -188,10 +189,10 @@ static void estimate_analyse(struct wl_run *r, const struct scan_model *sm,
 		if (!e->ev[k].picked)
 			continue;
 		scan[ns++] = e->ev[k].w;
-		if (e->ev[k].w > e->base_p50)
-			metric_add(e->m, e->ev[k].w - e->base_p50);
-		else
+		if (e->ev[k].w <= e->base_p50)
 			e->below_tick++;
+		else if (e->m)
+			metric_add(e->m, e->ev[k].w - e->base_p50);
 	}
 	e->scan_p50 = quantile_lower(scan, ns, 0.5);
 	e->scan_max = ns ? scan[ns - 1] : 0;
@@ -431,6 +432,54 @@ static void run_workload(struct bench *b, const struct cid_opts *o,
 	workload_join(r);
 }
 
+/*
+ * Both methods on one run (spin workload under function_graph): the
+ * traced walks (the longest call per period, in a busy loop's thread)
+ * against the returns the estimate attributed. A match is the same
+ * thread with the estimate's return within 2 ms after the traced call
+ * began. Needs the trace clock on CLOCK_MONOTONIC.
+ */
+static void cross_check(struct wl_run *r, const struct graph_passes *gp,
+			const struct scan_model *sm, double seconds, struct metric *call)
+{
+	struct estimate e = { 0 };
+	struct periodic_ev *tw = calloc(gp->nts + 1, sizeof(*tw));
+	size_t ntw = 0, real = 0, missed = 0, walks;
+	uint64_t jiffy = 1000000000ULL / sm->hz, tol = 2000000;
+
+	if (!tw)
+		ksft_exit_fail_msg("out of memory\n");
+	estimate_analyse(r, sm, seconds, &e);
+	for (size_t k = 0; k < gp->nts; k++)
+		for (int i = 0; i < r->nworkers; i++)
+			if (r->w[i].tid == gp->ts_pid[k])
+				tw[ntw++] = (struct periodic_ev){
+					(uint64_t)(gp->ts_s[k] * 1e9), gp->ts_us[k], i, false };
+	walks = periodic_pick(tw, ntw, sm->batch ? 0 : SCAN_PERIOD_NS - jiffy / 2);
+	for (size_t k = 0; k < ntw; k++) {
+		bool found = false;
+
+		if (!tw[k].picked)
+			continue;
+		for (size_t j = 0; j < e.candidates && !found; j++) {
+			uint64_t t = e.ev[j].t - r->clk0_ns + r->mono0_ns;
+
+			found = e.ev[j].picked && e.ev[j].tag == tw[k].tag &&
+				t >= tw[k].t && t - tw[k].t < tol;
+		}
+		real += found;
+		missed += !found;
+	}
+	ksft_print_msg("both methods on this run: the estimate attributed %zu scans, %zu of them real (a traced walk in the same thread within 2 ms before), %zu not; function_graph saw %zu walks (%zu calls in the busy loops), the estimate missed %zu\n",
+		       e.periodic, real, e.periodic - real, walks, ntw, missed);
+	metric_extra(call, "cross_estimated_scans", e.periodic);
+	metric_extra(call, "cross_estimated_real", real);
+	metric_extra(call, "cross_traced_walks", walks);
+	metric_extra(call, "cross_missed", missed);
+	free(e.ev);
+	free(tw);
+}
+
 static void latency_traced(struct bench *b, const struct cid_opts *o,
 			   const struct scan_model *sm, struct row *row)
 {
@@ -471,6 +520,8 @@ static void latency_traced(struct bench *b, const struct cid_opts *o,
 	graph_passes_read(&gp, &info);
 	tracefs_restore_all();
 	lost = graph_read_lost(&info);
+	if (spin && tracefs_graph_mono())
+		cross_check(&r, &gp, sm, run_s, gp.call);
 	metric_extra(gp.call, "batch_cpus", sm->batch);
 	metric_extra(gp.call, "possible_cpus", sm->possible);
 	metric_extra(gp.call, "below_10us_share", gp.calls ? (double)gp.below / gp.calls : 0);
