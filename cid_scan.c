@@ -864,20 +864,20 @@ static void compaction(struct bench *b, const struct cid_opts *o,
 			      bench_stop ? "was interrupted" : "did not finish");
 	else if (cs->why[0] || cs->cpu_after != a || !cs->held)
 		bench_verdict(b, KSFT_FAIL, NULL,
-			      "compaction by the scan: setup failed, the survivor holds cid %u on cpu %d (wanted a cid above 0 on cpu %d)%s%s",
+			      "compaction by the scan: setup failed, cid %u on cpu %d (wanted >0 on cpu %d)%s%s",
 			      cs->held, cs->cpu_after, a, cs->why[0] ? ": " : "", cs->why);
 	else if (cs->after_sleep != cs->held)
 		bench_verdict(b, KSFT_FAIL, NULL,
-			      "compaction by the scan: the survivor's cid went from %u to %u while it slept and no scan could run: something else compacts here",
+			      "compaction by the scan: cid %u became %u asleep, with no scan: something else compacts",
 			      cs->held, cs->after_sleep);
 	else if (cs->reach_s < 0)
 		bench_verdict(b, KSFT_FAIL, NULL,
-			      "compaction by the scan: survivor's mm_cid %u kept through %.2f s asleep and did not reach 0 within %.1f s %s: no scan compacted it",
+			      "compaction by the scan: cid %u kept %.2f s asleep, not 0 within %.1f s %s",
 			      cs->held, cs->sleep_s, o->compaction_timeout_s,
-			      o->compaction_control ? "asleep (negative control)" : "running");
+			      o->compaction_control ? "asleep (control)" : "running");
 	else
 		bench_verdict(b, KSFT_PASS, NULL,
-			      "compaction by the scan: survivor's mm_cid %u kept through %.2f s asleep, then 0 after %.3f s running (bound %.1f s)",
+			      "compaction by the scan: cid %u kept %.2f s asleep, 0 after %.3f s running (bound %.1f s)",
 			      cs->held, cs->sleep_s, cs->reach_s, o->compaction_timeout_s);
 	munmap(cs, sizeof(*cs));
 }
