@@ -49,6 +49,7 @@ struct cid_opts {
 	uint64_t threads, period_us, gap_min_ns, compaction_threads;
 	double compaction_timeout_s;
 	bool hackbench_threads, model, no_compaction, compaction_control;
+	bool model_gap_given;
 	uint64_t model_max_cpus;
 	double model_call_gap_us;
 };
@@ -282,27 +283,43 @@ static void check_invariants(struct wl_run *r, int possible, struct invariants *
 	free(last_worker);
 }
 
+struct row {			/* one line of the seed's table */
+	char scan[24];
+	const char *workload, *method;
+	struct stats call, full;
+	size_t n;
+};
+
 /* --- the model ------------------------------------------------------ */
 
 /*
- * One batch as the kernel's walk does it per CPU, twice (clear the old,
- * then those above the weight): read the line, compare-and-exchange
- * its CID. Returns ns.
+ * Per possible CPU the kernel's walk touches three remote lines: the
+ * process's pcpu_cid (CID and time), the run queue (its clock) and the
+ * task running there (its mm and mm_cid_active). The model does the
+ * same per simulated CPU, twice (clear the old, then those above the
+ * weight): reads the run queue and current-task lines, then reads and
+ * compare-and-exchanges the CID line. Returns ns.
  */
+#define MODEL_LINES_PER_CPU	3
+
 static double model_batch(void *base, int from, int n)
 {
-	uint64_t t0 = bench_clock_start();
+	uint64_t t0 = bench_clock_start(), sink = 0;
 
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = from; i < from + n; i++) {
-			struct remote_line *l = remote_line(base, i);
-			uint64_t c = l->val;
+			struct remote_line *cid = remote_line(base, MODEL_LINES_PER_CPU * i);
+			uint64_t c;
 
-			if (l->tag != UINT64_MAX)
-				__atomic_compare_exchange_n(&l->val, &c, c | (1ULL << 63),
+			sink += remote_line(base, MODEL_LINES_PER_CPU * i + 1)->val;
+			sink += remote_line(base, MODEL_LINES_PER_CPU * i + 2)->tag;
+			c = cid->val;
+			if (cid->tag != UINT64_MAX)
+				__atomic_compare_exchange_n(&cid->val, &c, c | (1ULL << 63),
 							    false, __ATOMIC_SEQ_CST,
 							    __ATOMIC_RELAXED);
 		}
+	__asm__ volatile("" : : "r"(sink));
 	return clock_to_ns(bench_clock_end() - t0) - bench_clock.overhead_ns;
 }
 
@@ -313,24 +330,82 @@ static const char *const model_keys[] = {
 	"full_scan_us_n4096",
 };
 
-static void run_model(struct bench *b, const struct cid_opts *o)
+/* Median model cost of one walk over @n simulated CPUs in @batch batches. */
+static double model_cost_ns(struct remote_lines *s, int n, int batch, int reps,
+			    struct metric *m)
+{
+	double *cost = calloc(reps, sizeof(double)), res;
+	int nb = (n + batch - 1) / batch, r;
+
+	if (!cost)
+		ksft_exit_fail_msg("out of memory\n");
+	for (r = 0; r < reps; r++) {
+		double sum = 0, *per = calloc(nb, sizeof(double));
+
+		if (!per)
+			ksft_exit_fail_msg("out of memory\n");
+		if (!remote_lines_refresh(s)) {
+			free(per);
+			break;
+		}
+		for (int j = 0; j < nb; j++) {
+			int from = j * batch;
+
+			per[j] = model_batch(s->base, from,
+					     from + batch > n ? n - from : batch);
+			sum += per[j];
+		}
+		cost[r] = sum / nb;
+		if (m)
+			metric_add(m, quantile_lower(per, nb, 0.5));
+		free(per);
+	}
+	res = r < reps ? -1 : quantile_lower(cost, reps, 0.5);	/* stopped: none */
+	free(cost);
+	return res;
+}
+
+/*
+ * The MODEL: no verdict of its own (a model checks nothing); where
+ * function_graph works the kernel's walk is traced first (that verdict
+ * can fail) and the model of the same walk is set beside it as a ratio.
+ * The time between batch calls is an input: given by the user, or none
+ * (then no extrapolation to 100 ms is printed).
+ */
+static void run_model(struct bench *b, const struct cid_opts *o,
+		      const struct scan_model *sm, const struct row *traced)
 {
 	static const int batches[] = { 8, 16, 32 };
 	struct remote_lines s;
 	int reps = b->opt.quick ? 3 : 15, writer_cpu;
+	int nsim = (int)o->model_max_cpus;
 	cpu_mask_t other;
 	double gap_us = o->model_call_gap_us;
 
+	if (nsim < sm->possible)
+		nsim = sm->possible;
 	/* the scanner on the target CPU, the writer on any other one */
 	CPU_AND(&other, &b->sets.allowed, &b->sets.online);
 	CPU_CLR(b->target, &other);
 	writer_cpu = CPU_COUNT(&other) ? cpu_mask_first(&other) : b->target;
 	cpu_pin_self(b->target);
-	remote_lines_start(&s, (int)o->model_max_cpus, writer_cpu);
-	bench_note(b, "MODEL (user space, not a kernel measurement): one cache line per simulated CPU, written from cpu %d, scanned from cpu %d%s; %d repetitions; full scan = sum of batch costs + %.0f us between calls",
-		   s.writer_cpu, b->target,
-		   s.writer_cpu == b->target ? " (same CPU: lines are not remote)" : "",
-		   reps, gap_us);
+	remote_lines_start(&s, MODEL_LINES_PER_CPU * nsim, writer_cpu);
+	bench_note(b, "MODEL (user space, not a kernel measurement): per simulated CPU %d cache lines (CID, run queue clock, current task), written from cpu %d, scanned from cpu %d%s; %d repetitions",
+		   MODEL_LINES_PER_CPU, s.writer_cpu, b->target,
+		   s.writer_cpu == b->target ? " (same CPU: lines are not remote)" : "", reps);
+	if (o->model_gap_given)
+		bench_note(b, "MODEL input: %.0f us between batch calls, given with --model-call-gap-us", gap_us);
+	else
+		bench_note(b, "MODEL input: no time between batch calls (none given, none measured on this kernel): full-scan times are scanning only, no 100 ms extrapolation");
+	if (traced && traced->n) {
+		double walk_ns = model_cost_ns(&s, sm->possible, sm->batch ? sm->batch : sm->possible,
+					       reps, NULL);
+
+		if (walk_ns > 0)
+			ksft_print_msg("MODEL vs kernel: one %s over %d possible CPUs, model %.3f us, traced p50 %.2f us (function_graph, %zu calls): ratio traced/model %.1f\n",
+				       sm->batch ? "batch" : "full walk", sm->possible, walk_ns / 1e3,
+				       traced->call.p50, traced->n, traced->call.p50 / (walk_ns / 1e3));
+	}
 	for (size_t bi = 0; bi < ARRAY_SIZE(batches) && !bench_stop; bi++) {
 		int batch = batches[bi];
 		char name[64];
@@ -340,65 +415,29 @@ static void run_model(struct bench *b, const struct cid_opts *o)
 		snprintf(name, sizeof(name), "model_batch_cost_ns_batch%d", batch);
 		m = bench_metric(b, name, "ns", BETTER_LOWER,
 				 "MODEL: median cost of one batch at the largest N, per repetition");
-		for (int n = 8, k = 0; n <= s.n && !bench_stop; n *= 2, k++) {
-			double *cost = calloc(reps, sizeof(double)), full_us;
-			int nb = (n + batch - 1) / batch, r;
+		for (int n = 8, k = 0; n <= (int)o->model_max_cpus && !bench_stop; n *= 2, k++) {
+			int nb = (n + batch - 1) / batch;
+			double c = model_cost_ns(&s, n, batch, reps, n * 2 > (int)o->model_max_cpus ? m : NULL),
+			       full_us;
 
-			if (!cost)
-				ksft_exit_fail_msg("out of memory\n");
-			for (r = 0; r < reps; r++) {
-				double sum = 0, *per = calloc(nb, sizeof(double));
-
-				if (!per)
-					ksft_exit_fail_msg("out of memory\n");
-				if (!remote_lines_refresh(&s)) {
-					free(per);
-					break;
-				}
-				for (int j = 0; j < nb; j++) {
-					int from = j * batch;
-
-					per[j] = model_batch(s.base, from,
-							     from + batch > n ? n - from : batch);
-					sum += per[j];
-				}
-				cost[r] = sum / nb;
-				if (n * 2 > s.n)
-					metric_add(m, quantile_lower(per, nb, 0.5));
-				free(per);
-			}
-			if (r < reps) {	/* stopped: no partial point */
-				free(cost);
+			if (c < 0)
 				break;
-			}
-			cost_ns = quantile_lower(cost, reps, 0.5);
+			cost_ns = c;
 			full_us = nb * cost_ns / 1e3 + (nb - 1) * gap_us;
 			metric_extra(m, model_keys[k], full_us);
 			ksft_print_msg("MODEL batch %2d, %4d CPUs: %4d calls, %7.3f us per batch, full scan %9.1f us (%.1f us scanning)\n",
-				       batch, n, nb, cost_ns / 1e3, full_us,
-				       nb * cost_ns / 1e3);
-			free(cost);
+				       batch, n, nb, cost_ns / 1e3, full_us, nb * cost_ns / 1e3);
 		}
 		/* calls until 100 ms: nb * cost + (nb - 1) * gap > 100 ms */
-		if (cost_ns > 0)	/* not when stopped before the first N */
-			ksft_print_msg("MODEL batch %d: a full scan passes 100 ms at about %.0f CPUs (%.3f us per batch, %.0f us between calls)\n",
+		if (cost_ns > 0 && o->model_gap_given)
+			ksft_print_msg("MODEL batch %d: a full scan passes 100 ms at about %.0f CPUs (%.3f us per batch, %.0f us between calls as given)\n",
 				       batch, ceil((1e5 + gap_us) / (cost_ns / 1e3 + gap_us)) * batch,
 				       cost_ns / 1e3, gap_us);
 	}
 	remote_lines_stop(&s);
-	bench_verdict(b, bench_stop ? KSFT_FAIL : KSFT_PASS, NULL,
-		      "MODEL of the batched scan ran for 8 to %llu simulated CPUs",
-		      (unsigned long long)o->model_max_cpus);
 }
 
 /* --- the three measurements ----------------------------------------- */
-
-struct row {			/* one line of the seed's table */
-	char scan[24];
-	const char *workload, *method;
-	struct stats call, full;
-	size_t n;
-};
 
 static void row_fill(struct row *row, const struct scan_model *sm,
 		     const struct cid_opts *o, const char *method,
@@ -962,7 +1001,7 @@ int main(int argc, char **argv)
 	struct cid_opts o = {
 		.workload = WL_SPIN, .method = M_AUTO, .period_us = 100,
 		.gap_min_ns = 1000, .compaction_timeout_s = 5,
-		.model_max_cpus = 4096, .model_call_gap_us = 940,
+		.model_max_cpus = 4096,
 	};
 	bool threads_given = false;
 	const struct opt opts[] = {
@@ -997,7 +1036,8 @@ int main(int argc, char **argv)
 		  .arg = "N", .help = "model: largest simulated CPU count (8, 16, ... up to N)",
 		  .min = 8, .max = 4096 },
 		{ .name = "model-call-gap-us", .type = OPT_DOUBLE, .dest = &o.model_call_gap_us,
-		  .arg = "US", .help = "model: time between two batch calls (seed: hackbench 15 ms / 16 calls)",
+		  .given = &o.model_gap_given, .arg = "US",
+		  .help = "model: time between two batch calls, your input (no default)",
 		  .min = 0, .max = 1e6 },
 		{ NULL }
 	};
@@ -1015,8 +1055,15 @@ int main(int argc, char **argv)
 	opts_finish(&b, &o, threads_given);
 	detect(&b, &sm);
 	if (o.model) {
-		bench_plan(&b, 1);
-		run_model(&b, &o);
+		char why[192];
+		bool trace = sm.periodic && !tracefs_graph_probe(sm.func, why, sizeof(why));
+
+		bench_plan(&b, trace ? 1 : 0);
+		if (trace)
+			latency_traced(&b, &o, &sm, &row);
+		else
+			bench_note(&b, "MODEL only, no verdict: %s", sm.periodic ? why : "no periodic scan to compare with");
+		run_model(&b, &o, &sm, trace ? &row : NULL);
 		bench_finish(&b);
 	}
 	bench_plan(&b, o.no_compaction ? 1 : 3);

@@ -4,7 +4,7 @@
 # with the CID invariants, the model, workloads, bad input, cleanup.
 . "$(dirname "$0")/lib.sh"
 
-plan 26
+plan 28
 
 # The latency verdict (ok 1) must pass: a SKIP "swamped" is no
 # measurement. Skips are accepted only where the kernel has no periodic
@@ -86,12 +86,27 @@ else
 	skip "no periodic scan here" "compaction fails when no scan can run"
 fi
 
+# The model restates no input: without a given call gap it does not
+# extrapolate to 100 ms; with one, the line says the gap was given. It
+# has no verdict of its own (only the traced run beside it, where the
+# function tracer works).
 run_prog cid_scan --model --model-max-cpus 64 --quick -o "$TMP/m.json"
 [ $RC -eq 0 ] && grep -Eq '^# MODEL batch +8, +64 CPUs: +8 calls, +[0-9.]+ us per batch' "$TMP/out" &&
-	grep -Eq '^# MODEL batch 32: a full scan passes 100 ms at about [0-9]+ CPUs' "$TMP/out"
-ok $? "model: batches 8/16/32 over up to 64 simulated CPUs"
-json_check "$TMP/m.json" 'sorted(m["name"] for m in d["metrics"])==["model_batch_cost_ns_batch16","model_batch_cost_ns_batch32","model_batch_cost_ns_batch8"] and all("MODEL" in m["aggregate"] for m in d["metrics"])'
-ok $? "model JSON: only model_ metrics, each labelled MODEL"
+	! grep -q 'passes 100 ms' "$TMP/out" && grep -q '^# MODEL input: no time between batch calls' "$TMP/out" &&
+	grep -q 'per simulated CPU 3 cache lines (CID, run queue clock, current task)' "$TMP/out"
+ok $? "model: batches 8/16/32 over up to 64 simulated CPUs, 3 lines per CPU, no 100 ms claim without a gap"
+grep -q '^# function_graph not usable\|MODEL only, no verdict' "$TMP/out" && ! grep -Eq '^(not )?ok ' "$TMP/out"
+r1=$?
+grep -q '^ok 1 function_graph timed' "$TMP/out" && grep -q '^# MODEL vs kernel: .* ratio traced/model' "$TMP/out"
+r2=$?
+[ $r1 -eq 0 ] || [ $r2 -eq 0 ]
+ok $? "model: no ok line of its own (only the traced run beside it, with the ratio)"
+run_prog cid_scan --model --model-max-cpus 64 --quick --model-call-gap-us 500
+[ $RC -eq 0 ] && grep -Eq '^# MODEL batch 32: a full scan passes 100 ms at about [0-9]+ CPUs \([0-9.]+ us per batch, 500 us between calls as given\)' "$TMP/out" &&
+	grep -q '^# MODEL input: 500 us between batch calls, given with --model-call-gap-us' "$TMP/out"
+ok $? "model: the 100 ms extrapolation only from a given gap, labelled"
+json_check "$TMP/m.json" 'sorted(m["name"] for m in d["metrics"] if m["name"].startswith("model_"))==["model_batch_cost_ns_batch16","model_batch_cost_ns_batch32","model_batch_cost_ns_batch8"] and all("MODEL" in m["aggregate"] for m in d["metrics"] if m["name"].startswith("model_"))'
+ok $? "model JSON: model_ metrics, each labelled MODEL"
 
 # The workloads: they ran (the table row names them, the method counted
 # something) and left nothing behind. Their latency verdict is whatever
