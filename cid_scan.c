@@ -182,7 +182,7 @@ static void estimate_analyse(struct wl_run *r, const struct scan_model *sm,
 	e->periodic = periodic_pick(e->ev, e->candidates, sm->batch ? 0 : lo);
 	e->expected_scans = sm->periodic ? seconds * 1e9 / SCAN_PERIOD_NS : 0;
 	/* the real scan runs no sooner than a period after the last one */
-	e->allowed = (floor(seconds * 1e9 / SCAN_PERIOD_NS) + 1) * calls_per_walk(sm);
+	e->allowed = periodic_allowed(seconds * 1e9, SCAN_PERIOD_NS, calls_per_walk(sm));
 	e->base_p25 = quantile_lower(base, nb, 0.25);
 	e->base_p50 = quantile_lower(base, nb, 0.50);
 	e->base_p75 = quantile_lower(base, nb, 0.75);
@@ -932,14 +932,26 @@ static void invariants(struct bench *b, const struct cid_opts *o,
 	struct invariants inv;
 	int n = o->compaction_threads ? (int)o->compaction_threads
 				      : 2 * CPU_COUNT(&b->opt.cpus);
+	uint64_t t0;
 
 	if (bench_stop) {
 		bench_verdict(b, KSFT_SKIP, "interrupted", "mm_cid invariants");
 		return;
 	}
-	r.end_ns = mono_ns() + (b->opt.quick ? 0.3 : 0.6) * 1e9;
+	/* at least 0.3 s (0.6), more on a busy machine: 20 returns per loop */
+	t0 = mono_ns();
+	r.end_ns = t0 + 5e9;
 	workload_start(&r, &b->opt.cpus, n, 0, false);
-	workload_wait_until(r.end_ns);
+	workload_wait_until(t0 + (b->opt.quick ? 0.3 : 0.6) * 1e9);
+	while (!bench_stop && mono_ns() < r.end_ns) {
+		int short_of = 0;
+
+		for (int i = 0; i < n; i++)
+			short_of += __atomic_load_n(&r.w[i].nev, __ATOMIC_ACQUIRE) < 20;
+		if (!short_of)
+			break;
+		usleep(20000);
+	}
 	workload_join(&r);
 	check_invariants(&r, sm->possible, &inv);
 	bench_verdict(b, !inv.out_of_range && !inv.duplicates && inv.segments ? KSFT_PASS : KSFT_FAIL,

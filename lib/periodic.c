@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Periodic event matching and order quantiles: see periodic.h. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "periodic.h"
@@ -68,4 +69,9 @@ size_t periodic_pick(struct periodic_ev *ev, size_t n, uint64_t window)
 		picked++;
 	}
 	return picked;
+}
+
+double periodic_allowed(uint64_t span_ns, uint64_t period_ns, double per_period)
+{
+	return (floor((double)span_ns / period_ns) + 1) * per_period;
 }

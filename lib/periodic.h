@@ -46,6 +46,13 @@ struct periodic_ev {
 size_t periodic_pick(struct periodic_ev *ev, size_t n, uint64_t window);
 
 /*
+ * How many occurrences fit in @span_ns of something that recurs no
+ * sooner than every @period_ns, @per_period at a time: more picked than
+ * this means some picks are not that thing.
+ */
+double periodic_allowed(uint64_t span_ns, uint64_t period_ns, double per_period);
+
+/*
  * The element at rank q * (n - 1) (rounded down) once @v is sorted: no
  * interpolation. Sorts @v in place; 0 for n == 0.
  */
