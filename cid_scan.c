@@ -484,6 +484,8 @@ static void cross_check(struct wl_run *r, const struct graph_passes *gp,
 	struct estimate e = { 0 };
 	struct periodic_ev *tw = calloc(gp->nts + 1, sizeof(*tw));
 	size_t ntw = 0, real = 0, missed = 0, walks;
+	/* why a traced walk was missed: the return after it was ... */
+	size_t m_none = 0, m_switched = 0, m_unmarked = 0, m_lonely = 0, m_other = 0;
 	uint64_t jiffy = 1000000000ULL / sm->hz, tol = 2000000;
 
 	if (!tw)
@@ -496,25 +498,48 @@ static void cross_check(struct wl_run *r, const struct graph_passes *gp,
 					(uint64_t)(gp->ts_s[k] * 1e9), gp->ts_us[k], i, false };
 	walks = periodic_pick(tw, ntw, sm->batch ? 0 : SCAN_PERIOD_NS - jiffy / 2);
 	for (size_t k = 0; k < ntw; k++) {
-		bool found = false;
+		struct wl_worker *w = &r->w[tw[k].tag];
+		struct wl_event *ret = NULL;
+		bool found = false, cand = false;
 
 		if (!tw[k].picked)
 			continue;
 		for (size_t j = 0; j < e.candidates && !found; j++) {
 			uint64_t t = e.ev[j].t - r->clk0_ns + r->mono0_ns;
+			bool near = e.ev[j].tag == tw[k].tag && t >= tw[k].t && t - tw[k].t < tol;
 
-			found = e.ev[j].picked && e.ev[j].tag == tw[k].tag &&
-				t >= tw[k].t && t - tw[k].t < tol;
+			cand |= near;
+			found = near && e.ev[j].picked;
 		}
 		real += found;
-		missed += !found;
+		if (found)
+			continue;
+		missed++;
+		for (size_t j = 0; j < w->nev && !ret; j++) {
+			uint64_t t = w->ev[j].t_ns - r->clk0_ns + r->mono0_ns;
+
+			if (t >= tw[k].t && t - tw[k].t < tol)
+				ret = &w->ev[j];
+		}
+		if (!ret)
+			m_none++;
+		else if (!ret->marked)
+			m_unmarked++;
+		else if (ret->switched)
+			m_switched++;
+		else if (!cand)
+			m_lonely++;
+		else
+			m_other++;
 	}
-	ksft_print_msg("both methods on this run: the estimate attributed %zu scans, %zu of them real (a traced walk in the same thread within 2 ms before), %zu not; function_graph saw %zu walks (%zu calls in the busy loops), the estimate missed %zu\n",
-		       e.periodic, real, e.periodic - real, walks, ntw, missed);
+	ksft_print_msg("both methods on this run: the estimate attributed %zu scans, %zu of them real (a traced walk in the same thread within 2 ms before), %zu not; function_graph saw %zu walks (%zu calls in the busy loops), the estimate missed %zu: %zu returned after a context switch, %zu without a periodic neighbour, %zu another pick in their period, %zu unmarked, %zu with no return recorded\n",
+		       e.periodic, real, e.periodic - real, walks, ntw, missed, m_switched,
+		       m_lonely, m_other, m_unmarked, m_none);
 	metric_extra(call, "cross_estimated_scans", e.periodic);
 	metric_extra(call, "cross_estimated_real", real);
 	metric_extra(call, "cross_traced_walks", walks);
 	metric_extra(call, "cross_missed", missed);
+	metric_extra(call, "cross_missed_switched", m_switched);
 	free(e.ev);
 	free(tw);
 }
