@@ -550,7 +550,8 @@ static void latency_traced(struct bench *b, const struct cid_opts *o,
 	struct wl_run r = { 0 };
 	/* with batches, one walk is the calls less than 50 ms apart */
 	struct graph_passes gp = { .split_s = sm->batch ? 0.05 : 0, .below_us = 10 };
-	struct hist h;
+	/* the metric keeps it until the JSON is written: not on this stack */
+	static struct hist h;
 	struct graph_read_info info;
 	char err[256];
 	uint64_t lost;
