@@ -79,16 +79,17 @@ static int tracefs_file(const char *file, char *path, size_t len)
 
 /*
  * What writing back restores @file: comment lines ("#### all functions
- * enabled ####") dropped, the rest joined by blanks.
+ * enabled ####") dropped, the rest joined by blanks; for a @choice file
+ * (trace_clock: "[local] global mono") the selected word alone.
  */
-static void saved_value(const char *content, char *out, size_t len)
+static void saved_value(const char *content, bool choice, char *out, size_t len)
 {
 	const char *p = content;
 	size_t off = 0;
 
 	out[0] = '\0';
 	/* a choice list ("[local] global mono"): the selected word */
-	if (strchr(content, '[') && strchr(content, ']')) {
+	if (choice && strchr(content, '[') && strchr(content, ']')) {
 		const char *b = strchr(content, '[') + 1;
 
 		snprintf(out, len, "%.*s", (int)(strchr(b, ']') - b), b);
@@ -137,7 +138,7 @@ int tracefs_set(const char *file, const char *value, char *err, size_t errlen)
 		s = &saved[nsaved];
 		snprintf(s->path, sizeof(s->path), "%s", path);
 		s->truncate = strstr(file, "filter") || strstr(file, "graph_function");
-		saved_value(old, s->old, sizeof(s->old));
+		saved_value(old, !strcmp(file, "trace_clock"), s->old, sizeof(s->old));
 		/* current_tracer and options read back as one word */
 		free(old);
 		if (!cleanup_registered) {
