@@ -222,6 +222,8 @@ int workload_start(struct wl_run *r, const cpu_mask_t *cpus, int nprobe,
 
 void workload_join(struct wl_run *r)
 {
+	r->clk1_ns = clock_to_ns(bench_clock_start());
+	r->mono1_ns = mono_ns();
 	r->stop = 1;
 	shutdown(r->sock[0], SHUT_RDWR);
 	shutdown(r->sock[1], SHUT_RDWR);
@@ -230,6 +232,15 @@ void workload_join(struct wl_run *r)
 	cleanup_run_one(r->cleanup);
 	close(r->sock[0]);
 	close(r->sock[1]);
+}
+
+uint64_t workload_mono_ns(const struct wl_run *r, uint64_t t_ns)
+{
+	double rate = 1;
+
+	if (r->clk1_ns > r->clk0_ns && r->mono1_ns > r->mono0_ns)
+		rate = (double)(r->mono1_ns - r->mono0_ns) / (r->clk1_ns - r->clk0_ns);
+	return r->mono0_ns + (int64_t)(((double)t_ns - r->clk0_ns) * rate);
 }
 
 void workload_free(struct wl_run *r)
