@@ -476,7 +476,7 @@ static void run_workload(struct bench *b, const struct cid_opts *o,
  * traced walks (the longest call per period, in a busy loop's thread)
  * against the returns the estimate attributed. A match is the same
  * thread with the estimate's return within 2 ms after the traced call
- * began. Needs the trace clock on CLOCK_MONOTONIC.
+ * ended. Needs the trace clock on CLOCK_MONOTONIC.
  */
 static void cross_check(struct wl_run *r, const struct graph_passes *gp,
 			const struct scan_model *sm, double seconds, struct metric *call)
@@ -506,7 +506,8 @@ static void cross_check(struct wl_run *r, const struct graph_passes *gp,
 			continue;
 		for (size_t j = 0; j < e.candidates && !found; j++) {
 			uint64_t t = workload_mono_ns(r, e.ev[j].t);
-			bool near = e.ev[j].tag == tw[k].tag && t >= tw[k].t && t - tw[k].t < tol;
+			bool near = e.ev[j].tag == tw[k].tag && t >= tw[k].t &&
+				    t - tw[k].t < tol + tw[k].w * 1e3;
 
 			cand |= near;
 			found = near && e.ev[j].picked;
@@ -518,7 +519,7 @@ static void cross_check(struct wl_run *r, const struct graph_passes *gp,
 		for (size_t j = 0; j < w->nev && !ret; j++) {
 			uint64_t t = workload_mono_ns(r, w->ev[j].t_ns);
 
-			if (t >= tw[k].t && t - tw[k].t < tol)
+			if (t >= tw[k].t && t - tw[k].t < tol + tw[k].w * 1e3)
 				ret = &w->ev[j];
 		}
 		if (!ret)
@@ -532,7 +533,7 @@ static void cross_check(struct wl_run *r, const struct graph_passes *gp,
 		else
 			m_other++;
 	}
-	ksft_print_msg("both methods on this run: the estimate attributed %zu scans, %zu of them real (a traced walk in the same thread within 2 ms before), %zu not; function_graph saw %zu walks (%zu calls in the busy loops), the estimate missed %zu: %zu returned after a context switch, %zu without a periodic neighbour, %zu another pick in their period, %zu unmarked, %zu with no return recorded\n",
+	ksft_print_msg("both methods on this run: the estimate attributed %zu scans, %zu of them real (a traced walk in the same thread ending within 2 ms before), %zu not; function_graph saw %zu walks (%zu calls in the busy loops), the estimate missed %zu: %zu returned after a context switch, %zu without a periodic neighbour, %zu another pick in their period, %zu unmarked, %zu with no return recorded\n",
 		       e.periodic, real, e.periodic - real, walks, ntw, missed, m_switched,
 		       m_lonely, m_other, m_unmarked, m_none);
 	if (r->clk1_ns > r->clk0_ns)
