@@ -516,7 +516,8 @@ static void cross_check(struct wl_run *r, const struct graph_passes *gp,
 		if (found)
 			continue;
 		missed++;
-		for (size_t j = 0; j < w->nev && !ret; j++) {
+		/* the return in the window, a marked one if there is one */
+		for (size_t j = 0; j < w->nev && !(ret && ret->marked); j++) {
 			uint64_t t = workload_mono_ns(r, w->ev[j].t_ns);
 
 			if (t >= tw[k].t && t - tw[k].t < tol + tw[k].w * 1e3)
