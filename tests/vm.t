@@ -32,7 +32,7 @@ if ! command -v "${QEMU:-qemu-system-x86_64}" >/dev/null; then
 	exit 0
 fi
 
-echo "1..11"
+echo "1..12"
 
 # expect_bad_input DESC VM-ARGS...: exit 2 and exactly one line on stderr.
 expect_bad_input() {
@@ -110,3 +110,15 @@ if [ -z "$plan" ] || [ "$plan" -ne "$results" ]; then head -n 40 "$TMP/out" | di
 cmp -s <(grep -E '^(TAP version|1\.\.|(not )?ok [0-9]+ )' "$TMP/out") \
 	<(grep -E '^(TAP version|1\.\.|(not )?ok [0-9]+ )' "$res/ktap.txt" 2>/dev/null)
 ok $? "results/ktap.txt holds the same KTAP as stdout"
+
+# The failing case of the exit check above: a guest suite that fails
+# must come back as exit 1 (the old test passed on it).
+mkdir -p "$TMP/failing"
+printf '%s\n' '#!/bin/sh' 'echo "TAP version 13"' 'echo "1..1"' \
+	'echo "not ok 1 selftests: isolbench: stand-in that fails"' 'exit 1' \
+	>"$TMP/failing/run.sh"
+chmod +x "$TMP/failing/run.sh"
+"$VM" --debian 6.12 --timeout 300 -o "$TMP/res-fail" --suite "$TMP/failing" \
+	>"$TMP/out-fail" 2>"$TMP/err-fail"
+rc=$?
+ok $((rc != 1)) "a failing guest suite makes vm/run.sh exit 1 (got $rc), which the check above fails on"
