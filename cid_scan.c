@@ -50,7 +50,7 @@ struct cid_opts {
 	double compaction_timeout_s;
 	bool hackbench_threads, model, no_compaction, compaction_control;
 	bool model_gap_given;
-	uint64_t model_max_cpus;
+	uint64_t model_max_cpus, trace_buffer_kb;
 	double model_call_gap_us;
 };
 
@@ -565,6 +565,16 @@ static void latency_traced(struct bench *b, const struct cid_opts *o,
 	uint64_t t0;
 	double run_s;
 
+	if (o->trace_buffer_kb) {
+		char kb[32];
+
+		snprintf(kb, sizeof(kb), "%llu", (unsigned long long)o->trace_buffer_kb);
+		if (tracefs_set("buffer_size_kb", kb, err, sizeof(err))) {
+			tracefs_restore_all();
+			bench_verdict(b, KSFT_FAIL, NULL, "function_graph: %s", err);
+			return;
+		}
+	}
 	if (tracefs_graph_start(sm->func, err, sizeof(err))) {
 		tracefs_restore_all();
 		bench_verdict(b, KSFT_SKIP, err, "function_graph timed %s", sm->func);
@@ -1062,6 +1072,9 @@ int main(int argc, char **argv)
 		{ .name = "method", .key = 'm', .type = OPT_CHOICE, .dest = &o.method,
 		  .arg = "NAME", .help = "scan latency: function_graph trace or user-space estimate",
 		  .choices = method_names },
+		{ .name = "trace-buffer-kb", .type = OPT_UINT, .dest = &o.trace_buffer_kb,
+		  .arg = "KB", .help = "trace: ring buffer per CPU (default: as it is; restored after)",
+		  .min = 1, .max = 1048576 },
 		{ .name = "gap-min-ns", .type = OPT_UINT, .dest = &o.gap_min_ns, .arg = "NS",
 		  .help = "estimate: record busy-loop gaps longer than this", .min = 100, .max = 1000000 },
 		{ .name = "compaction-threads", .type = OPT_UINT, .dest = &o.compaction_threads,

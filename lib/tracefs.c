@@ -88,6 +88,11 @@ static void saved_value(const char *content, bool choice, char *out, size_t len)
 	size_t off = 0;
 
 	out[0] = '\0';
+	/* buffer_size_kb before first use: "7 (expanded: 1408)" */
+	if (strstr(content, "(expanded: ")) {
+		snprintf(out, len, "%lu", strtoul(strstr(content, "(expanded: ") + 11, NULL, 10));
+		return;
+	}
 	/* a choice list ("[local] global mono"): the selected word */
 	if (choice && strchr(content, '[') && strchr(content, ']')) {
 		const char *b = strchr(content, '[') + 1;
