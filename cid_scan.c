@@ -883,10 +883,21 @@ static void compaction(struct bench *b, const struct cid_opts *o,
 	char hold[256] = "";
 	uint64_t end;
 	pid_t pid;
-	int st, handle, a = cpu_mask_last(&b->opt.cpus);
+	int st, handle, a;
+	cpu_mask_t ticking;
 
-	if (CPU_ISSET(b->target, &b->opt.cpus))
-		a = b->target;
+	/*
+	 * The survivor's CPU: one whose tick runs. On a nohz_full CPU a
+	 * lone task stops the tick, and the scan is queued only from the
+	 * tick (the remote 1 Hz tick does not): there it never runs.
+	 */
+	CPU_XOR(&ticking, &b->opt.cpus, &b->sets.nohz_full);
+	CPU_AND(&ticking, &ticking, &b->opt.cpus);
+	if (!CPU_COUNT(&ticking))
+		ticking = b->opt.cpus;
+	a = CPU_ISSET(b->target, &ticking) ? b->target : cpu_mask_last(&ticking);
+	if (CPU_ISSET(a, &b->sets.nohz_full))
+		ksft_print_msg("compaction: every CPU of --cpu is nohz_full: the survivor's tick may stop and with it the scan\n");
 	if (bench_stop) {
 		bench_verdict(b, KSFT_SKIP, "interrupted", "compaction by the scan");
 		return;
