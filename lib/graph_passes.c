@@ -30,7 +30,7 @@ static void pass_end(struct graph_passes *gp, struct graph_pass *p)
 	p->calls = 0;
 }
 
-static void graph_passes_call(const struct graph_call *c, void *arg)
+void graph_passes_call(const struct graph_call *c, void *arg)
 {
 	struct graph_passes *gp = arg;
 	struct graph_pass *p = NULL;
@@ -43,7 +43,19 @@ static void graph_passes_call(const struct graph_call *c, void *arg)
 		return;
 	}
 	gp->calls++;
+	gp->nonleaf += c->nonleaf;
 	gp->below += c->duration_us < gp->below_us;
+	if (gp->nts == gp->cap_ts) {
+		gp->cap_ts = gp->cap_ts ? 2 * gp->cap_ts : 256;
+		gp->ts_s = realloc(gp->ts_s, gp->cap_ts * sizeof(*gp->ts_s));
+		gp->ts_us = realloc(gp->ts_us, gp->cap_ts * sizeof(*gp->ts_us));
+		gp->ts_pid = realloc(gp->ts_pid, gp->cap_ts * sizeof(*gp->ts_pid));
+		if (!gp->ts_s || !gp->ts_us || !gp->ts_pid)
+			ksft_exit_fail_msg("out of memory\n");
+	}
+	gp->ts_pid[gp->nts] = c->pid;
+	gp->ts_us[gp->nts] = c->duration_us;
+	gp->ts_s[gp->nts++] = c->ts_s;
 	metric_add(gp->call, c->duration_us);
 	if (gp->h)
 		hist_add(gp->h, c->duration_us);
@@ -57,9 +69,9 @@ static void graph_passes_call(const struct graph_call *c, void *arg)
 		pass_end(gp, p);
 }
 
-long graph_passes_read(struct graph_passes *gp, uint64_t *lost)
+long graph_passes_read(struct graph_passes *gp, struct graph_read_info *info)
 {
-	long n = tracefs_graph_read(graph_passes_call, gp, lost);
+	long n = tracefs_graph_read(graph_passes_call, gp, info);
 
 	for (int i = 0; i < gp->ngroups; i++)
 		pass_end(gp, &gp->pass[i]);
@@ -71,6 +83,12 @@ void graph_passes_free(struct graph_passes *gp)
 	free(gp->pids);
 	free(gp->group);
 	free(gp->pass);
+	free(gp->ts_s);
+	free(gp->ts_pid);
+	free(gp->ts_us);
+	gp->ts_us = NULL;
+	gp->ts_s = NULL;
+	gp->ts_pid = NULL;
 	gp->pids = gp->group = NULL;
 	gp->pass = NULL;
 }

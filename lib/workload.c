@@ -174,6 +174,8 @@ int workload_start(struct wl_run *r, const cpu_mask_t *cpus, int nprobe,
 	bool procs = with_workload && r->kind == WL_HACKBENCH &&
 		     !r->hackbench_threads;
 
+	r->clk0_ns = clock_to_ns(bench_clock_start());
+	r->mono0_ns = mono_ns();
 	r->nworkers = nprobe + (with_workload && !procs ? nwl : 0);
 	r->w = calloc(r->nworkers, sizeof(*r->w));
 	r->children = calloc(nwl + 1, sizeof(pid_t));
@@ -220,6 +222,8 @@ int workload_start(struct wl_run *r, const cpu_mask_t *cpus, int nprobe,
 
 void workload_join(struct wl_run *r)
 {
+	r->clk1_ns = clock_to_ns(bench_clock_start());
+	r->mono1_ns = mono_ns();
 	r->stop = 1;
 	shutdown(r->sock[0], SHUT_RDWR);
 	shutdown(r->sock[1], SHUT_RDWR);
@@ -228,6 +232,15 @@ void workload_join(struct wl_run *r)
 	cleanup_run_one(r->cleanup);
 	close(r->sock[0]);
 	close(r->sock[1]);
+}
+
+uint64_t workload_mono_ns(const struct wl_run *r, uint64_t t_ns)
+{
+	double rate = 1;
+
+	if (r->clk1_ns > r->clk0_ns && r->mono1_ns > r->mono0_ns)
+		rate = (double)(r->mono1_ns - r->mono0_ns) / (r->clk1_ns - r->clk0_ns);
+	return r->mono0_ns + (int64_t)(((double)t_ns - r->clk0_ns) * rate);
 }
 
 void workload_free(struct wl_run *r)

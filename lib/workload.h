@@ -64,6 +64,8 @@ struct wl_run {
 	uint64_t end_ns;		/* every loop ends by then (mono_ns) */
 	/* state */
 	uint64_t gap_min;		/* in bench clock units */
+	uint64_t clk0_ns, mono0_ns;	/* t_ns and mono_ns() read together, */
+	uint64_t clk1_ns, mono1_ns;	/* at the start and at the join */
 	int cleanup;
 	volatile int stop, phase;	/* compaction: 1 = the workers exit */
 	int nworkers;
@@ -83,6 +85,11 @@ int workload_start(struct wl_run *r, const cpu_mask_t *cpus, int nprobe,
 /* Stop everything, join the threads, kill and reap the processes. */
 void workload_join(struct wl_run *r);
 void workload_free(struct wl_run *r);
+/*
+ * An event's t_ns on CLOCK_MONOTONIC (e.g. a trace clock set to mono):
+ * linear between the pairs read at the start and at the join.
+ */
+uint64_t workload_mono_ns(const struct wl_run *r, uint64_t t_ns);
 /* Sleep until @end_ns (mono_ns) or bench_stop. */
 void workload_wait_until(uint64_t end_ns);
 

@@ -32,7 +32,7 @@ if ! command -v "${QEMU:-qemu-system-x86_64}" >/dev/null; then
 	exit 0
 fi
 
-echo "1..11"
+echo "1..12"
 
 # expect_bad_input DESC VM-ARGS...: exit 2 and exactly one line on stderr.
 expect_bad_input() {
@@ -85,8 +85,10 @@ start=$(date +%s)
 	-- "${run_args[@]}" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 echo "# vm/run.sh --debian 6.12 exited $rc after $(($(date +%s) - start))s"
-ok $((rc == 2 || rc == 3)) "guest ran run.sh and reported its status (exit $rc)"
-if [ "$rc" -eq 2 ] || [ "$rc" -eq 3 ]; then tail -n 30 "$TMP/err" | diag; fi
+# exit 0: run.sh passed in the guest; 1 is a failed suite, 2 a setup
+# error, 3 no status (hang, panic): all failures here
+ok $((rc != 0)) "guest ran run.sh and it passed (exit $rc)"
+if [ "$rc" -ne 0 ]; then tail -n 30 "$TMP/err" | diag; fi
 
 nohz=$(sed -n 's/^nohz_full //p' "$res/guest-cpus.txt" 2>/dev/null)
 isol=$(sed -n 's/^isolated //p' "$res/guest-cpus.txt" 2>/dev/null)
@@ -108,3 +110,15 @@ if [ -z "$plan" ] || [ "$plan" -ne "$results" ]; then head -n 40 "$TMP/out" | di
 cmp -s <(grep -E '^(TAP version|1\.\.|(not )?ok [0-9]+ )' "$TMP/out") \
 	<(grep -E '^(TAP version|1\.\.|(not )?ok [0-9]+ )' "$res/ktap.txt" 2>/dev/null)
 ok $? "results/ktap.txt holds the same KTAP as stdout"
+
+# The failing case of the exit check above: a guest suite that fails
+# must come back as exit 1 (the old test passed on it).
+mkdir -p "$TMP/failing"
+printf '%s\n' '#!/bin/sh' 'echo "TAP version 13"' 'echo "1..1"' \
+	'echo "not ok 1 selftests: isolbench: stand-in that fails"' 'exit 1' \
+	>"$TMP/failing/run.sh"
+chmod +x "$TMP/failing/run.sh"
+"$VM" --debian 6.12 --timeout 300 -o "$TMP/res-fail" --suite "$TMP/failing" \
+	>"$TMP/out-fail" 2>"$TMP/err-fail"
+rc=$?
+ok $((rc != 1)) "a failing guest suite makes vm/run.sh exit 1 (got $rc), which the check above fails on"

@@ -14,7 +14,7 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 	echo "1..0 # SKIP qemu-system-x86_64 not installed"
 	exit 0
 fi
-plan 24
+plan 28
 
 # verdict RESULTS_DIR TEST PREFIX: the result ("pass", "skip", "fail")
 # of the first verdict of TEST's JSON whose name starts with PREFIX
@@ -54,7 +54,12 @@ ok $? "6.12: ipistorm's interference mode watched cpus 2-3"
 [ "$(verdict "$r" ipistorm_kmod 'cpu ')" = pass ]
 ok $? "6.12: ipistorm's kernel module loaded and delivered its IPIs"
 [ "$(verdict "$r" cid_scan 'function_graph timed')" = pass ]
-ok $? "6.12: cid_scan used the traced method (function_graph)"
+ok $? "6.12: cid_scan used the traced method (function_graph), no events lost"
+[ "$(verdict "$r" cid_scan 'compaction by the scan')" = pass ]
+ok $? "6.12: cid_scan's high cid survived exits and a scan-free sleep, then the scan compacted it"
+grep -E '^(not )?ok [123] |compaction' "$r/suite/cid_scan.ktap" | sed 's/^/# /'
+grep -Eq '^# both methods on this run: the estimate attributed [0-9]+ scans, [0-9]+ of them real' "$r/suite/cid_scan.ktap"
+ok $? "6.12: cid_scan compared the estimate with the traced walks on one run"
 json_check "$r/suite/getpid_bench.json" 'd["system"]["emulated"] and d["system"]["nohz_full"]=="2-3" and "isolbench.vm=" in d["system"]["cmdline"]'
 ok $? "6.12: results say they come from an emulated guest"
 
@@ -97,6 +102,22 @@ json_check "$r/suite/ipistorm_watch.json" '"setup_ipis" in d["metrics"][0]["extr
 ok $? "6.12: the watch reports its setup/teardown IPIs ($(grep -o 'outside the window: [0-9]* IPIs.*down' "$r/suite/ipistorm_watch.ktap" | head -c 160))"
 [ "$(verdict "$r" ipistorm 'cpu ')" = pass ] && [ "$(verdict "$r" ipistorm_kmod 'cpu ')" = pass ]
 ok $? "6.12: quick storms of the suite complete"
+# cid_scan's verdicts failing where their condition breaks: a trace
+# buffer too small for 64 hackbench processes (events lost), and the
+# compaction survivor kept asleep (no scan can run).
+start=$(date +%s)
+"$TOP/vm/run.sh" --debian 6.12 --timeout 600 -o "$TMP/vm-cidfail" -- -t cid_scan -- \
+	--workload hackbench --threads 64 --trace-buffer-kb 1 -D 4 \
+	--compaction-control --compaction-timeout 0.5 >"$TMP/out-cidfail" 2>"$TMP/err-cidfail"
+RC=$?
+diag "vm/run.sh --debian 6.12 -- -t cid_scan (failing cases): exit $RC after $(($(date +%s) - start)) s"
+r=$TMP/vm-cidfail
+[ $RC -eq 1 ] && [ "$(verdict "$r" cid_scan 'function_graph timed')" = fail ] &&
+	grep -Eq '^not ok 1 function_graph timed .*the trace lost events' "$r/suite/cid_scan.ktap"
+ok $? "6.12: cid_scan's traced verdict fails when the trace lost events (rc=$RC)"
+[ "$(verdict "$r" cid_scan 'compaction by the scan')" = fail ] &&
+	grep -Eq '^not ok 2 compaction by the scan: cid [1-9][0-9]* kept .*asleep \(control\)' "$r/suite/cid_scan.ktap"
+ok $? "6.12: cid_scan's compaction fails when no scan can run"
 
 guest 6.1
 r=$TMP/vm-6.1
