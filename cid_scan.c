@@ -595,6 +595,9 @@ static void compaction(struct bench *b, const struct cid_opts *o,
 	if (held == 0)
 		bench_verdict(b, KSFT_SKIP, "the survivor already held cid 0 (one CPU, or the CPU got cid 0)",
 			      "survivor's mm_cid compacted to 0");
+	else if (after_s < 0 && bench_stop)
+		bench_verdict(b, KSFT_SKIP, "interrupted",
+			      "survivor's mm_cid compacted to 0");
 	else
 		bench_verdict(b, after_s >= 0 ? KSFT_PASS : KSFT_FAIL, NULL,
 			      "survivor's mm_cid went from %u to 0 in %.3f s (bound %.1f s)",

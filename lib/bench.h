@@ -23,6 +23,7 @@
 #include "ktap.h"
 #include "load.h"
 #include "opts.h"
+#include "outfile.h"
 #include "stats.h"
 
 #define BENCH_MAX_METRICS	32
@@ -67,7 +68,7 @@ struct bench {
 	struct load load;
 	bool load_running;
 	struct load_report load_report;
-	FILE *out;			/* the -o file, opened early */
+	struct outfile out;		/* the -o file, created early, renamed at the end */
 	uint64_t start_ns;
 	int argc;
 	char **argv;

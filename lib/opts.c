@@ -127,7 +127,9 @@ static void opts_help(const struct prog_spec *spec)
 			opt_help_line(&common_table[i]);
 	printf("  %-30s %s\n  %-30s %s\n", "-h, --help", "this help",
 	       "    --version", "print the version");
-	printf("\nExit status: 0 pass, 1 fail or usage error, 4 skip (kselftest).\n");
+	printf("\nExit status: 0 pass, 1 fail or usage error, 4 skip (kselftest);\n"
+	       "interrupted by SIGINT/SIGTERM/SIGHUP: reports and saves what it measured,\n"
+	       "then ends by that signal (status 128 + signal).\n");
 }
 
 static void opt_store(const struct prog_spec *spec, const struct opt *o,
