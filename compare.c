@@ -189,6 +189,12 @@ static void parse_args(struct compare *c, int argc, char **argv)
 		die(c, "--bisect needs exactly two results: BASELINE RESULT");
 	if (!c->nsides || (c->nsides == 1 && !c->o.kcidb))
 		die(c, "need a base and at least one result to compare (see --help)");
+	/* options that would do nothing are refused, not ignored */
+	if (c->o.metric && !c->o.bisect)
+		die(c, "--metric belongs to --bisect");
+	if (c->o.plot && (c->o.bisect || c->nsides == 1))
+		die(c, "--plot draws the side-by-side table's metrics: not with %s",
+		    c->o.bisect ? "--bisect" : "a single result");
 	for (size_t i = 0; i < c->nsides; i++)
 		c->sides[i].path = argv[optind + i];
 }
@@ -598,11 +604,29 @@ static void compare_program(struct compare *c, const char *prog, char (*paste)[5
 	}
 }
 
+/* Each result must share a program with the base: else nothing compares. */
+static void check_common_program(const struct compare *c)
+{
+	for (size_t i = 1; i < c->nsides; i++) {
+		const struct side *s = &c->sides[i];
+		bool common = false;
+
+		for (size_t k = 0; k < s->nres && !common; k++)
+			common = side_find(&c->sides[0], s->res[k].program);
+		if (!common)
+			die(c, "%s (%s) and %s (%s) have no program in common: nothing to compare",
+			    c->sides[0].path, c->sides[0].res[0].program, s->path,
+			    s->res[0].program);
+	}
+}
+
 static void compare_all(struct compare *c)
 {
-	char (*paste)[512] = calloc(64, sizeof(*paste));
+	char (*paste)[512];
 	size_t npaste = 0;
 
+	check_common_program(c);
+	paste = calloc(64, sizeof(*paste));
 	if (!paste)
 		die(c, "out of memory");
 	print_context(c);
@@ -705,6 +729,19 @@ static int bisect(struct compare *c)
 		if (v == BISECT_BAD)
 			verdict = BISECT_BAD;
 		else if (v == BISECT_UNDECIDED && verdict == BISECT_GOOD)
+			verdict = BISECT_UNDECIDED;
+	}
+	/* a program the baseline has and the new side lacks: not judged */
+	for (size_t i = 0; i < bs->nres; i++) {
+		const struct result *b = &bs->res[i];
+
+		if (side_find(ns, b->program) ||
+		    (c->o.metric && !result_metric_find(b, c->o.metric)))
+			continue;
+		printf("bisect: %s: no result in %s: undecided\n", b->program,
+		       ns->path);
+		judged++;
+		if (verdict == BISECT_GOOD)
 			verdict = BISECT_UNDECIDED;
 	}
 	if (!judged)
