@@ -704,6 +704,19 @@ int main(int argc, char **argv)
 		.summary = "RSEQ mm_cid scan latency per call, complete-scan time and CID compaction.",
 		.common = COMMON_CPU | COMMON_DURATION,
 		.opts = opts,
+		.rules = (const struct opt_rule[]){
+			{ "model", OPT_CONFLICTS, "workload" },
+			{ "model", OPT_CONFLICTS, "threads" },
+			{ "model", OPT_CONFLICTS, "method" },
+			{ "model", OPT_CONFLICTS, "compaction-threads" },
+			{ "model-max-cpus", OPT_NEEDS, "model" },
+			{ "model-call-gap-us", OPT_NEEDS, "model" },
+			{ "no-compaction", OPT_CONFLICTS, "compaction-threads" },
+			{ "no-compaction", OPT_CONFLICTS, "compaction-timeout" },
+			{ "period-us", OPT_NEEDS, "workload=cyclic" },
+			{ "hackbench-threads", OPT_NEEDS, "workload=hackbench" },
+			{ NULL }
+		},
 	};
 	struct bench b = { .opt = { .duration_s = 10 } };
 	struct scan_model sm = { 0 };

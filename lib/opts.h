@@ -20,6 +20,7 @@ enum opt_type {
 	OPT_STRING,	/* const char * */
 	OPT_CPULIST,	/* cpu_mask_t, kernel cpulist syntax */
 	OPT_CHOICE,	/* int index into choices[] */
+	OPT_FILE,	/* const char *, an existing readable regular file */
 };
 
 struct opt {
@@ -60,12 +61,30 @@ struct common_opts {
 	bool duration_given;
 };
 
+/*
+ * Options that do not go together, declared once per program and checked
+ * after parsing (a usage error, exit 1). A term is an option's long name,
+ * true when given; "name=value" is true when an OPT_CHOICE option has
+ * that value (given or by default), "name!=value" when it was given
+ * with another value.
+ *	{ "pairs", OPT_CONFLICTS, "pair" }	--pairs and --pair exclude each other
+ *	{ "all", OPT_NEEDS, "mode=kmod" }	--all only with --mode kmod
+ */
+enum opt_rule_kind { OPT_CONFLICTS, OPT_NEEDS };
+
+struct opt_rule {
+	const char *opt;
+	enum opt_rule_kind kind;
+	const char *other;
+};
+
 struct prog_spec {
 	const char *name;
 	const char *summary;	/* one line: what it measures */
 	unsigned int common;	/* COMMON_* bits */
 	/* defaults for the help text of the common numeric options */
 	const struct opt *opts;	/* terminated by { .name = NULL } */
+	const struct opt_rule *rules;	/* terminated by { NULL }, may be NULL */
 };
 
 /*
