@@ -241,6 +241,7 @@ static void pairs_choose(struct bench *b, struct ipistorm_opts *o,
 		}
 		p[i].rel_known = !cpu_relation(p[i].src, p[i].dst, &p[i].rel);
 	}
+	bench_lock_cpus(b, &used);
 }
 
 /* Set up what a pair needs on dst before the runs; SKIP when missing. */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "cpulock.h"
 #include "json.h"
 #include "sysinfo.h"
 
@@ -82,12 +83,26 @@ void bench_init(struct bench *b, const struct prog_spec *spec,
 		       cpu_isolation_name(&b->sets, b->target), b->target_reason,
 		       CPU_COUNT(&b->opt.housekeeping) ?
 		       cpu_mask_format(&b->opt.housekeeping, hk, sizeof(hk)) : "none");
+	bench_lock_cpus(b, &b->opt.cpus);
 	if (b->opt.load && !CPU_COUNT(&b->opt.housekeeping))
 		bench_skip(b, "--load needs a housekeeping CPU besides the target CPUs");
 	if (b->opt.verbose)
 		ksft_print_msg("clock: %s, %.0f Hz (%s), overhead %.1f ns\n",
 			       bench_clock.source, bench_clock.tsc_hz,
 			       bench_clock.hz_source, bench_clock.overhead_ns);
+}
+
+void bench_lock_cpus(struct bench *b, const cpu_mask_t *cpus)
+{
+	char err[PATH_MAX + 192];
+	int ret = cpulock_take(cpus, b->spec->name, b->opt.wait, err, sizeof(err));
+
+	if (ret > 0)
+		bench_skip(b, "%s", err);
+	if (ret < 0 && bench_stop)
+		bench_skip(b, "interrupted while %s", err);
+	if (ret < 0)	/* the lock file, not the CPU: run, and say so */
+		bench_note(b, "running without the cpu lock: %s", err);
 }
 
 void bench_plan(struct bench *b, unsigned int n)

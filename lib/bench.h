@@ -90,6 +90,13 @@ void bench_init(struct bench *b, const struct prog_spec *spec,
 		int argc, char **argv);
 void bench_plan(struct bench *b, unsigned int n);
 
+/*
+ * Take the per-CPU locks of @cpus (lib/cpulock.h): bench_init does it for
+ * the target CPUs, a program adds the other CPUs it needs to itself.
+ * Another isolbench run on one of them: SKIP naming it, or wait (--wait).
+ */
+void bench_lock_cpus(struct bench *b, const cpu_mask_t *cpus);
+
 /* A bad combination of options found after parsing: exit 1. */
 noreturn void bench_usage_error(struct bench *b, const char *fmt, ...)
 	__ktap_printf(2, 3);

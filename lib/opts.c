@@ -34,16 +34,19 @@ static struct opt common_table[] = {
 	{ .name = "quick", .type = OPT_FLAG, .help = "short smoke run" },
 	{ .name = "quiet", .key = 'q', .type = OPT_FLAG, .help = "less output" },
 	{ .name = "verbose", .key = 'v', .type = OPT_FLAG, .help = "more output" },
+	{ .name = "wait", .type = OPT_FLAG,
+	  .help = "when another isolbench run holds a target CPU, wait for it (default: skip)" },
 };
 
 static void common_bind(struct common_opts *co)
 {
 	void *dest[] = { &co->cpus, &co->housekeeping, &co->loops, &co->runs,
 			 &co->duration_s, &co->load, &co->output, &co->quick,
-			 &co->quiet, &co->verbose };
+			 &co->quiet, &co->verbose, &co->wait };
 	bool *given[] = { &co->cpus_given, &co->housekeeping_given,
 			  &co->loops_given, &co->runs_given,
-			  &co->duration_given, NULL, NULL, NULL, NULL, NULL };
+			  &co->duration_given, NULL, NULL, NULL, NULL, NULL,
+			  NULL };
 
 	for (size_t i = 0; i < ARRAY_SIZE(common_table); i++) {
 		common_table[i].dest = dest[i];

@@ -43,7 +43,7 @@ enum {
 	COMMON_RUNS		= 1 << 3,	/* -r, --runs */
 	COMMON_DURATION		= 1 << 4,	/* -D, --duration */
 	COMMON_LOAD		= 1 << 5,	/* --load */
-	/* always present: -o, --quick, -q, -v, -h, --version */
+	/* always present: -o, --quick, -q, -v, --wait, -h, --version */
 };
 
 struct common_opts {
@@ -57,6 +57,7 @@ struct common_opts {
 	bool quick;
 	bool quiet;
 	bool verbose;
+	bool wait;		/* for target CPUs another run holds */
 	bool cpus_given, housekeeping_given, loops_given, runs_given;
 	bool duration_given;
 };
