@@ -70,5 +70,53 @@ for d in 0.05 1.2; do
 	interrupted_ok 2 "$TMP/i.json"
 	ok $? "cid_scan SIGINT after $d s: phases cut short are SKIP interrupted, no -1.000 s, exit 130 (rc=$RC)"
 done
+
+# --- nothing left behind -----------------------------------------------
+inst=/sys/kernel/tracing/instances
+if is_root && [ -d $inst ]; then
+	"$BIN/ipistorm" --watch 1 -D 30 >/dev/null 2>&1 &
+	pid=$!
+	sleep 2
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	[ -d $inst/isolbench-ipistorm-$pid ]
+	ok $? "SIGKILL leaves instances/isolbench-ipistorm-$pid (the kernel keeps it)"
+	run_prog ipistorm --watch 1 -D 0.3
+	[ ! -d $inst/isolbench-ipistorm-$pid ] &&
+		grep -q "^# removed stale trace instance $inst/isolbench-ipistorm-$pid (pid $pid is gone)" "$TMP/out"
+	ok $? "the next run removes it and says so (rc=$RC)"
+	rmdir $inst/isolbench-ipistorm-$pid 2>/dev/null
+else
+	skip "needs root and tracefs" "SIGKILL leaves a trace instance"
+	skip "needs root and tracefs" "the next run removes it"
+fi
+
+# --- two runs on one CPU -------------------------------------------------
+"$BIN/timer_softirq" -c 1 -D 3 --phase quiet >"$TMP/first" 2>&1 &
+pid=$!
+sleep 0.7
+run_prog timer_softirq -c 1 -D 0.5 --phase quiet -o "$TMP/lock.json"
+[ $RC -eq 4 ] && grep -q "^1\.\.0 # SKIP cpu 1 is in use by timer_softirq (pid $pid)" "$TMP/out" &&
+	json_check "$TMP/lock.json" 'd["verdicts"][0]["result"] == "skip"'
+ok $? "a second run on the same CPU skips, naming the holder (rc=$RC)"
+run_prog ipistorm --pairs 0:1 -n 1000 -r 1
+[ $RC -eq 4 ] && grep -q "SKIP cpu 1 is in use by timer_softirq (pid $pid)" "$TMP/out"
+ok $? "a storm onto that CPU skips too (rc=$RC)"
+t0=$(date +%s.%N)
+run_prog timer_softirq -c 1 -D 0.5 --phase quiet --wait
+t1=$(date +%s.%N)
+wait $pid
+{ [ $RC -eq 0 ] || [ $RC -eq 1 ]; } && ! grep -q 'SKIP cpu 1 is in use' "$TMP/out" &&
+	grep -q "^# waiting for cpu 1: in use by timer_softirq (pid $pid)" "$TMP/out" &&
+	awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a > 1) }'
+ok $? "--wait waits for the holder, then runs (rc=$RC)"
+"$BIN/timer_softirq" -c 1 -D 30 --phase quiet >/dev/null 2>&1 &
+pid=$!
+sleep 0.7
+kill -KILL $pid
+wait $pid 2>/dev/null
+run_prog timer_softirq -c 1 -D 0.3 --phase quiet
+! grep -q 'in use' "$TMP/out"
+ok $? "the lock of a SIGKILLed run is gone with it (rc=$RC)"
 echo "1..$_n"
 done_testing
