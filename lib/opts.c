@@ -132,8 +132,9 @@ static void opts_help(const struct prog_spec *spec)
 	for (size_t i = 0; i < ARRAY_SIZE(common_table); i++)
 		if (common_wanted(spec, i))
 			opt_help_line(&common_table[i]);
-	printf("  %-30s %s\n  %-30s %s\n", "-h, --help", "this help",
-	       "    --version", "print the version");
+	printf("  %-30s %s\n  %-30s %s\n  %-30s %s\n", "-h, --help", "this help",
+	       "    --version", "print the version", "    --list-options",
+	       "the options, one per line (for run.sh)");
 	printf("\nExit status: 0 pass, 1 fail or usage error, 4 skip (kselftest);\n"
 	       "interrupted by SIGINT/SIGTERM/SIGHUP: reports and saves what it measured,\n"
 	       "then ends by that signal (status 128 + signal).\n");
@@ -284,10 +285,25 @@ static void rules_check(const struct prog_spec *spec, const struct parsed *ps,
 	}
 }
 
+/*
+ * --list-options, for run.sh: one line per option, "--NAME -K ARG" (K
+ * the short key or "-" alone, ARG 1 when it takes a value, else 0).
+ */
+static void opts_list(const struct parsed *ps)
+{
+	for (int i = 0; i < ps->n; i++) {
+		const struct opt *o = ps->table[i];
+
+		printf("--%s %s%c %d\n", o->name, o->key ? "-" : "",
+		       o->key ? o->key : '-', o->type != OPT_FLAG);
+	}
+	printf("--help -h 0\n--version - 0\n--list-options - 0\n");
+}
+
 void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 		int argc, char **argv)
 {
-	struct option lopts[OPTS_MAX + 3];
+	struct option lopts[OPTS_MAX + 4];
 	struct parsed ps = { .n = 0 };
 	const struct opt **table = ps.table;
 	char sopts[3 * OPTS_MAX + 8] = ":h";
@@ -317,6 +333,8 @@ void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 	}
 	lopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	lopts[n++] = (struct option){ "version", no_argument, NULL, KEY_LONG_ONLY + OPTS_MAX };
+	lopts[n++] = (struct option){ "list-options", no_argument, NULL,
+				      KEY_LONG_ONLY + OPTS_MAX + 1 };
 	lopts[n] = (struct option){ 0 };
 
 	opterr = 0;
@@ -327,6 +345,10 @@ void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 		}
 		if (c == KEY_LONG_ONLY + OPTS_MAX) {
 			printf("%s (isolbench) %s\n", spec->name, ISOLBENCH_VERSION);
+			exit(KSFT_PASS);
+		}
+		if (c == KEY_LONG_ONLY + OPTS_MAX + 1) {
+			opts_list(&ps);
 			exit(KSFT_PASS);
 		}
 		if (c == '?' || c == ':') {
@@ -346,7 +368,7 @@ void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 			ksft_exit_usage(spec->name, "%s '%s' (see --help)", what,
 					arg);
 		}
-		for (int i = 0; i < n - 2; i++) {
+		for (int i = 0; i < ps.n; i++) {
 			if (lopts[i].val == c) {
 				opt_store(spec, table[i], optarg);
 				ps.given[i] = true;
