@@ -778,8 +778,16 @@ int main(int argc, char **argv)
 	c->error_exit = EXIT_USAGE;
 	c->o.threshold_pct = 5;
 	parse_args(c, argc, argv);
-	for (size_t i = 0; i < c->nsides; i++)
+	for (size_t i = 0; i < c->nsides; i++) {
+		/*
+		 * --bisect: a new result that cannot be read is the new
+		 * kernel's run going wrong, not a bad baseline: undecided.
+		 */
+		if (c->o.bisect && i == 1)
+			c->error_exit = BISECT_UNDECIDED;
 		side_load(c, &c->sides[i]);
+	}
+	c->error_exit = c->o.bisect ? BISECT_ERROR : EXIT_USAGE;
 	side_labels(c);
 	if (c->o.bisect)
 		ret = bisect(c);
