@@ -108,23 +108,26 @@ RC=$?
 [ $RC -eq 125 ]; ok $? "compare --bisect: an unreadable new result is undecided, not 255 (rc=$RC)"
 
 # --- run.sh ----------------------------------------------------------------
-run_sh_usage() {	# DESC ARGS...: exit 1 (255 with --bisect), one line, at once
-	local desc=$1 want=1
-	shift
+run_sh_usage() {	# DESC PATTERN ARGS...: exit 1 (255 with --bisect), one line matching PATTERN, at once
+	local desc=$1 pat=$2 want=1
+	shift 2
 	case " $* " in *" --bisect "*) want=255 ;; esac
 	t0=$SECONDS
 	timeout 20 "$TOP/run.sh" "$@" >"$TMP/out" 2>"$TMP/err"
 	RC=$?
 	[ $RC -eq $want ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && [ $((SECONDS - t0)) -le 5 ] &&
-		! grep -q '^ok\|^not ok' "$TMP/out"
+		! grep -q '^ok\|^not ok' "$TMP/out" && grep -q -- "$pat" "$TMP/err"
 	ok $? "run.sh $desc: exit $want before any test runs (rc=$RC: $(head -c 160 "$TMP/err"))"
 }
-run_sh_usage "-t ''" -t ''
-run_sh_usage "--timeout ''" --timeout ''
-run_sh_usage "--timeout 00" --timeout 00
-run_sh_usage "--bisect --threshold 99999" --bisect --baseline "$D/base.json" --threshold 99999
-run_sh_usage "--kcidb /nonexistent/x" --kcidb /nonexistent/x -t getpid_bench
-run_sh_usage "--bisect --baseline FIFO" --bisect --baseline "$TMP/fifo.json"
+run_sh_usage "-t ''" "-t needs a test name" -t ''
+run_sh_usage "--timeout ''" "--timeout: '' is not" --timeout ''
+run_sh_usage "--timeout 00" "--timeout: '00' is not" --timeout 00
+run_sh_usage "--bisect --threshold 99999" "--threshold: '99999' is not a percentage" \
+	--bisect --baseline "$D/base.json" --threshold 99999
+run_sh_usage "--kcidb /nonexistent/x" "--kcidb /nonexistent/x: no directory" \
+	--kcidb /nonexistent/x -t getpid_bench
+run_sh_usage "--bisect --baseline FIFO" "not a regular file or a directory" \
+	--bisect --baseline "$TMP/fifo.json"
 
 "$TOP/run.sh" -t timer_softirq -t getpid_bench --quick -- --load -D 0.3 -n 1000 >"$TMP/out" 2>&1
 RC=$?
