@@ -780,11 +780,21 @@ int main(int argc, char **argv)
 	parse_args(c, argc, argv);
 	for (size_t i = 0; i < c->nsides; i++) {
 		/*
-		 * --bisect: a new result that cannot be read is the new
-		 * kernel's run going wrong, not a bad baseline: undecided.
+		 * --bisect: a new result that is there but cannot be read
+		 * is the new kernel's run going wrong, not a bad baseline
+		 * or argument: undecided. A path that is not there, or not
+		 * a file or directory, stays an argument error.
 		 */
-		if (c->o.bisect && i == 1)
+		if (c->o.bisect && i == 1) {
+			struct stat st;
+
+			if (stat(c->sides[i].path, &st))
+				die(c, "%s: %s", c->sides[i].path, strerror(errno));
+			if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+				die(c, "%s: not a regular file or a directory",
+				    c->sides[i].path);
 			c->error_exit = BISECT_UNDECIDED;
+		}
 		side_load(c, &c->sides[i]);
 	}
 	c->error_exit = c->o.bisect ? BISECT_ERROR : EXIT_USAGE;

@@ -829,6 +829,7 @@ int main(int argc, char **argv)
 		.common = COMMON_CPU | COMMON_HOUSEKEEPING | COMMON_LOOPS | COMMON_RUNS |
 			  COMMON_DURATION | COMMON_LOAD,
 		.opts = opts,
+		.own_cpu_locks = true,	/* a storm's pairs; a watch only observes */
 		.rules = (const struct opt_rule[]){
 			{ "watch", OPT_CONFLICTS, "mode!=watch" },
 			{ "pairs", OPT_CONFLICTS, "pair" },

@@ -83,7 +83,8 @@ void bench_init(struct bench *b, const struct prog_spec *spec,
 		       cpu_isolation_name(&b->sets, b->target), b->target_reason,
 		       CPU_COUNT(&b->opt.housekeeping) ?
 		       cpu_mask_format(&b->opt.housekeeping, hk, sizeof(hk)) : "none");
-	bench_lock_cpus(b, &b->opt.cpus);
+	if (!spec->own_cpu_locks)
+		bench_lock_cpus(b, &b->opt.cpus);
 	if (b->opt.load && !CPU_COUNT(&b->opt.housekeeping))
 		bench_skip(b, "--load needs a housekeeping CPU besides the target CPUs");
 	if (b->opt.verbose)

@@ -86,6 +86,11 @@ struct prog_spec {
 	/* defaults for the help text of the common numeric options */
 	const struct opt *opts;	/* terminated by { .name = NULL } */
 	const struct opt_rule *rules;	/* terminated by { NULL }, may be NULL */
+	/*
+	 * The program locks the CPUs it needs to itself with
+	 * bench_lock_cpus(); otherwise bench_init locks the target CPUs.
+	 */
+	bool own_cpu_locks;
 };
 
 /*
