@@ -23,6 +23,7 @@
 
 #include "lib/cmp.h"
 #include "lib/kcidb.h"
+#include "lib/outfile.h"
 #include "lib/plot.h"
 #include "lib/result.h"
 #include "lib/util.h"
@@ -755,17 +756,23 @@ static int bisect(struct compare *c)
 static void write_kcidb(struct compare *c)
 {
 	const struct result *rs[MAX_SIDES * MAX_RESULTS];
+	char err[PATH_MAX + 128];
+	struct outfile out;
 	size_t n = 0;
-	FILE *f = fopen(c->o.kcidb, "w");
 
-	if (!f)
-		die(c, "--kcidb %s: %s", c->o.kcidb, strerror(errno));
+	/* written beside the file and renamed into place when complete */
+	if (outfile_open(&out, c->o.kcidb, err, sizeof(err)))
+		die(c, "--kcidb %s", err);
 	/* the base is the reference, not a result of this run */
 	for (size_t i = c->nsides > 1; i < c->nsides; i++)
 		for (size_t k = 0; k < c->sides[i].nres; k++)
 			rs[n++] = &c->sides[i].res[k];
-	if (kcidb_write(f, rs, n, c->kc, c->nkc, c->o.kcidb_build) | fclose(f))
+	if (kcidb_write(out.f, rs, n, c->kc, c->nkc, c->o.kcidb_build)) {
+		outfile_abort(&out);
 		die(c, "--kcidb %s: %s", c->o.kcidb, strerror(errno));
+	}
+	if (outfile_commit(&out, err, sizeof(err)))
+		die(c, "--kcidb %s", err);
 }
 
 int main(int argc, char **argv)
