@@ -23,6 +23,7 @@
 
 #include "lib/cmp.h"
 #include "lib/kcidb.h"
+#include "lib/outfile.h"
 #include "lib/plot.h"
 #include "lib/result.h"
 #include "lib/util.h"
@@ -189,6 +190,12 @@ static void parse_args(struct compare *c, int argc, char **argv)
 		die(c, "--bisect needs exactly two results: BASELINE RESULT");
 	if (!c->nsides || (c->nsides == 1 && !c->o.kcidb))
 		die(c, "need a base and at least one result to compare (see --help)");
+	/* options that would do nothing are refused, not ignored */
+	if (c->o.metric && !c->o.bisect)
+		die(c, "--metric belongs to --bisect");
+	if (c->o.plot && (c->o.bisect || c->nsides == 1))
+		die(c, "--plot draws the side-by-side table's metrics: not with %s",
+		    c->o.bisect ? "--bisect" : "a single result");
 	for (size_t i = 0; i < c->nsides; i++)
 		c->sides[i].path = argv[optind + i];
 }
@@ -598,11 +605,29 @@ static void compare_program(struct compare *c, const char *prog, char (*paste)[5
 	}
 }
 
+/* Each result must share a program with the base: else nothing compares. */
+static void check_common_program(const struct compare *c)
+{
+	for (size_t i = 1; i < c->nsides; i++) {
+		const struct side *s = &c->sides[i];
+		bool common = false;
+
+		for (size_t k = 0; k < s->nres && !common; k++)
+			common = side_find(&c->sides[0], s->res[k].program);
+		if (!common)
+			die(c, "%s (%s) and %s (%s) have no program in common: nothing to compare",
+			    c->sides[0].path, c->sides[0].res[0].program, s->path,
+			    s->res[0].program);
+	}
+}
+
 static void compare_all(struct compare *c)
 {
-	char (*paste)[512] = calloc(64, sizeof(*paste));
+	char (*paste)[512];
 	size_t npaste = 0;
 
+	check_common_program(c);
+	paste = calloc(64, sizeof(*paste));
 	if (!paste)
 		die(c, "out of memory");
 	print_context(c);
@@ -707,6 +732,19 @@ static int bisect(struct compare *c)
 		else if (v == BISECT_UNDECIDED && verdict == BISECT_GOOD)
 			verdict = BISECT_UNDECIDED;
 	}
+	/* a program the baseline has and the new side lacks: not judged */
+	for (size_t i = 0; i < bs->nres; i++) {
+		const struct result *b = &bs->res[i];
+
+		if (side_find(ns, b->program) ||
+		    (c->o.metric && !result_metric_find(b, c->o.metric)))
+			continue;
+		printf("bisect: %s: no result in %s: undecided\n", b->program,
+		       ns->path);
+		judged++;
+		if (verdict == BISECT_GOOD)
+			verdict = BISECT_UNDECIDED;
+	}
 	if (!judged)
 		die(c, "metric %s is in no result of the baseline %s", c->o.metric,
 		    bs->path);
@@ -718,17 +756,23 @@ static int bisect(struct compare *c)
 static void write_kcidb(struct compare *c)
 {
 	const struct result *rs[MAX_SIDES * MAX_RESULTS];
+	char err[PATH_MAX + 128];
+	struct outfile out;
 	size_t n = 0;
-	FILE *f = fopen(c->o.kcidb, "w");
 
-	if (!f)
-		die(c, "--kcidb %s: %s", c->o.kcidb, strerror(errno));
+	/* written beside the file and renamed into place when complete */
+	if (outfile_open(&out, c->o.kcidb, err, sizeof(err)))
+		die(c, "--kcidb %s", err);
 	/* the base is the reference, not a result of this run */
 	for (size_t i = c->nsides > 1; i < c->nsides; i++)
 		for (size_t k = 0; k < c->sides[i].nres; k++)
 			rs[n++] = &c->sides[i].res[k];
-	if (kcidb_write(f, rs, n, c->kc, c->nkc, c->o.kcidb_build) | fclose(f))
+	if (kcidb_write(out.f, rs, n, c->kc, c->nkc, c->o.kcidb_build)) {
+		outfile_abort(&out);
 		die(c, "--kcidb %s: %s", c->o.kcidb, strerror(errno));
+	}
+	if (outfile_commit(&out, err, sizeof(err)))
+		die(c, "--kcidb %s", err);
 }
 
 int main(int argc, char **argv)
@@ -741,8 +785,26 @@ int main(int argc, char **argv)
 	c->error_exit = EXIT_USAGE;
 	c->o.threshold_pct = 5;
 	parse_args(c, argc, argv);
-	for (size_t i = 0; i < c->nsides; i++)
+	for (size_t i = 0; i < c->nsides; i++) {
+		/*
+		 * --bisect: a new result that is there but cannot be read
+		 * is the new kernel's run going wrong, not a bad baseline
+		 * or argument: undecided. A path that is not there, or not
+		 * a file or directory, stays an argument error.
+		 */
+		if (c->o.bisect && i == 1) {
+			struct stat st;
+
+			if (stat(c->sides[i].path, &st))
+				die(c, "%s: %s", c->sides[i].path, strerror(errno));
+			if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+				die(c, "%s: not a regular file or a directory",
+				    c->sides[i].path);
+			c->error_exit = BISECT_UNDECIDED;
+		}
 		side_load(c, &c->sides[i]);
+	}
+	c->error_exit = c->o.bisect ? BISECT_ERROR : EXIT_USAGE;
 	side_labels(c);
 	if (c->o.bisect)
 		ret = bisect(c);

@@ -304,6 +304,7 @@ static void pairs_choose(struct bench *b, struct ipistorm_opts *o,
 		}
 		p[i].rel_known = !cpu_relation(p[i].src, p[i].dst, &p[i].rel);
 	}
+	bench_lock_cpus(b, &used);
 }
 
 /* Set up what a pair needs on dst before the runs; SKIP when missing. */
@@ -1018,7 +1019,7 @@ int main(int argc, char **argv)
 		{ .name = "offset", .type = OPT_UINT, .dest = &o.offset,
 		  .given = &o.offset_given, .arg = "N", .min = 1, .max = CPU_SETSIZE - 1,
 		  .help = "with --src-list: dst = src + N (mod CPUs)" },
-		{ .name = "module", .type = OPT_STRING, .dest = &o.module, .arg = "PATH",
+		{ .name = "module", .type = OPT_FILE, .dest = &o.module, .arg = "PATH",
 		  .help = "kmod: the .ko (default: module/ipistorm_kmod.ko next to the program)" },
 		{ .name = "all", .type = OPT_FLAG, .dest = &o.all,
 		  .help = "kmod: each call goes to all other CPUs (smp_call_function)" },
@@ -1046,6 +1047,20 @@ int main(int argc, char **argv)
 		.common = COMMON_CPU | COMMON_HOUSEKEEPING | COMMON_LOOPS | COMMON_RUNS |
 			  COMMON_DURATION | COMMON_LOAD,
 		.opts = opts,
+		.own_cpu_locks = true,	/* a storm's pairs; a watch only observes */
+		.rules = (const struct opt_rule[]){
+			{ "watch", OPT_CONFLICTS, "mode!=watch" },
+			{ "pairs", OPT_CONFLICTS, "pair" },
+			{ "src-list", OPT_CONFLICTS, "pairs" },
+			{ "src-list", OPT_CONFLICTS, "pair" },
+			{ "target", OPT_NEEDS, "mode=perf-read" },
+			{ "tlb-op", OPT_NEEDS, "mode=tlb" },
+			{ "module", OPT_NEEDS, "mode=kmod" },
+			{ "all", OPT_NEEDS, "mode=kmod" },
+			{ "no-wait", OPT_NEEDS, "mode=kmod" },
+			{ "delay", OPT_NEEDS, "mode=kmod" },
+			{ NULL }
+		},
 	};
 	struct bench b = { .opt = { .loops = 100000, .runs = 3, .duration_s = 60 } };
 	struct pair p[MAX_PAIRS] = { 0 };

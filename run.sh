@@ -77,6 +77,7 @@ tests=""
 quick=""
 outdir=""
 timeout=""
+timeout_given=""
 list=""
 prog_args=()
 bisect=""
@@ -88,28 +89,28 @@ kcidb=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-t|--test)
-		[ $# -ge 2 ] || die "$1 needs a test name"
+		[ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a test name"
 		tests="$tests $2"; shift 2 ;;
 	--quick) quick=--quick; shift ;;
 	-o|--output)
-		[ $# -ge 2 ] || die "$1 needs a directory"
+		[ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a directory"
 		outdir=$2; shift 2 ;;
 	--timeout)
 		[ $# -ge 2 ] || die "$1 needs seconds"
-		timeout=$2; shift 2 ;;
+		timeout=$2; timeout_given=1; shift 2 ;;
 	-l|--list) list=1; shift ;;
 	--bisect) bisect=1; shift ;;
 	--baseline)
-		[ $# -ge 2 ] || die "$1 needs a result file or directory"
+		[ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a result file or directory"
 		baseline=$2; shift 2 ;;
 	--metric)
-		[ $# -ge 2 ] || die "$1 needs a metric name"
+		[ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a metric name"
 		metric=$2; shift 2 ;;
 	--threshold)
 		[ $# -ge 2 ] || die "$1 needs a percentage"
 		threshold=$2; shift 2 ;;
 	--kcidb)
-		[ $# -ge 2 ] || die "$1 needs a file"
+		[ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a file"
 		kcidb=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; prog_args=("$@"); break ;;
@@ -117,17 +118,23 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-if [ -z "$timeout" ]; then
+if [ -z "$timeout_given" ]; then
 	timeout=$(sed -n 's/^timeout=\([0-9]*\)$/\1/p' "$here/settings" 2>/dev/null)
 	timeout=${timeout:-300}
 fi
+# timeout(1) reads 0 (and so 00) as "no limit": 1 s to a week, digits only
 case "$timeout" in
-''|*[!0-9]*|0) die "--timeout: '$timeout' is not a whole number of seconds > 0" ;;
+''|*[!0-9]*|0*) die "--timeout: '$timeout' is not a whole number of seconds from 1" ;;
 esac
+[ ${#timeout} -le 6 ] && [ "$timeout" -le 604800 ] ||
+	die "--timeout: '$timeout' is more than a week (604800 s)"
 
 if [ -n "$bisect" ]; then
 	[ -n "$baseline" ] || die "--bisect needs --baseline GOOD (a result file or directory)"
 	[ -r "$baseline" ] || die "--baseline $baseline: not readable"
+	# a FIFO would block every reader: only a file or a directory
+	[ -f "$baseline" ] || [ -d "$baseline" ] ||
+		die "--baseline $baseline: not a regular file or a directory"
 	[ -x "$here/compare" ] || die "compare is not built in $here (run make)"
 	case "$threshold" in
 	*[!0-9.%]*|''|.*|%*|*%?*|*.*.*) die "--threshold: '$threshold' is not a percentage (e.g. 5 or 2.5%)" ;;
@@ -153,15 +160,22 @@ if [ -n "$bisect" ]; then
 		die "--baseline $baseline is one result file: give a directory (run.sh -o) for several tests"
 	[ -z "$list" ] || die "--list and --bisect do not go together"
 	# the baseline and the metric are checked before anything runs
-	pre=(--bisect)
+	pre=(--bisect --threshold "$threshold")
 	[ -n "$metric" ] && pre+=(--metric "$metric")
 	"$here/compare" "${pre[@]}" "$baseline" "$baseline" >/dev/null
 	case $? in 0|1|125) ;; *) exit 255 ;; esac
 elif [ -n "$metric" ] || [ -n "$baseline" ]; then
 	die "--metric and --baseline belong to --bisect"
 fi
-if [ -n "$kcidb" ] && [ ! -x "$here/compare" ]; then
-	die "--kcidb needs compare, which is not built in $here (run make)"
+if [ -n "$kcidb" ]; then
+	[ -x "$here/compare" ] ||
+		die "--kcidb needs compare, which is not built in $here (run make)"
+	# checked now, not after every test ran
+	kdir=$(dirname -- "$kcidb")
+	[ -d "$kdir" ] || die "--kcidb $kcidb: no directory $kdir"
+	[ -w "$kdir" ] || die "--kcidb $kcidb: $kdir is not writable"
+	[ ! -e "$kcidb" ] || [ -f "$kcidb" ] ||
+		die "--kcidb $kcidb: exists and is not a regular file"
 fi
 
 if [ -n "$tests" ]; then
@@ -203,6 +217,70 @@ if [ -n "$bisect" ] || [ -n "$kcidb" ]; then
 	resdir=$tmpres
 fi
 
+# prog_options PROGRAM: its options, "--NAME -K ARG" per line (opts.c)
+prog_options() {
+	"$here/$1" --list-options 2>/dev/null
+}
+
+# pass_args PROGRAM: set pass[] to the arguments after -- that PROGRAM
+# takes and dropped[] to those it does not take but another program of
+# the suite does (with their values); anything no program knows is
+# passed on, so that the program reports it.
+pass_args() {
+	local mine all a name i=0 n=${#prog_args[@]} arity
+	mine=$(prog_options "$1")
+	all=$all_options
+	pass=()
+	dropped=()
+	while [ $i -lt $n ]; do
+		a=${prog_args[$i]}
+		arity=""
+		case "$a" in
+		--?*=*) name=${a%%=*}
+			echo "$mine" | grep -q -- "^$name " && pass+=("$a") ||
+				{ echo "$all" | grep -q -- "^$name " && dropped+=("$a") || pass+=("$a"); }
+			i=$((i + 1)); continue ;;
+		--?*) name=$a
+			arity=$(echo "$mine" | awk -v n="$name" '$1 == n { print $3; exit }') ;;
+		-?*) name=${a:0:2}
+			arity=$(echo "$mine" | awk -v k="$name" '$2 == k { print $3; exit }')
+			# -c1: the value is in the same word
+			[ ${#a} -gt 2 ] && [ "$arity" = 1 ] && arity=0 ;;
+		*) pass+=("$a"); i=$((i + 1)); continue ;;
+		esac
+		if [ -n "$arity" ]; then
+			pass+=("$a")
+			[ "$arity" = 1 ] && [ $((i + 1)) -lt $n ] && pass+=("${prog_args[$((i + 1))]}") && i=$((i + 1))
+			i=$((i + 1))
+			continue
+		fi
+		arity=$(echo "$all" | awk -v n="$name" '$1 == n || $2 == n { print $3; exit }')
+		if [ -z "$arity" ]; then
+			pass+=("$a")
+		else
+			dropped+=("$a")
+			[ "$arity" = 1 ] && [ ${#a} -le ${#name} ] && [ $((i + 1)) -lt $n ] &&
+				dropped+=("${prog_args[$((i + 1))]}") && i=$((i + 1))
+		fi
+		i=$((i + 1))
+	done
+}
+all_options=""
+if [ ${#prog_args[@]} -gt 0 ]; then
+	for t in $ALL_TESTS; do
+		test_built "$t" || continue
+		cmd=($(test_command "$t"))
+		all_options="$all_options
+$(prog_options "${cmd[0]}")"
+	done
+fi
+
+# signame N: "SIGKILL" for 9
+signame() {
+	local s
+	s=$(kill -l "$1" 2>/dev/null) && echo "SIG$s" || echo "signal $1"
+}
+
 child=""
 interrupted=""
 on_signal() {
@@ -235,8 +313,12 @@ for t in $tests; do
 	tee "$work/$t.log" <"$fifo" | sed -u 's/^/# /' &
 	reader=$!
 	cmd=($(test_command "$t"))
+	pass_args "${cmd[0]}"
+	[ ${#dropped[@]} -eq 0 ] ||
+		echo "# run.sh: ${cmd[0]} does not take ${dropped[*]}: not passed to it"
+	started=$SECONDS
 	timeout --foreground -k 10 "$timeout" "$here/${cmd[0]}" "${cmd[@]:1}" \
-		"${args[@]}" "${prog_args[@]}" >"$fifo" 2>&1 &
+		"${args[@]}" "${pass[@]}" >"$fifo" 2>&1 &
 	child=$!
 	while :; do
 		wait $child
@@ -250,18 +332,33 @@ for t in $tests; do
 	if [ -n "$tmpres" ] && [ -n "$outdir" ] && [ -f "$resdir/$t.json" ]; then
 		cp "$resdir/$t.json" "$outdir/$t.json"
 	fi
-	# --bisect: a test that skipped or left no result cannot be judged
-	if [ -n "$bisect" ] && { [ $rc -eq 4 ] || [ ! -s "$resdir/$t.json" ]; }; then
+	# 124: timeout(1) ended it; 137: killed, by timeout's -k (after the
+	# limit) or by someone else (before it); above 128: a signal
+	elapsed=$((SECONDS - started))
+	timedout=""
+	{ [ $rc -eq 124 ] || { [ $rc -eq 137 ] && [ $elapsed -ge "$timeout" ]; }; } && timedout=1
+	# --bisect: a test that skipped, crashed, was killed or timed out,
+	# or left no result, cannot be judged: its result (if any) is set
+	# aside and the step is undecided (125), never an abort (255)
+	if [ -n "$bisect" ] && { [ $rc -eq 4 ] || [ -n "$timedout" ] || [ $rc -gt 128 ] ||
+				 [ ! -s "$resdir/$t.json" ]; }; then
 		undecided="$undecided $t"
+		[ $rc -eq 4 ] || rm -f "$resdir/$t.json"
 	fi
-	case $rc in
-	0) echo "ok $n selftests: isolbench: $t" ;;
-	4) echo "ok $n selftests: isolbench: $t # SKIP" ;;
-	124|137) echo "not ok $n selftests: isolbench: $t # TIMEOUT $timeout seconds"
-	     failed=1 ;;
-	*) echo "not ok $n selftests: isolbench: $t # exit=$rc"
-	   failed=1 ;;
-	esac
+	if [ -n "$timedout" ]; then
+		echo "not ok $n selftests: isolbench: $t # TIMEOUT $timeout seconds"
+		failed=1
+	elif [ $rc -eq 0 ]; then
+		echo "ok $n selftests: isolbench: $t"
+	elif [ $rc -eq 4 ]; then
+		echo "ok $n selftests: isolbench: $t # SKIP"
+	elif [ $rc -gt 128 ]; then
+		echo "not ok $n selftests: isolbench: $t # exit=$rc (ended by $(signame $((rc - 128))) after $elapsed s)"
+		failed=1
+	else
+		echo "not ok $n selftests: isolbench: $t # exit=$rc"
+		failed=1
+	fi
 	[ -n "$interrupted" ] && break
 done
 if [ -n "$interrupted" ]; then

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "cpulock.h"
 #include "json.h"
 #include "util.h"
 #include "sysinfo.h"
@@ -62,7 +63,7 @@ void bench_usage_error(struct bench *b, const char *fmt, ...)
 void bench_init(struct bench *b, const struct prog_spec *spec,
 		int argc, char **argv)
 {
-	char cpus[1024], hk[1024];
+	char cpus[1024], hk[1024], err[PATH_MAX + 128];
 
 	b->spec = spec;
 	b->argc = argc;
@@ -71,12 +72,9 @@ void bench_init(struct bench *b, const struct prog_spec *spec,
 	opts_parse(spec, &b->opt, argc, argv);
 	cpu_sets_read(&b->sets);
 	bench_choose_cpus(b);
-	if (b->opt.output) {
-		b->out = fopen(b->opt.output, "w");
-		if (!b->out)
-			bench_usage_error(b, "--output %s: %s", b->opt.output,
-					  strerror(errno));
-	}
+	if (b->opt.output &&
+	    outfile_open(&b->out, b->opt.output, err, sizeof(err)))
+		bench_usage_error(b, "--output %s", err);
 	cpu_affinity_save();
 	b->start_ns = mono_ns();
 	ksft_print_header();
@@ -86,12 +84,27 @@ void bench_init(struct bench *b, const struct prog_spec *spec,
 		       cpu_isolation_name(&b->sets, b->target), b->target_reason,
 		       CPU_COUNT(&b->opt.housekeeping) ?
 		       cpu_mask_format(&b->opt.housekeeping, hk, sizeof(hk)) : "none");
+	if (!spec->own_cpu_locks)
+		bench_lock_cpus(b, &b->opt.cpus);
 	if (b->opt.load && !CPU_COUNT(&b->opt.housekeeping))
 		bench_skip(b, "--load needs a housekeeping CPU besides the target CPUs");
 	if (b->opt.verbose)
 		ksft_print_msg("clock: %s, %.0f Hz (%s), overhead %.1f ns\n",
 			       bench_clock.source, bench_clock.tsc_hz,
 			       bench_clock.hz_source, bench_clock.overhead_ns);
+}
+
+void bench_lock_cpus(struct bench *b, const cpu_mask_t *cpus)
+{
+	char err[PATH_MAX + 192];
+	int ret = cpulock_take(cpus, b->spec->name, b->opt.wait, err, sizeof(err));
+
+	if (ret > 0)
+		bench_skip(b, "%s", err);
+	if (ret < 0 && bench_stop)
+		bench_skip(b, "interrupted while %s", err);
+	if (ret < 0)	/* the lock file, not the CPU: run, and say so */
+		bench_note(b, "running without the cpu lock: %s", err);
 }
 
 void bench_plan(struct bench *b, unsigned int n)
@@ -234,6 +247,14 @@ void bench_verdict(struct bench *b, int code, const char *reason,
 	struct verdict *v = NULL;
 	va_list ap;
 
+	/*
+	 * A check that failed after an interruption judged a phase cut
+	 * short: it is not a failure of the kernel but a check not done.
+	 */
+	if (bench_stop && code == KSFT_FAIL) {
+		code = KSFT_SKIP;
+		reason = "interrupted";
+	}
 	if (b->nverdicts < BENCH_MAX_VERDICTS)
 		v = &b->verdicts[b->nverdicts++];
 	else
@@ -407,6 +428,8 @@ static void run_json(struct json *j, struct bench *b, int exit_code)
 	}
 	json_bool(j, "quick", b->opt.quick);
 	json_bool(j, "interrupted", bench_stop != 0);
+	if (bench_stop)
+		json_i64(j, "signal", bench_stop_signal());
 	json_i64(j, "exit_code", exit_code);
 	json_array_start(j, "notes");
 	for (int i = 0; i < b->nnotes; i++)
@@ -415,13 +438,15 @@ static void run_json(struct json *j, struct bench *b, int exit_code)
 	json_object_end(j);
 }
 
-static void bench_write_json(struct bench *b, int exit_code)
+/* The JSON result, renamed into place once complete: 0, or -1 when lost. */
+static int bench_write_json(struct bench *b, int exit_code)
 {
+	char err[PATH_MAX + 128];
 	struct json j;
 
-	if (!b->out)
-		return;
-	json_begin(&j, b->out);
+	if (!b->out.f)
+		return 0;
+	json_begin(&j, b->out.f);
 	json_object_start(&j, NULL);
 	json_string(&j, "schema", "isolbench-result");
 	json_u64(&j, "schema_version", RESULT_SCHEMA_VERSION);
@@ -444,16 +469,20 @@ static void bench_write_json(struct bench *b, int exit_code)
 	}
 	json_array_end(&j);
 	json_object_end(&j);
-	if (fclose(b->out))
-		ksft_print_msg("writing %s failed: %s\n", b->opt.output,
-			       strerror(errno));
-	b->out = NULL;
+	if (outfile_commit(&b->out, err, sizeof(err))) {
+		fflush(stdout);
+		fprintf(stderr, "%s: %s\n", b->spec->name, err);
+		return -1;
+	}
+	return 0;
 }
 
 static int bench_exit_code(const struct bench *b)
 {
 	int pass = 0, skip = 0;
 
+	if (bench_stop)		/* see cleanup_exit_interrupted() */
+		return 128 + bench_stop_signal();
 	for (int i = 0; i < b->nverdicts; i++) {
 		if (b->verdicts[i].code == KSFT_FAIL)
 			return KSFT_FAIL;
@@ -467,6 +496,8 @@ static int bench_exit_code(const struct bench *b)
 
 void bench_finish(struct bench *b)
 {
+	int lost;
+
 	bench_load_stop(b);
 	if (bench_stop)
 		ksft_print_msg("interrupted by signal %d: reporting what was measured so far\n",
@@ -478,9 +509,11 @@ void bench_finish(struct bench *b)
 			stats_compute(m->samples, m->n, &m->st);
 		metric_print_summary(m);
 	}
-	bench_write_json(b, bench_exit_code(b));
+	lost = bench_write_json(b, bench_exit_code(b));
 	for (int i = 0; i < b->nmetrics; i++)
 		free(b->metrics[i].samples);
+	if (lost)
+		ksft_exit_fail();	/* a result that is not saved is a failure */
 	ksft_finished();
 }
 
@@ -500,6 +533,7 @@ void bench_skip(struct bench *b, const char *fmt, ...)
 		snprintf(v->name, sizeof(v->name), "%s", b->spec->name);
 		snprintf(v->reason, sizeof(v->reason), "%s", msg);
 	}
-	bench_write_json(b, KSFT_SKIP);
+	if (bench_write_json(b, KSFT_SKIP))
+		ksft_exit_fail();
 	ksft_exit_skip("%s\n", msg);
 }

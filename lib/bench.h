@@ -23,6 +23,7 @@
 #include "ktap.h"
 #include "load.h"
 #include "opts.h"
+#include "outfile.h"
 #include "stats.h"
 
 #define BENCH_MAX_METRICS	32
@@ -67,7 +68,7 @@ struct bench {
 	struct load load;
 	bool load_running;
 	struct load_report load_report;
-	FILE *out;			/* the -o file, opened early */
+	struct outfile out;		/* the -o file, created early, renamed at the end */
 	uint64_t start_ns;
 	int argc;
 	char **argv;
@@ -90,6 +91,13 @@ struct bench {
 void bench_init(struct bench *b, const struct prog_spec *spec,
 		int argc, char **argv);
 void bench_plan(struct bench *b, unsigned int n);
+
+/*
+ * Take the per-CPU locks of @cpus (lib/cpulock.h): bench_init does it for
+ * the target CPUs, a program adds the other CPUs it needs to itself.
+ * Another isolbench run on one of them: SKIP naming it, or wait (--wait).
+ */
+void bench_lock_cpus(struct bench *b, const cpu_mask_t *cpus);
 
 /* A bad combination of options found after parsing: exit 1. */
 noreturn void bench_usage_error(struct bench *b, const char *fmt, ...)

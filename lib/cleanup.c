@@ -50,6 +50,23 @@ int bench_stop_signal(void)
 	return stop_signal;
 }
 
+void cleanup_exit_interrupted(void)
+{
+	int sig = stop_signal ? stop_signal : SIGTERM;
+	struct sigaction sa;
+	sigset_t set;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	_exit(128 + sig);	/* not reached: the default action ends us */
+}
+
 /* aligned long stores are atomic on the architectures we run on */
 static volatile long first_signal_ms;
 
@@ -70,7 +87,7 @@ static void stop_handler(int sig)
 
 		(void)ret;	/* nothing useful to do on a failed write here */
 		cleanup_run_all();
-		_exit(1);
+		cleanup_exit_interrupted();
 	}
 	if (bench_stop)
 		return;

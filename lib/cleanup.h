@@ -12,6 +12,7 @@
 #define ISOLBENCH_CLEANUP_H
 
 #include <signal.h>
+#include <stdnoreturn.h>
 #include <stdbool.h>
 
 typedef void (*cleanup_fn)(void *arg);
@@ -33,5 +34,14 @@ void cleanup_run_all(void);
 extern volatile sig_atomic_t bench_stop;
 /* The signal that raised bench_stop, 0 if none. */
 int bench_stop_signal(void);
+
+/*
+ * The end of an interrupted run, in every program: after the cleanups,
+ * die of the signal that stopped it (default action restored, then
+ * raised), so the caller sees "killed by SIGINT/SIGTERM" (status 130,
+ * 143 in a shell) and a shell script, make or git bisect run stops too.
+ * Async-signal-safe.
+ */
+noreturn void cleanup_exit_interrupted(void);
 
 #endif

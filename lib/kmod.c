@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +12,10 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "cpulock.h"
 #include "kmod.h"
+#include "ktap.h"
+#include "util.h"
 
 #define DEBUGFS_MAGIC_NR	0x64626720
 
@@ -38,8 +43,11 @@ static void kmod_cleanup(void *arg)
 	 */
 	if ((__atomic_load_n(&m->loaded, __ATOMIC_SEQ_CST) ||
 	     __atomic_load_n(&m->loading, __ATOMIC_SEQ_CST)) &&
-	    !syscall(SYS_delete_module, m->name, O_NONBLOCK))
+	    !syscall(SYS_delete_module, m->name, O_NONBLOCK)) {
 		m->loaded = false;
+		if (m->owner[0])
+			unlink(m->owner);
+	}
 	m->cleanup_set = false;
 }
 
@@ -47,7 +55,15 @@ int kmod_load(struct kmod *m, const char *path, const char *name,
 	      const char *params, char *err, size_t errlen)
 {
 	int fd, ret;
+	long stale = kmod_is_loaded(name) ? kmod_stale_owner(name) : 0;
 
+	snprintf(m->owner, sizeof(m->owner), "%s/isolbench-kmod-%s.pid",
+		 cpulock_dir(), name);
+	if (stale && !syscall(SYS_delete_module, name, O_NONBLOCK)) {
+		ksft_print_msg("removed module %s left loaded by isolbench pid %ld (gone)\n",
+			       name, stale);
+		unlink(m->owner);
+	}
 	if (kmod_is_loaded(name)) {
 		/* someone else's: never register an unload for it */
 		snprintf(err, errlen,
@@ -96,7 +112,29 @@ int kmod_load(struct kmod *m, const char *path, const char *name,
 		return -1;
 	}
 	close(fd);
+	fd = open(m->owner, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd >= 0) {
+		dprintf(fd, "%ld\n", (long)getpid());
+		close(fd);
+	} else {
+		m->owner[0] = '\0';	/* not ours to remove */
+	}
 	return 0;
+}
+
+long kmod_stale_owner(const char *name)
+{
+	char path[4096], line[32];
+	long pid;
+	char *end;
+
+	snprintf(path, sizeof(path), "%s/isolbench-kmod-%s.pid", cpulock_dir(), name);
+	if (read_file_line(path, line, sizeof(line)) <= 0)
+		return 0;
+	pid = strtol(line, &end, 10);
+	if (*end || pid <= 0 || !kill(pid, 0) || errno != ESRCH)
+		return 0;
+	return pid;
 }
 
 int kmod_unload(struct kmod *m)

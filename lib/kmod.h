@@ -17,6 +17,7 @@ struct kmod {
 	bool loading;		/* finit_module() under way: unload on a signal */
 	bool cleanup_set;	/* the unload is registered (before the load) */
 	int cleanup_handle;
+	char owner[4096];	/* the file naming the loading PID, "" if none */
 };
 
 /* Whether this kernel can load modules at all; a reason when not. */
@@ -31,6 +32,15 @@ int kmod_load(struct kmod *m, const char *path, const char *name,
 int kmod_unload(struct kmod *m);
 /* Whether a module of @name is loaded (/sys/module/NAME/initstate). */
 bool kmod_is_loaded(const char *name);
+
+/*
+ * A module outlives a SIGKILLed program. While loaded, the loading
+ * process's PID is kept in the lock directory (lib/cpulock.h) as
+ * isolbench-kmod-NAME.pid; kmod_load() unloads a loaded @name whose file
+ * names a process that is gone, and says so. This is the PID of such a
+ * leftover, or 0 (no file, or its process still runs).
+ */
+long kmod_stale_owner(const char *name);
 
 /* debugfs's mount point, mounted on demand (unmounted at exit); or NULL. */
 const char *debugfs_path(void);

@@ -139,10 +139,17 @@ void ksft_test_result_code(int code, const char *reason, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * An interrupted run ends the way the signal would have ended it (exit
+ * status 128 + signal in a shell), after reporting and saving what it
+ * measured: see cleanup_exit_interrupted().
+ */
 static noreturn void ktap_exit(int code)
 {
 	cleanup_run_all();
 	fflush(stdout);
+	if (bench_stop)
+		cleanup_exit_interrupted();
 	exit(code);
 }
 

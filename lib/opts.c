@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ktap.h"
 #include "load.h"
@@ -35,17 +38,20 @@ static struct opt common_table[] = {
 	{ .name = "quick", .type = OPT_FLAG, .help = "short smoke run" },
 	{ .name = "quiet", .key = 'q', .type = OPT_FLAG, .help = "less output" },
 	{ .name = "verbose", .key = 'v', .type = OPT_FLAG, .help = "more output" },
+	{ .name = "wait", .type = OPT_FLAG,
+	  .help = "when another isolbench run holds a target CPU, wait for it (default: skip)" },
 };
 
 static void common_bind(struct common_opts *co)
 {
 	void *dest[] = { &co->cpus, &co->housekeeping, &co->loops, &co->runs,
 			 &co->duration_s, &co->load, &co->load_kind,
-			 &co->output, &co->quick, &co->quiet, &co->verbose };
+			 &co->output, &co->quick, &co->quiet, &co->verbose,
+			 &co->wait };
 	bool *given[] = { &co->cpus_given, &co->housekeeping_given,
 			  &co->loops_given, &co->runs_given,
 			  &co->duration_given, NULL, &co->load_kind_given,
-			  NULL, NULL, NULL, NULL };
+			  NULL, NULL, NULL, NULL, NULL };
 
 	for (size_t i = 0; i < ARRAY_SIZE(common_table); i++) {
 		common_table[i].dest = dest[i];
@@ -80,6 +86,7 @@ static void opt_default_str(const struct opt *o, char *buf, size_t len)
 		snprintf(buf, len, " (default %g)", *(double *)o->dest);
 		break;
 	case OPT_STRING:
+	case OPT_FILE:
 		if (*(const char **)o->dest)
 			snprintf(buf, len, " (default %s)",
 				 *(const char **)o->dest);
@@ -135,15 +142,19 @@ static void opts_help(const struct prog_spec *spec)
 	for (size_t i = 0; i < ARRAY_SIZE(common_table); i++)
 		if (common_wanted(spec, i))
 			opt_help_line(&common_table[i]);
-	printf("  %-30s %s\n  %-30s %s\n", "-h, --help", "this help",
-	       "    --version", "print the version");
-	printf("\nExit status: 0 pass, 1 fail or usage error, 4 skip (kselftest).\n");
+	printf("  %-30s %s\n  %-30s %s\n  %-30s %s\n", "-h, --help", "this help",
+	       "    --version", "print the version", "    --list-options",
+	       "the options, one per line (for run.sh)");
+	printf("\nExit status: 0 pass, 1 fail or usage error, 4 skip (kselftest);\n"
+	       "interrupted by SIGINT/SIGTERM/SIGHUP: reports and saves what it measured,\n"
+	       "then ends by that signal (status 128 + signal).\n");
 }
 
 static void opt_store(const struct prog_spec *spec, const struct opt *o,
 		      const char *val)
 {
 	char err[160];
+	struct stat st;
 	uint64_t u;
 	int64_t i;
 	double d;
@@ -184,6 +195,20 @@ static void opt_store(const struct prog_spec *spec, const struct opt *o,
 			ksft_exit_usage(spec->name, "--%s: empty value", o->name);
 		*(const char **)o->dest = val;
 		break;
+	case OPT_FILE:
+		if (!*val)
+			ksft_exit_usage(spec->name, "--%s: empty value", o->name);
+		if (stat(val, &st))
+			ksft_exit_usage(spec->name, "--%s %s: %s", o->name, val,
+					strerror(errno));
+		if (!S_ISREG(st.st_mode))
+			ksft_exit_usage(spec->name, "--%s %s: not a regular file",
+					o->name, val);
+		if (access(val, R_OK))
+			ksft_exit_usage(spec->name, "--%s %s: %s", o->name, val,
+					strerror(errno));
+		*(const char **)o->dest = val;
+		break;
 	case OPT_CPULIST:
 		if (cpu_mask_parse(val, o->dest, err, sizeof(err)))
 			ksft_exit_usage(spec->name, "--%s: %s", o->name, err);
@@ -203,20 +228,104 @@ stored:
 		*o->given = true;
 }
 
+/* Options of every program that exclude each other. */
+static const struct opt_rule common_rules[] = {
+	{ "quiet", OPT_CONFLICTS, "verbose" },
+	{ NULL }
+};
+
+struct parsed {
+	const struct opt *table[OPTS_MAX];
+	bool given[OPTS_MAX];
+	int n;
+};
+
+static int parsed_find(const struct parsed *ps, const char *name, size_t len)
+{
+	for (int i = 0; i < ps->n; i++)
+		if (strlen(ps->table[i]->name) == len &&
+		    !strncmp(ps->table[i]->name, name, len))
+			return i;
+	return -1;
+}
+
+/*
+ * Whether @term holds; "--name VALUE" as the user wrote it in @text.
+ * A term naming an option this program lacks is a programming error.
+ */
+static bool rule_term(const struct parsed *ps, const char *term, char *text,
+		      size_t len)
+{
+	size_t nlen = strcspn(term, "!=");
+	const char *val = term[nlen] == '!' ? term + nlen + 2 :
+			  term[nlen] == '=' ? term + nlen + 1 : NULL;
+	int i = parsed_find(ps, term, nlen);
+	const struct opt *o;
+	const char *cur;
+
+	if (i < 0)
+		abort();
+	o = ps->table[i];
+	if (!val) {
+		snprintf(text, len, "--%s", o->name);
+		return ps->given[i];
+	}
+	if (o->type != OPT_CHOICE)
+		abort();
+	cur = o->choices[*(int *)o->dest];
+	snprintf(text, len, "--%s %s", o->name, term[nlen] == '!' ? cur : val);
+	if (term[nlen] == '!')
+		return ps->given[i] && strcmp(cur, val);
+	return !strcmp(cur, val);	/* given or by default */
+}
+
+static void rules_check(const struct prog_spec *spec, const struct parsed *ps,
+			const struct opt_rule *r)
+{
+	char a[96], b[96];
+
+	for (; r && r->opt; r++) {
+		if (!rule_term(ps, r->opt, a, sizeof(a)))
+			continue;
+		if (r->kind == OPT_CONFLICTS && rule_term(ps, r->other, b, sizeof(b)))
+			ksft_exit_usage(spec->name, "%s and %s do not go together",
+					a, b);
+		if (r->kind == OPT_NEEDS && !rule_term(ps, r->other, b, sizeof(b)))
+			ksft_exit_usage(spec->name, "%s needs %s", a, b);
+	}
+}
+
+/*
+ * --list-options, for run.sh: one line per option, "--NAME -K ARG" (K
+ * the short key or "-" alone, ARG 1 when it takes a value, else 0).
+ */
+static void opts_list(const struct parsed *ps)
+{
+	for (int i = 0; i < ps->n; i++) {
+		const struct opt *o = ps->table[i];
+
+		printf("--%s %s%c %d\n", o->name, o->key ? "-" : "",
+		       o->key ? o->key : '-', o->type != OPT_FLAG);
+	}
+	printf("--help -h 0\n--version - 0\n--list-options - 0\n");
+}
+
 void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 		int argc, char **argv)
 {
-	struct option lopts[OPTS_MAX + 3];
-	const struct opt *table[OPTS_MAX];
+	struct option lopts[OPTS_MAX + 4];
+	struct parsed ps = { .n = 0 };
+	const struct opt **table = ps.table;
 	char sopts[3 * OPTS_MAX + 8] = ":h";
-	int n = 0, c;
+	int n, c;
 
 	common_bind(co);
 	for (const struct opt *o = spec->opts; o && o->name; o++)
-		table[n++] = o;
+		table[ps.n++] = o;
 	for (size_t i = 0; i < ARRAY_SIZE(common_table); i++)
 		if (common_wanted(spec, i))
-			table[n++] = &common_table[i];
+			table[ps.n++] = &common_table[i];
+	n = ps.n;
 	for (int i = 0; i < n; i++) {
 		const struct opt *o = table[i];
 		int has_arg = o->type == OPT_FLAG ? no_argument : required_argument;
@@ -234,6 +343,8 @@ void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 	}
 	lopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	lopts[n++] = (struct option){ "version", no_argument, NULL, KEY_LONG_ONLY + OPTS_MAX };
+	lopts[n++] = (struct option){ "list-options", no_argument, NULL,
+				      KEY_LONG_ONLY + OPTS_MAX + 1 };
 	lopts[n] = (struct option){ 0 };
 
 	opterr = 0;
@@ -246,18 +357,31 @@ void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 			printf("%s (isolbench) %s\n", spec->name, ISOLBENCH_VERSION);
 			exit(KSFT_PASS);
 		}
+		if (c == KEY_LONG_ONLY + OPTS_MAX + 1) {
+			opts_list(&ps);
+			exit(KSFT_PASS);
+		}
 		if (c == '?' || c == ':') {
 			const char *what = c == '?' ? "unknown option" : "missing value for";
+			const char *arg = argv[optind - 1];
 
+			/* a long option: name it as written, not by its key */
+			if (!strncmp(arg, "--", 2) && c == '?' && optopt)
+				ksft_exit_usage(spec->name, "option '%.*s' takes no value ('%s')",
+						(int)strcspn(arg, "="), arg, arg);
+			if (!strncmp(arg, "--", 2))
+				ksft_exit_usage(spec->name, "%s '%s' (see --help)",
+						what, arg);
 			if (optopt && optopt < KEY_LONG_ONLY)
 				ksft_exit_usage(spec->name, "%s '-%c' (see --help)",
 						what, optopt);
 			ksft_exit_usage(spec->name, "%s '%s' (see --help)", what,
-					argv[optind - 1]);
+					arg);
 		}
-		for (int i = 0; i < n - 2; i++) {
+		for (int i = 0; i < ps.n; i++) {
 			if (lopts[i].val == c) {
 				opt_store(spec, table[i], optarg);
+				ps.given[i] = true;
 				break;
 			}
 		}
@@ -267,6 +391,8 @@ void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 				argv[optind]);
 	if (co->load_kind_given)
 		co->load = true;
+	rules_check(spec, &ps, common_rules);
+	rules_check(spec, &ps, spec->rules);
 }
 
 const char *isolbench_version(void)

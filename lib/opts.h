@@ -20,6 +20,7 @@ enum opt_type {
 	OPT_STRING,	/* const char * */
 	OPT_CPULIST,	/* cpu_mask_t, kernel cpulist syntax */
 	OPT_CHOICE,	/* int index into choices[] */
+	OPT_FILE,	/* const char *, an existing readable regular file */
 };
 
 struct opt {
@@ -42,7 +43,7 @@ enum {
 	COMMON_RUNS		= 1 << 3,	/* -r, --runs */
 	COMMON_DURATION		= 1 << 4,	/* -D, --duration */
 	COMMON_LOAD		= 1 << 5,	/* --load, --load-kind */
-	/* always present: -o, --quick, -q, -v, -h, --version */
+	/* always present: -o, --quick, -q, -v, --wait, -h, --version */
 };
 
 struct common_opts {
@@ -57,8 +58,26 @@ struct common_opts {
 	bool quick;
 	bool quiet;
 	bool verbose;
+	bool wait;		/* for target CPUs another run holds */
 	bool cpus_given, housekeeping_given, loops_given, runs_given;
 	bool duration_given, load_kind_given;
+};
+
+/*
+ * Options that do not go together, declared once per program and checked
+ * after parsing (a usage error, exit 1). A term is an option's long name,
+ * true when given; "name=value" is true when an OPT_CHOICE option has
+ * that value (given or by default), "name!=value" when it was given
+ * with another value.
+ *	{ "pairs", OPT_CONFLICTS, "pair" }	--pairs and --pair exclude each other
+ *	{ "all", OPT_NEEDS, "mode=kmod" }	--all only with --mode kmod
+ */
+enum opt_rule_kind { OPT_CONFLICTS, OPT_NEEDS };
+
+struct opt_rule {
+	const char *opt;
+	enum opt_rule_kind kind;
+	const char *other;
 };
 
 struct prog_spec {
@@ -67,6 +86,12 @@ struct prog_spec {
 	unsigned int common;	/* COMMON_* bits */
 	/* defaults for the help text of the common numeric options */
 	const struct opt *opts;	/* terminated by { .name = NULL } */
+	const struct opt_rule *rules;	/* terminated by { NULL }, may be NULL */
+	/*
+	 * The program locks the CPUs it needs to itself with
+	 * bench_lock_cpus(); otherwise bench_init locks the target CPUs.
+	 */
+	bool own_cpu_locks;
 };
 
 /*

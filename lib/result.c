@@ -96,6 +96,13 @@ static int metric_read(const struct jr_value *m, size_t idx,
 	}
 	if (rm->n)
 		stats_compute(rm->samples, rm->n, &rm->st);
+	/* finite samples whose sum or spread overflows a double */
+	if (rm->n && (!isfinite(rm->st.mean) || !isfinite(rm->st.stddev) ||
+		      !isfinite(rm->st.ci95_mean_lo) || !isfinite(rm->st.ci95_mean_hi))) {
+		snprintf(err, errlen, "metric %s: samples too large to summarise (their statistics overflow)",
+			 rm->name);
+		return -1;
+	}
 	return 0;
 }
 
@@ -141,7 +148,7 @@ int result_parse(const char *buf, size_t len, struct result *r,
 		goto bad;
 	}
 	if (version != RESULT_VERSION) {
-		snprintf(err, errlen, "schema_version %g, this reader knows %d",
+		snprintf(err, errlen, "schema_version %.17g, this reader knows %d",
 			 version, RESULT_VERSION);
 		goto bad;
 	}
@@ -162,6 +169,11 @@ int result_parse(const char *buf, size_t len, struct result *r,
 
 	if (array_of(root, "metrics", &metrics, err, errlen))
 		goto bad;
+	if (metrics->count > RESULT_MAX_METRICS) {
+		snprintf(err, errlen, "%zu metrics, more than %u: not a result file",
+			 metrics->count, RESULT_MAX_METRICS);
+		goto bad;
+	}
 	r->metrics = calloc(metrics->count ? metrics->count : 1, sizeof(*r->metrics));
 	if (!r->metrics) {
 		snprintf(err, errlen, "out of memory");
@@ -210,7 +222,8 @@ int result_load(const char *path, struct result *r, char *err, size_t errlen)
 	int fd, ret;
 
 	memset(r, 0, sizeof(*r));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO must be refused, not waited on */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &st)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		if (fd >= 0)

@@ -19,6 +19,7 @@
 #define RESULT_SCHEMA		"isolbench-result"
 #define RESULT_VERSION		1
 #define RESULT_MAX_BYTES	(64u << 20)	/* a result file is far smaller */
+#define RESULT_MAX_METRICS	1024		/* a program writes at most 32 */
 
 struct result_metric {
 	const char *name, *unit, *label, *aggregate;

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "cleanup.h"
 #include "counters.h"
+#include "ktap.h"
 #include "trace_instance.h"
 #include "util.h"
 
@@ -38,6 +40,8 @@ int trace_instance_create(struct trace_instance *t, const char *name,
 		snprintf(err, errlen, "tracefs is not available");
 		return -1;
 	}
+	snprintf(t->dir, sizeof(t->dir), "%s/instances", tfs);
+	trace_instances_reap(t->dir);
 	snprintf(t->dir, sizeof(t->dir), "%s/instances/%s-%d", tfs, name,
 		 (int)getpid());
 	if (mkdir(t->dir, 0700)) {
@@ -213,4 +217,47 @@ void trace_instance_remove(struct trace_instance *t)
 {
 	if (t->created || t->pipe_fd >= 0)
 		cleanup_run_one(t->cleanup_handle);
+}
+
+/* The PID of an "isolbench-NAME-PID" entry, or 0 for any other name. */
+static long stale_pid(const char *name)
+{
+	const char *dash = strrchr(name, '-');
+	char *end;
+	long pid;
+
+	if (strncmp(name, "isolbench-", 10) || !dash || dash < name + 10 ||
+	    !isdigit((unsigned char)dash[1]))
+		return 0;
+	pid = strtol(dash + 1, &end, 10);
+	return *end || pid <= 0 ? 0 : pid;
+}
+
+int trace_instances_reap(const char *instances_dir)
+{
+	struct dirent *e;
+	int removed = 0;
+	DIR *d = opendir(instances_dir);
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		long pid = stale_pid(e->d_name);
+		char path[512];
+
+		/* EPERM: it exists, someone else's; only ESRCH means gone */
+		if (!pid || pid == getpid() || !kill(pid, 0) || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", instances_dir, e->d_name);
+		if (rmdir(path)) {
+			ksft_print_msg("stale trace instance %s (pid %ld is gone): cannot remove: %s\n",
+				       path, pid, strerror(errno));
+			continue;
+		}
+		ksft_print_msg("removed stale trace instance %s (pid %ld is gone)\n",
+			       path, pid);
+		removed++;
+	}
+	closedir(d);
+	return removed;
 }

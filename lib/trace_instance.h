@@ -54,4 +54,13 @@ ssize_t trace_instance_read(struct trace_instance *t, char *buf, size_t len,
 long long trace_instance_overruns(struct trace_instance *t);
 void trace_instance_remove(struct trace_instance *t);
 
+/*
+ * Remove the instances in @instances_dir (tracefs/instances) that an
+ * isolbench process left when it was killed with SIGKILL: named
+ * "isolbench-NAME-PID" with no process PID any more. A live process's
+ * instance is never touched. Says "# removed ..." for each; returns how
+ * many were removed. trace_instance_create() calls it first.
+ */
+int trace_instances_reap(const char *instances_dir);
+
 #endif

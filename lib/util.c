@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -90,13 +91,46 @@ int write_file(const char *path, const char *s)
 	return (size_t)n == len ? 0 : -1;
 }
 
+/*
+ * Every number on a command line is written one way: an optional '-',
+ * decimal digits, for a fraction a '.' and digits, an optional exponent
+ * (e5, e-3). No blanks, no '+', no hex, no inf or nan: " 1", "0x10"
+ * and "1e" are refused the same way everywhere.
+ */
+static bool number_syntax(const char *s, bool fraction)
+{
+	bool digits = false;
+
+	if (*s == '-')
+		s++;
+	for (; *s >= '0' && *s <= '9'; s++)
+		digits = true;
+	if (!fraction)
+		return digits && !*s;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			digits = true;
+	if (!digits)
+		return false;
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '-' || *s == '+')
+			s++;
+		if (*s < '0' || *s > '9')
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return !*s;
+}
+
 int parse_u64(const char *s, uint64_t *out)
 {
 	unsigned long long v;
 	char *end;
 
 	/* strtoull would silently accept "-1" */
-	if (!s || *s < '0' || *s > '9')
+	if (!s || *s == '-' || !number_syntax(s, false))
 		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 10);
@@ -111,7 +145,7 @@ int parse_i64(const char *s, int64_t *out)
 	long long v;
 	char *end;
 
-	if (!s || !*s)
+	if (!s || !number_syntax(s, false))
 		return -1;
 	errno = 0;
 	v = strtoll(s, &end, 10);
@@ -126,7 +160,7 @@ int parse_double(const char *s, double *out)
 	double v;
 	char *end;
 
-	if (!s || !*s)
+	if (!s || !number_syntax(s, true))
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);

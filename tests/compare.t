@@ -70,7 +70,7 @@ bisect_rc 125 "test skipped" $D/base.json $D/skipped.json
 bisect_rc 1 "higher-is-better metric dropped" --metric calls_per_s $D/base.json $D/patched.json
 bisect_rc 0 "threshold above the change" --threshold 80% $D/base.json $D/patched.json
 bisect_rc 125 "threshold inside the CI" --threshold 74 $D/base.json $D/patched.json
-bisect_rc 255 "missing file" $D/base.json $D/nonexistent.json
+bisect_rc 255 "missing file (an argument error)" $D/base.json $D/nonexistent.json
 bisect_rc 255 "malformed baseline" $D/malformed.json $D/equal.json
 bisect_rc 255 "bad threshold" --threshold five $D/base.json $D/equal.json
 bisect_rc 255 "unknown metric" --metric nosuch_ns $D/base.json $D/equal.json

@@ -224,7 +224,7 @@ sleep 1.5
 kill -INT $pid
 wait $pid
 rc=$?
-[ $rc -eq 0 ] && json_check "$TMP/wpi.json" 'd["run"]["interrupted"] and d["metrics"][0]["extra"]["watch_s"] < 30 and d["metrics"][0]["extra"]["procfs_samples"] >= 2'
+[ $rc -eq 130 ] && json_check "$TMP/wpi.json" 'd["run"]["interrupted"] and d["metrics"][0]["extra"]["watch_s"] < 30 and d["metrics"][0]["extra"]["procfs_samples"] >= 2'
 ok $? "SIGINT ends a procfs watch: counts reported and saved (rc=$rc)"
 
 # Ctrl-C ends a long watch with the counts so far, saved, instance removed
@@ -234,7 +234,7 @@ sleep 1.5
 kill -INT $pid
 wait $pid
 rc=$?
-[ $rc -eq 0 ] && json_check "$TMP/wi.json" 'd["run"]["interrupted"] and d["metrics"][0]["extra"]["watch_s"] < 30' &&
+[ $rc -eq 130 ] && json_check "$TMP/wi.json" 'd["run"]["interrupted"] and d["metrics"][0]["extra"]["watch_s"] < 30' &&
 	! ls -d /sys/kernel/tracing/instances/isolbench-ipistorm-$pid 2>/dev/null
 ok $? "SIGINT ends a watch: counts reported and saved, trace instance removed (rc=$rc)"
 
@@ -246,7 +246,7 @@ kill -TERM $pid
 wait $pid
 rc=$?
 sleep 0.2
-[ $rc -le 1 ] && grep -q 'interrupted by signal 15' "$TMP/st.out" && ! kill -0 $pid 2>/dev/null
+[ $rc -eq 143 ] && grep -q 'interrupted by signal 15' "$TMP/st.out" && ! kill -0 $pid 2>/dev/null
 ok $? "SIGTERM ends a storm: spinner stopped, partial run reported (rc=$rc)"
 
 expect_usage_error "src equal to dst" ipistorm --pairs 1:1

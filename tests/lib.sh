@@ -7,6 +7,10 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN=${ISOLBENCH_BIN:-$TOP}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# The per-CPU locks (lib/cpulock.c) of these tests are their own: test
+# runs of other checkouts on this machine neither block nor skip them.
+export ISOLBENCH_LOCK_DIR=${ISOLBENCH_LOCK_DIR:-$TMP/locks}
+mkdir -p "$ISOLBENCH_LOCK_DIR"
 # ASan's leak checker cannot run under ptrace-restricted containers; the
 # address and UB checks stay on.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0:exitcode=99}

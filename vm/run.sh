@@ -147,18 +147,22 @@ is_uint() {
 	[[ $1 =~ ^[0-9]+$ ]]
 }
 
+# uint_in VALUE MIN MAX: decimal digits without a leading zero, in
+# [MIN, MAX]. Checked as text before bash arithmetic sees it: $((08)) is
+# an octal error and 20 digits wrap around.
+uint_in() {
+	[[ $1 =~ ^(0|[1-9][0-9]{0,9})$ ]] && (($1 >= $2 && $1 <= $3))
+}
+
 check_numbers() {
-	if ! is_uint "$CPUS" || ((CPUS < 1)); then
-		die "--cpus must be a positive integer, not '$CPUS'"
-	fi
-	if ! is_uint "$MEM" || ((MEM < 128)); then
-		die "--mem must be at least 128 (MB), not '$MEM'"
-	fi
-	if ! is_uint "$TIMEOUT" || ((TIMEOUT < 10)); then
-		die "--timeout must be at least 10 (s), not '$TIMEOUT'"
-	fi
-	if [[ -n $MAX_CPUS ]] && { ! is_uint "$MAX_CPUS" || ((MAX_CPUS < CPUS)); }; then
-		die "--max-cpus must be a number >= --cpus ($CPUS), not '$MAX_CPUS'"
+	uint_in "$CPUS" 1 1024 ||
+		die "--cpus must be a whole number from 1 to 1024, not '$CPUS'"
+	uint_in "$MEM" 128 1048576 ||
+		die "--mem must be a whole number of MB from 128 to 1048576, not '$MEM'"
+	uint_in "$TIMEOUT" 10 604800 ||
+		die "--timeout must be a whole number of seconds from 10 to 604800, not '$TIMEOUT'"
+	if [[ -n $MAX_CPUS ]] && ! uint_in "$MAX_CPUS" "$CPUS" 1024; then
+		die "--max-cpus must be a whole number from --cpus ($CPUS) to 1024, not '$MAX_CPUS'"
 	fi
 	case $ACCEL in kvm|tcg|auto) ;; *) die "--accel must be kvm, tcg or auto, not '$ACCEL'" ;; esac
 	if [[ -n $KERNEL && -n $DEBIAN_SPEC ]]; then
@@ -185,6 +189,7 @@ expand_cpulist() {
 		else
 			return 1
 		fi
+		uint_in "$lo" 0 8191 && uint_in "$hi" 0 8191 || return 1
 		((lo <= hi)) || return 1
 		for ((; lo <= hi; lo++)); do cpus+=("$lo"); done
 	done

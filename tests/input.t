@@ -1,0 +1,184 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Issue 11: no hangs, no silent acceptance. Bad input to the programs,
+# compare, run.sh and vm/run.sh is refused at once with one line; what
+# compare and run.sh --bisect cannot judge is undecided, not good.
+. "$(dirname "$0")/lib.sh"
+
+D=$TOP/tests/data
+# mutate OUT PYTHON: a copy of base.json changed by PYTHON over `d`
+mutate() {
+	python3 - "$D/base.json" "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"), ensure_ascii=False)
+PY
+}
+# compare_rc WANT DESC ARGS...: compare exits WANT within 10 s, one line on stderr
+compare_rc() {
+	local want=$1 desc=$2
+	shift 2
+	timeout 10 "$BIN/compare" "$@" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	[ $RC -eq "$want" ] && [ "$(wc -l <"$TMP/err")" -eq 1 ]
+	ok $? "compare: $desc: exit $want, one line (rc=$RC: $(head -c 160 "$TMP/err"))"
+}
+
+# --- options, parsed one way ----------------------------------------------
+expect_usage_error "-D ' 1'" timer_softirq -D ' 1'
+expect_usage_error "-D 0x10" timer_softirq -D 0x10
+expect_usage_error "-D 1e" timer_softirq -D 1e
+expect_usage_error "-n +5" getpid_bench -n +5
+expect_usage_error "-r ' 3'" getpid_bench -r ' 3'
+run_prog getpid_bench --quiet=1
+[ $RC -eq 1 ] && grep -q "option '--quiet' takes no value" "$TMP/err" && ! grep -q "'-q'" "$TMP/err"
+ok $? "--quiet=1 names --quiet, not -q (rc=$RC: $(cat "$TMP/err"))"
+expect_usage_error "-q -v" getpid_bench -q -v
+expect_usage_error "--mode membarrier --watch 1" ipistorm --mode membarrier --watch 1
+expect_usage_error "--pairs with --pair" ipistorm --pairs 0:1 --pair smt
+expect_usage_error "--all without kmod" ipistorm --all
+expect_usage_error "--target with --mode tlb" ipistorm --mode tlb --target busy
+expect_usage_error "cid_scan --model -w hackbench" cid_scan --model -w hackbench
+expect_usage_error "--no-compaction --compaction-threads 4" cid_scan --no-compaction --compaction-threads 4
+expect_usage_error "--period-us without the cyclic workload" cid_scan --period-us 200
+run_prog ipistorm --module /nonexistent.ko --mode kmod
+[ $RC -eq 1 ] && grep -q "^ipistorm: --module /nonexistent.ko: No such file or directory$" "$TMP/err" &&
+	! grep -q SKIP "$TMP/out"
+ok $? "--module /nonexistent.ko --mode kmod is a usage error, not a SKIP (rc=$RC)"
+run_prog ipistorm --mode watch --watch 1 -D 0.2 -q
+[ $RC -eq 0 ] || [ $RC -eq 4 ]
+ok $? "--mode watch --watch 1 still goes together (rc=$RC)"
+"$BIN/timer_softirq" --list-options | grep -qx -- '--duration -D 1' &&
+	"$BIN/timer_softirq" --list-options | grep -qx -- '--quick - 0'
+ok $? "--list-options lists each option with its key and arity"
+
+# --- compare ---------------------------------------------------------------
+mkfifo "$TMP/fifo.json"
+compare_rc 2 "a FIFO as a result" "$D/base.json" "$TMP/fifo.json"
+mkdir "$TMP/fdir"
+cp "$D/base.json" "$TMP/fdir/getpid_bench.json"
+mkfifo "$TMP/fdir/x.json"
+compare_rc 2 "a FIFO named *.json in a directory" "$D/base.json" "$TMP/fdir"
+python3 - "$TMP/big.json" <<'PY'
+import json, sys
+d = {"schema": "isolbench-result", "schema_version": 1, "program": "getpid_bench",
+     "metrics": [{"name": "m%d_ns" % i, "unit": "ns", "better": "lower",
+                  "samples": [1.0, 2.0]} for i in range(100000)], "verdicts": []}
+json.dump(d, open(sys.argv[1], "w"))
+PY
+t0=$SECONDS
+compare_rc 2 "100000 metrics (refused, not compared for minutes)" "$D/base.json" "$TMP/big.json"
+grep -q '100000 metrics, more than 1024' "$TMP/err" && [ $((SECONDS - t0)) -le 5 ]
+ok $? "the metric limit answers at once ($((SECONDS - t0)) s)"
+mutate "$TMP/inf.json" 'd["metrics"][0]["samples"] = [1.7e308, 1.7e308, 1.6e308]'
+compare_rc 2 "samples whose mean overflows" "$D/base.json" "$TMP/inf.json"
+grep -q 'samples too large' "$TMP/err" && ! grep -q 'inf%' "$TMP/out"
+ok $? "no +inf% is printed"
+compare_rc 255 "overflowing baseline in --bisect" --bisect "$TMP/inf.json" "$D/base.json"
+mutate "$TMP/v.json" 'd["schema_version"] = 1.0000000001'
+compare_rc 2 "schema_version 1.0000000001" "$D/base.json" "$TMP/v.json"
+grep -q 'schema_version 1.0000000001' "$TMP/err"; ok $? "the version is named as written"
+python3 - "$D/base.json" "$TMP/utf.json" <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read().replace(b'"program": "getpid_bench"', b'"program": "getpid_bench", "x": "a\xff\xfeb"', 1)
+open(sys.argv[2], "wb").write(b)
+PY
+rm -f "$TMP/k.json"
+compare_rc 2 "invalid UTF-8 in a string" --kcidb "$TMP/k.json" "$TMP/utf.json"
+grep -q 'invalid UTF-8' "$TMP/err" && [ ! -e "$TMP/k.json" ]
+ok $? "nothing is written to KCIDB"
+mutate "$TMP/other.json" 'd["program"] = "timer_softirq"'
+compare_rc 2 "two different programs" "$D/base.json" "$TMP/other.json"
+grep -q 'no program in common' "$TMP/err"; ok $? "says there is nothing to compare"
+compare_rc 2 "--metric without --bisect" --metric syscall_ns "$D/base.json" "$D/patched.json"
+compare_rc 255 "--plot with --bisect" --plot --bisect "$D/base.json" "$D/patched.json"
+compare_rc 255 "--threshold 0x10" --bisect --threshold 0x10 "$D/base.json" "$D/patched.json"
+mkdir "$TMP/b2" "$TMP/n2"
+cp "$D/base.json" "$TMP/b2/getpid_bench.json"
+mutate "$TMP/b2/timer_softirq.json" 'd["program"] = "timer_softirq"'
+cp "$D/equal.json" "$TMP/n2/getpid_bench.json"
+timeout 10 "$BIN/compare" --bisect "$TMP/b2" "$TMP/n2" >"$TMP/out" 2>&1
+RC=$?
+[ $RC -eq 125 ] && grep -q 'timer_softirq: no result in' "$TMP/out"
+ok $? "compare --bisect: a baseline program missing on the new side is undecided (rc=$RC)"
+: >"$TMP/n2/timer_softirq.json"
+timeout 10 "$BIN/compare" --bisect "$TMP/b2" "$TMP/n2" >"$TMP/out" 2>&1
+RC=$?
+[ $RC -eq 125 ]; ok $? "compare --bisect: an unreadable new result is undecided, not 255 (rc=$RC)"
+
+# --- run.sh ----------------------------------------------------------------
+run_sh_usage() {	# DESC PATTERN ARGS...: exit 1 (255 with --bisect), one line matching PATTERN, at once
+	local desc=$1 pat=$2 want=1
+	shift 2
+	case " $* " in *" --bisect "*) want=255 ;; esac
+	t0=$SECONDS
+	timeout 20 "$TOP/run.sh" "$@" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	[ $RC -eq $want ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && [ $((SECONDS - t0)) -le 5 ] &&
+		! grep -q '^ok\|^not ok' "$TMP/out" && grep -q -- "$pat" "$TMP/err"
+	ok $? "run.sh $desc: exit $want before any test runs (rc=$RC: $(head -c 160 "$TMP/err"))"
+}
+run_sh_usage "-t ''" "-t needs a test name" -t ''
+run_sh_usage "--timeout ''" "--timeout: '' is not" --timeout ''
+run_sh_usage "--timeout 00" "--timeout: '00' is not" --timeout 00
+run_sh_usage "--bisect --threshold 99999" "--threshold: '99999' is not a percentage" \
+	--bisect --baseline "$D/base.json" --threshold 99999
+run_sh_usage "--kcidb /nonexistent/x" "--kcidb /nonexistent/x: no directory" \
+	--kcidb /nonexistent/x -t getpid_bench
+run_sh_usage "--bisect --baseline FIFO" "not a regular file or a directory" \
+	--bisect --baseline "$TMP/fifo.json"
+
+"$TOP/run.sh" -t timer_softirq -t getpid_bench --quick -- --load -D 0.3 -n 1000 >"$TMP/out" 2>&1
+RC=$?
+! grep -q "unknown option" "$TMP/out" &&
+	grep -q '^# run.sh: timer_softirq does not take --load: not passed to it$' "$TMP/out" &&
+	grep -q '^# run.sh: getpid_bench does not take -D 0.3: not passed to it$' "$TMP/out" &&
+	grep -q '^# # housekeeping load started' "$TMP/out"
+ok $? "run.sh -- --load: each program gets the options it takes, the rest is named (rc=$RC)"
+
+# fake programs: a crash and an outside SIGKILL during --bisect
+inst=$TMP/inst
+mkdir -p "$inst"
+cp "$TOP/run.sh" "$TOP/settings" "$inst/"
+ln -s "$BIN/compare" "$inst/compare"
+cat >"$inst/getpid_bench" <<'SH'
+#!/bin/bash
+[ "$1" = --list-options ] && exit 0
+while [ $# -gt 0 ]; do [ "$1" = -o ] && : >"$2"; shift; done
+echo "KTAP version 1"
+kill -SEGV $$
+SH
+chmod +x "$inst/getpid_bench"
+"$inst/run.sh" --bisect --baseline "$D/base.json" >"$TMP/out" 2>&1
+RC=$?
+[ $RC -eq 125 ] && grep -q '^not ok 1 selftests: isolbench: getpid_bench # exit=139 (ended by SIGSEGV' "$TMP/out" &&
+	! grep -q aborting "$TMP/out"
+ok $? "run.sh --bisect: a crashed test leaving a 0-byte result is undecided, 125 (rc=$RC)"
+cat >"$inst/getpid_bench" <<'SH'
+#!/bin/bash
+[ "$1" = --list-options ] && exit 0
+echo "KTAP version 1"
+kill -KILL $$
+SH
+"$inst/run.sh" --timeout 300 -t getpid_bench >"$TMP/out" 2>&1
+RC=$?
+[ $RC -eq 1 ] && grep -q '^not ok 1 selftests: isolbench: getpid_bench # exit=137 (ended by SIGKILL after 0 s)' "$TMP/out" &&
+	! grep -q TIMEOUT "$TMP/out"
+ok $? "exit 137 before the timeout is 'ended by SIGKILL', not TIMEOUT (rc=$RC)"
+
+# --- vm/run.sh ---------------------------------------------------------------
+for c in 99999999999999999999 100000000 08 ' 1' 0; do
+	timeout 10 "$TOP/vm/run.sh" -c "$c" --kernel /nonexistent >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	[ $RC -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q -- "--cpus must be a whole number" "$TMP/err"
+	ok $? "vm/run.sh -c '$c': a usage error at once (rc=$RC: $(head -c 120 "$TMP/err"))"
+done
+timeout 10 "$TOP/vm/run.sh" -m 099999 --kernel /nonexistent >"$TMP/out" 2>"$TMP/err"
+RC=$?
+[ $RC -eq 2 ] && grep -q -- "--mem must be" "$TMP/err"; ok $? "vm/run.sh -m 099999 (rc=$RC)"
+timeout 10 "$TOP/vm/run.sh" --cmdline 'isolcpus=0-99999999' --kernel /nonexistent >"$TMP/out" 2>"$TMP/err"
+RC=$?
+[ $RC -eq 2 ]; ok $? "vm/run.sh isolcpus=0-99999999 does not spin (rc=$RC)"
+echo "1..$_n"
+done_testing

@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Issue 11: nothing lost, nothing left behind, nothing silent. Results
+# files replaced only when complete; interrupted runs end one way in
+# every program; bad input refused at once.
+. "$(dirname "$0")/lib.sh"
+
+# --- results are never lost -------------------------------------------
+good='{"schema": "isolbench-result", "kept": true}'
+echo "$good" >"$TMP/r.json"
+run_prog ipistorm --pairs 0:0 -o "$TMP/r.json"
+[ $RC -eq 1 ] && [ "$(cat "$TMP/r.json")" = "$good" ]
+ok $? "a rejected ipistorm run leaves an existing -o file as it was (rc=$RC)"
+run_prog cid_scan -w hackbench -t 1 -o "$TMP/r.json"
+[ $RC -eq 1 ] && [ "$(cat "$TMP/r.json")" = "$good" ]
+ok $? "a rejected cid_scan run leaves an existing -o file as it was (rc=$RC)"
+
+"$BIN/getpid_bench" -n 100000000 -r 3 -o "$TMP/r.json" >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -KILL $pid
+wait $pid 2>/dev/null
+[ "$(cat "$TMP/r.json")" = "$good" ]
+ok $? "SIGKILL mid-run leaves the existing -o file as it was"
+rm -f "$TMP"/.r.json.tmp-*
+
+run_prog getpid_bench --quick -o "$TMP/r.json"
+[ $RC -eq 0 ] && json_check "$TMP/r.json" 'd["program"] == "getpid_bench"' &&
+	[ "$(stat -c %a "$TMP/r.json")" = "$(umask -S >/dev/null; printf '%o' $((0666 & ~$(umask))))" ] &&
+	[ -z "$(ls -A "$TMP" | grep '^\.r\.json\.tmp')" ]
+ok $? "a finished run replaces it whole, with the usual mode, no temporary file left"
+
+run_prog getpid_bench --quick -o /dev/full
+[ $RC -eq 1 ] && grep -q 'writing /dev/full failed: No space left on device' "$TMP/err" &&
+	! grep -q 'writing' "$TMP/out"
+ok $? "-o /dev/full: a failed write is said on stderr and exits 1 (rc=$RC)"
+expect_usage_error "-o /proc/version" getpid_bench --quick -o /proc/version
+run_prog getpid_bench --quick -o /dev/null
+ok $RC "-o /dev/null still works (rc=$RC)"
+
+# --- interrupted runs end one way everywhere ---------------------------
+# interrupt NAME SIG DELAY ARGS...: run, send SIG after DELAY s; rc in $RC
+interrupt() {
+	local p=$1 sig=$2 delay=$3
+	shift 3
+	"$BIN/$p" "$@" >"$TMP/out" 2>"$TMP/err" &
+	local pid=$!
+	sleep "$delay"
+	kill -"$sig" $pid
+	wait $pid
+	RC=$?
+}
+# interrupted_ok SIGNUM JSON: the stream says so, nothing fails, no
+# negative time, the JSON is saved and says interrupted
+interrupted_ok() {
+	[ $RC -eq $((128 + $1)) ] && grep -q "^# interrupted by signal $1" "$TMP/out" &&
+		! grep -q '^not ok' "$TMP/out" && ! grep -q -- '-1\.000 s' "$TMP/out" &&
+		json_check "$2" "d['run']['interrupted'] and d['run']['signal'] == $1 and d['run']['exit_code'] == $((128 + $1))"
+}
+interrupt getpid_bench TERM 1 -n 100000000 -r 3 -o "$TMP/i.json"
+interrupted_ok 15 "$TMP/i.json"; ok $? "getpid_bench SIGTERM: reported, saved, exit 143 (rc=$RC)"
+interrupt timer_softirq INT 1 -D 5 -o "$TMP/i.json"
+interrupted_ok 2 "$TMP/i.json"; ok $? "timer_softirq SIGINT: reported, saved, exit 130 (rc=$RC)"
+interrupt ipistorm INT 1 --watch 1 -D 30 --method procfs -o "$TMP/i.json"
+interrupted_ok 2 "$TMP/i.json"; ok $? "ipistorm watch SIGINT: exit 130 (rc=$RC)"
+interrupt ipistorm TERM 1 -m membarrier -n 100000000 -r 1 -o "$TMP/i.json"
+interrupted_ok 15 "$TMP/i.json"; ok $? "ipistorm storm SIGTERM: exit 143 (rc=$RC)"
+for d in 0.05 1.2; do
+	interrupt cid_scan INT $d -D 1 --compaction-threads 4 -o "$TMP/i.json"
+	interrupted_ok 2 "$TMP/i.json"
+	ok $? "cid_scan SIGINT after $d s: phases cut short are SKIP interrupted, no -1.000 s, exit 130 (rc=$RC)"
+done
+
+# --- nothing left behind -----------------------------------------------
+inst=/sys/kernel/tracing/instances
+if is_root && [ -d $inst ]; then
+	"$BIN/ipistorm" --watch 1 -D 30 >/dev/null 2>&1 &
+	pid=$!
+	sleep 2
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+	[ -d $inst/isolbench-ipistorm-$pid ]
+	ok $? "SIGKILL leaves instances/isolbench-ipistorm-$pid (the kernel keeps it)"
+	run_prog ipistorm --watch 1 -D 0.3
+	[ ! -d $inst/isolbench-ipistorm-$pid ] &&
+		grep -q "^# removed stale trace instance $inst/isolbench-ipistorm-$pid (pid $pid is gone)" "$TMP/out"
+	ok $? "the next run removes it and says so (rc=$RC)"
+	rmdir $inst/isolbench-ipistorm-$pid 2>/dev/null
+else
+	skip "needs root and tracefs" "SIGKILL leaves a trace instance"
+	skip "needs root and tracefs" "the next run removes it"
+fi
+
+# --- two runs on one CPU -------------------------------------------------
+"$BIN/timer_softirq" -c 1 -D 3 --phase quiet >"$TMP/first" 2>&1 &
+pid=$!
+sleep 0.7
+run_prog timer_softirq -c 1 -D 0.5 --phase quiet -o "$TMP/lock.json"
+[ $RC -eq 4 ] && grep -q "^1\.\.0 # SKIP cpu 1 is in use by timer_softirq (pid $pid)" "$TMP/out" &&
+	json_check "$TMP/lock.json" 'd["verdicts"][0]["result"] == "skip"'
+ok $? "a second run on the same CPU skips, naming the holder (rc=$RC)"
+run_prog ipistorm --pairs 0:1 -n 1000 -r 1
+[ $RC -eq 4 ] && grep -q "SKIP cpu 1 is in use by timer_softirq (pid $pid)" "$TMP/out"
+ok $? "a storm onto that CPU skips too (rc=$RC)"
+t0=$(date +%s.%N)
+run_prog timer_softirq -c 1 -D 0.5 --phase quiet --wait
+t1=$(date +%s.%N)
+wait $pid
+{ [ $RC -eq 0 ] || [ $RC -eq 1 ]; } && ! grep -q 'SKIP cpu 1 is in use' "$TMP/out" &&
+	grep -q "^# waiting for cpu 1: in use by timer_softirq (pid $pid)" "$TMP/out" &&
+	awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a > 1) }'
+ok $? "--wait waits for the holder, then runs (rc=$RC)"
+"$BIN/timer_softirq" -c 1 -D 30 --phase quiet >/dev/null 2>&1 &
+pid=$!
+sleep 0.7
+kill -KILL $pid
+wait $pid 2>/dev/null
+run_prog timer_softirq -c 1 -D 0.3 --phase quiet
+! grep -q 'in use' "$TMP/out"
+ok $? "the lock of a SIGKILLed run is gone with it (rc=$RC)"
+echo "1..$_n"
+done_testing
