@@ -232,30 +232,47 @@ static void timer_migration_off(struct bench *b, bool nohz, struct knob *k)
 }
 
 /*
- * One counted window: tracing on, (perf counters enabled), -D seconds,
- * (perf counters disabled and read), tracing off, the records read.
- * The rows are read inside the trace window: reading /proc sends nothing.
+ * One counted window: tracing on, -D seconds, tracing off, the records
+ * read. The /proc rows are read just outside it: reading them sends
+ * nothing, but the tables are allocated and freed, and memory this
+ * process unmaps is flushed from the TLB of the target (the spinner
+ * runs there in the same mm) by an IPI. With --perf-counters the perf
+ * counters are enabled, disabled and read inside it, as before.
  */
 static int count_window(struct bench *b, const struct ts_opts *o, struct ts_run *r,
 			const char *what, struct sleeper *sl, struct ts_window *w)
 {
-	struct cpu_events *k = o->perf_counters ? &r->k : &r->rows;
 	uint64_t t0;
+	int ret;
 
+	cpu_events_begin(&r->rows);
 	if (cpu_trace_begin(&r->tr))
 		return -1;
 	if (b->opt.verbose)	/* bench/timer_softirq.sh enables perf stat here */
 		ksft_print_msg("%s window: counting on cpu %d for %.1f s\n",
 			       what, b->target, b->opt.duration_s);
-	cpu_events_begin(k);
+	if (o->perf_counters)
+		cpu_events_begin(&r->k);
 	t0 = atomic_load(&sl->timeouts);
 	for (uint64_t end = mono_ns() + b->opt.duration_s * 1e9; mono_ns() < end && !bench_stop;)
 		usleep(20000);
 	w->timeouts = atomic_load(&sl->timeouts) - t0;
-	cpu_events_end(k, &w->w);
+	if (o->perf_counters)
+		cpu_events_end(&r->k, &w->w);
 	if (b->opt.verbose)
 		ksft_print_msg("%s window: done\n", what);
-	if (cpu_trace_end(&r->tr, &w->t))
+	ret = cpu_trace_end(&r->tr, &w->t);
+	if (o->perf_counters) {
+		struct cpu_window rows;
+
+		cpu_events_end(&r->rows, &rows);
+		memcpy(w->w.row, rows.row, sizeof(rows.row));
+		w->w.jiffies = rows.jiffies;
+		w->w.hz = rows.hz;
+	} else {
+		cpu_events_end(&r->rows, &w->w);
+	}
+	if (ret)
 		return -1;
 	w->ticks = r->tick_fn ? w->t.ticks : w->w.jiffies;
 	return w->w.seconds > 0 ? 0 : -1;
@@ -404,8 +421,7 @@ static struct metric *window_metric(struct bench *b, const char *name, const cha
 	metric_extra(m, "jiffies", s->w.jiffies);
 	metric_extra(m, "hz", s->w.hz);
 	metric_extra(m, "timer_softirqs_per_tick", per(t->timer_runs, s->ticks));
-	metric_extra(m, "local_timer_irqs_per_s", per(s->w.row[ROW_LOC], s->w.seconds));
-	return m;
+	return m;	/* 15 extras: room for the control's recv_timeouts */
 }
 
 /* Seed 004's figure: TIMER softirqs raised per tick, one sample per window. */
@@ -477,6 +493,9 @@ static void ipis_print(int cpu, const struct cpu_trace_counts *t)
 				(unsigned long long)t->cb[i].self);
 	ksft_print_msg("quiet cpu %d: %llu IPIs sent to it inside the windows, %llu by this process%s\n",
 		       cpu, (unsigned long long)t->ipis, (unsigned long long)t->ipis_self, list);
+	if (t->ipis_self)
+		ksft_print_msg("quiet cpu %d: the last IPI of this process was sent from %s\n",
+			       cpu, t->self_callsite);
 }
 
 static void quiet_verdicts(struct bench *b, const struct ts_opts *o, const struct ts_run *r)

@@ -20,6 +20,7 @@ const char *const cpu_trace_dep_names[CPU_TRACE_DEPS] = {
 struct rec {
 	int cpu;
 	pid_t pid;
+	bool irq;	/* logged in hardirq or softirq context */
 	char event[40];
 	const char *fields;
 };
@@ -45,6 +46,10 @@ static int rec_parse(const char *line, struct rec *r)
 	while (p > line && isdigit((unsigned char)p[-1]))
 		p--;
 	r->pid = p > line && p[-1] == '-' ? (pid_t)strtol(p, NULL, 10) : -1;
+	/* flags: irqs-off, need-resched, then h/H/s in interrupt context */
+	for (p = end + 1; *p == ' '; p++)
+		;
+	r->irq = p[0] && p[1] && strchr("hHs", p[2]);
 	/* after the flags, the timestamp ends with ": ", then "event: " */
 	p = strstr(end, ": ");
 	if (!p)
@@ -118,7 +123,8 @@ static void ipi_seen(struct cpu_trace_parser *p, const struct rec *r)
 	struct cpu_trace_counts *c = p->c;
 	const char *v = field(r->fields, "callback");
 	char cb[64] = "?";
-	bool self = is_self(p, r->pid);
+	/* sent by our thread, not by an interrupt that happened to hit it */
+	bool self = !r->irq && is_self(p, r->pid);
 	int i;
 
 	/* no callback (a reschedule IPI, 0x0): name it by its call site */
@@ -128,6 +134,13 @@ static void ipi_seen(struct cpu_trace_parser *p, const struct rec *r)
 		snprintf(cb, sizeof(cb), "%.*s", (int)strcspn(v, " +\n"), v);
 	c->ipis++;
 	c->ipis_self += self;
+	if (self) {
+		const char *cs = field(r->fields, "callsite");
+
+		if (cs)
+			snprintf(c->self_callsite, sizeof(c->self_callsite), "%.*s",
+				 (int)strcspn(cs, " \n"), cs);
+	}
 	for (i = 0; i < c->ncb && strcmp(c->cb[i].callback, cb); i++)
 		;
 	if (i == c->ncb) {
@@ -248,6 +261,8 @@ void cpu_trace_add(struct cpu_trace_counts *sum, const struct cpu_trace_counts *
 	sum->raised_unrun += c->raised_unrun;
 	sum->ipis += c->ipis;
 	sum->ipis_self += c->ipis_self;
+	if (c->self_callsite[0])
+		memcpy(sum->self_callsite, c->self_callsite, sizeof(sum->self_callsite));
 	for (int i = 0; i < c->ncb; i++) {
 		int j;
 
