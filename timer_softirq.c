@@ -242,12 +242,13 @@ static void timer_migration_off(struct bench *b, bool nohz, struct knob *k)
 static int count_window(struct bench *b, const struct ts_opts *o, struct ts_run *r,
 			const char *what, struct sleeper *sl, struct ts_window *w)
 {
-	uint64_t t0;
+	uint64_t t0, on_ns, off_ns;
 	int ret;
 
 	cpu_events_begin(&r->rows);
 	if (cpu_trace_begin(&r->tr))
 		return -1;
+	on_ns = mono_ns();
 	if (b->opt.verbose)	/* bench/timer_softirq.sh enables perf stat here */
 		ksft_print_msg("%s window: counting on cpu %d for %.1f s\n",
 			       what, b->target, b->opt.duration_s);
@@ -261,6 +262,7 @@ static int count_window(struct bench *b, const struct ts_opts *o, struct ts_run 
 		cpu_events_end(&r->k, &w->w);
 	if (b->opt.verbose)
 		ksft_print_msg("%s window: done\n", what);
+	off_ns = mono_ns();
 	ret = cpu_trace_end(&r->tr, &w->t);
 	if (o->perf_counters) {
 		struct cpu_window rows;
@@ -272,6 +274,7 @@ static int count_window(struct bench *b, const struct ts_opts *o, struct ts_run 
 	} else {
 		cpu_events_end(&r->rows, &w->w);
 	}
+	w->w.seconds = (off_ns - on_ns) / 1e9;	/* the trace window's length */
 	if (ret)
 		return -1;
 	w->ticks = r->tick_fn ? w->t.ticks : w->w.jiffies;
