@@ -216,9 +216,12 @@ void cpu_trace_parse_line(struct cpu_trace_parser *p, const char *line)
 		p->run_raised = p->pending;
 		p->pending = 0;
 		p->run_expiries = 0;
+		p->run_sleep = false;
 	} else if (!strcmp(r.event, "softirq_entry") && vec == 8) {
 		c->hrtimer_runs++;
 	} else if (!strcmp(r.event, "softirq_exit") && vec == 1) {
+		if (p->in_run && p->run_sleep)
+			c->sleep_runs++;
 		if (p->in_run && p->run_expiries)
 			c->runs_with_expiry++;
 		else if (p->in_run)
@@ -226,7 +229,10 @@ void cpu_trace_parse_line(struct cpu_trace_parser *p, const char *line)
 		p->in_run = false;
 	} else if (!strcmp(r.event, "timer_expire_entry")) {
 		c->timer_expiries++;
-		c->sleep_expiries += field_is(f, "function", "process_timeout");
+		if (field_is(f, "function", "process_timeout")) {
+			c->sleep_expiries++;
+			p->run_sleep = true;
+		}
 		p->run_expiries++;
 	} else if (!strcmp(r.event, "hrtimer_expire_entry")) {
 		c->hrtimer_expiries++;
@@ -251,6 +257,7 @@ void cpu_trace_add(struct cpu_trace_counts *sum, const struct cpu_trace_counts *
 	sum->hrtimer_runs += c->hrtimer_runs;
 	sum->timer_expiries += c->timer_expiries;
 	sum->sleep_expiries += c->sleep_expiries;
+	sum->sleep_runs += c->sleep_runs;
 	sum->hrtimer_expiries += c->hrtimer_expiries;
 	sum->ticks += c->ticks;
 	sum->tick_stopped += c->tick_stopped;

@@ -52,6 +52,7 @@ struct cpu_trace_counts {
 	uint64_t hrtimer_runs;
 	uint64_t timer_expiries;	/* timer-wheel expiries on the CPU */
 	uint64_t sleep_expiries;	/* ...of process_timeout */
+	uint64_t sleep_runs;		/* TIMER softirq runs that expired a process_timeout */
 	uint64_t hrtimer_expiries;
 	uint64_t ticks;			/* tick hrtimer expiries */
 	uint64_t tick_stopped, tick_kept[CPU_TRACE_DEPS];
@@ -78,6 +79,7 @@ struct cpu_trace_parser {
 	uint64_t pending;		/* raised, not run yet */
 	bool in_run;
 	uint64_t run_raised, run_expiries;
+	bool run_sleep;			/* the run expired a process_timeout */
 	struct cpu_trace_counts *c;
 };
 

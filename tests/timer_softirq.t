@@ -47,8 +47,9 @@ ok $? "JSON: raised per tick, one sample per window, consistent with its counts"
 metric "$TMP/t.json" quiet_timer_softirqs_per_s 'm["unit"]=="softirqs/s" and len(m["samples"])==2 and all(k in m["extra"] for k in ("timer_softirqs_raised","timer_softirqs_run","hrtimer_softirqs_run","timer_expiries","hrtimer_expiries","tick_stop_success","local_timer_irqs","proc_softirqs_timer","timer_softirqs_per_tick","ticks"))'
 ok $? "JSON: quiet metric with a sample per window and its counts"
 # the trace counts what /proc/softirqs counts (read at the same edges)
-metric "$TMP/t.json" quiet_timer_softirqs_per_s 'abs(m["extra"]["timer_softirqs_run"] - m["extra"]["proc_softirqs_timer"]) <= 4'
-ok $? "quiet: traced TIMER softirq runs match /proc/softirqs"
+# /proc is read just outside the trace window: it may count a few more
+metric "$TMP/t.json" quiet_timer_softirqs_per_s '0.8 * m["extra"]["proc_softirqs_timer"] - 5 <= m["extra"]["timer_softirqs_run"] <= m["extra"]["proc_softirqs_timer"] + 2'
+ok $? "quiet: traced TIMER softirq runs match /proc/softirqs (read around the window)"
 # no IPI from the counting inside the windows (6.3+ ipi tracepoints)
 if grep -q "^ok 3 quiet: the counting sent no IPI to cpu $cpu inside the windows # SKIP" "$TMP/out"; then
 	skip "no ipi tracepoints on this kernel" "the counting sent no IPI to the target"
@@ -61,10 +62,10 @@ ok $? "the IPIs to the target are listed with their senders"
 # the same counting sees the control's timers
 grep -Eq "^ok 6 control: each recv\(\) timeout was a timer-wheel expiry on cpu $cpu \([0-9]+ process_timeout expiries, [0-9]+ timeouts\)" "$TMP/out"
 ok $? "control: the recv() timeouts were process_timeout expiries on cpu $cpu"
-grep -Eq "^ok 7 control: TIMER softirqs on cpu $cpu rose from" "$TMP/out"
-ok $? "control: TIMER softirqs rose above the quiet window"
-json_check "$TMP/t.json" '[m for m in d["metrics"] if m["name"]=="control_timer_softirqs_per_s"][0]["extra"]["timer_softirqs_run"] > [m for m in d["metrics"] if m["name"]=="quiet_timer_softirqs_per_s"][0]["extra"]["timer_softirqs_run"]'
-ok $? "JSON: control windows counted more TIMER softirqs than the quiet ones"
+grep -Eq "^ok 7 control: TIMER softirqs on cpu $cpu rose: [0-9.]+/s to [0-9.]+/s expired a process_timeout" "$TMP/out"
+ok $? "control: TIMER softirqs that expired a process_timeout rose above the quiet windows"
+json_check "$TMP/t.json" '[m for m in d["metrics"] if m["name"]=="control_timer_softirqs_per_s"][0]["extra"]["process_timeout_expiries"] > [m for m in d["metrics"] if m["name"]=="quiet_timer_softirqs_per_s"][0]["extra"]["process_timeout_expiries"]'
+ok $? "JSON: control windows counted more process_timeout expiries than the quiet ones"
 metric "$TMP/t.json" control_timer_softirqs_per_s '10 <= m["extra"]["recv_timeouts"] <= m["extra"]["process_timeout_expiries"] + 4 and m["extra"]["process_timeout_expiries"] <= m["extra"]["timer_expiries"]'
 ok $? "JSON: timeouts <= process_timeout expiries <= all timer expiries"
 

@@ -68,8 +68,9 @@ int main(void)
 			 (unsigned long long)good.timer_runs,
 			 (unsigned long long)good.timer_expiries,
 			 (unsigned long long)good.raised_without_expiry);
-	ksft_test_result(good.sleep_expiries == 77, "process_timeout expiries told apart (got %llu)",
-			 (unsigned long long)good.sleep_expiries);
+	ksft_test_result(good.sleep_expiries == 77 && good.sleep_runs == 77,
+			 "process_timeout expiries and the runs that had one told apart (got %llu, %llu)",
+			 (unsigned long long)good.sleep_expiries, (unsigned long long)good.sleep_runs);
 	ksft_test_result(cpu_trace_raise_ok(&good, 0.25), "the rule passes on that kernel");
 
 	/* the seed's "before": raised on every tick */
