@@ -128,8 +128,10 @@ static void ipi_seen(struct cpu_trace_parser *p, const struct rec *r)
 	int i;
 
 	/* no callback (a reschedule IPI, 0x0): name it by its call site */
-	if (v && !strncmp(v, "0x0", 3) && (v[3] == ' ' || !v[3]))
+	if (v && !strncmp(v, "0x0", 3) && (v[3] == ' ' || !v[3])) {
 		v = field(r->fields, "callsite");
+		c->ipis_self_resched += self;
+	}
 	if (v)
 		snprintf(cb, sizeof(cb), "%.*s", (int)strcspn(v, " +\n"), v);
 	c->ipis++;
@@ -268,6 +270,7 @@ void cpu_trace_add(struct cpu_trace_counts *sum, const struct cpu_trace_counts *
 	sum->raised_unrun += c->raised_unrun;
 	sum->ipis += c->ipis;
 	sum->ipis_self += c->ipis_self;
+	sum->ipis_self_resched += c->ipis_self_resched;
 	if (c->self_callsite[0])
 		memcpy(sum->self_callsite, c->self_callsite, sizeof(sum->self_callsite));
 	for (int i = 0; i < c->ncb; i++) {

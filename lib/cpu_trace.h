@@ -63,6 +63,7 @@ struct cpu_trace_counts {
 	uint64_t raised_without_expiry, runs_with_expiry, raised_unrun;
 	uint64_t ipis;			/* IPIs sent to the CPU */
 	uint64_t ipis_self;		/* ...by a thread of this process (not in an interrupt) */
+	uint64_t ipis_self_resched;	/* ...of those, reschedule IPIs (no callback) */
 	char self_callsite[96];		/* the call site of the last of those */
 	struct cpu_trace_ipi cb[CPU_TRACE_CALLBACKS];
 	int ncb;

@@ -105,22 +105,24 @@ int main(void)
 	cpu_trace_parse_line(&p, "   timer_softirq-4242    [000] d..2.  1593.827016: ipi_send_cpu: cpu=0 callsite=generic_exec_single+0x3e/0x100 callback=generic_smp_call_function_single_interrupt+0x0/0x20");
 	cpu_trace_parse_line(&p, "    kworker/0:1-77      [000] d..2.  1593.9: ipi_send_cpumask: cpumask=0-1,3 callsite=on_each_cpu_cond_mask+0x2a/0x40 callback=do_sync_core+0x0/0x30");
 	cpu_trace_parse_line(&p, "    kworker/0:1-77      [000] d..2.  1593.9: ipi_send_cpumask: cpumask=2-3 callsite=on_each_cpu_cond_mask+0x2a/0x40 callback=do_sync_core+0x0/0x30");
+	/* a reschedule from our thread: ours, told apart */
+	cpu_trace_parse_line(&p, "   timer_softirq-4242    [000] d..2.  1593.9: ipi_send_cpu: cpu=1 callsite=update_curr+0x80/0x140 callback=0x0");
 	/* a timer interrupt that hit our thread sends it: not ours */
 	cpu_trace_parse_line(&p, "   timer_softirq-4242    [000] d.h2.  1593.9: ipi_send_cpu: cpu=1 callsite=dl_task_timer+0x1/0x2 callback=0x0");
 	cpu_trace_parse_line(&p, "garbage without a cpu column");
 	cpu_trace_parse_end(&p);
 	ksft_test_result(c.timer_runs == 0 && c.timer_expiries == 0,
 			 "records of another CPU are not counted");
-	ksft_test_result(c.ipis == 4 && c.ipis_self == 1 &&
-			 !strcmp(c.self_callsite, "generic_exec_single+0x3e/0x100"),
-			 "IPIs to cpu 1: 4 (cpu and cpumask targets), 1 sent by this process, not in an interrupt (got %llu, %llu)",
+	ksft_test_result(c.ipis == 5 && c.ipis_self == 2 && c.ipis_self_resched == 1 &&
+			 !strcmp(c.self_callsite, "update_curr+0x80/0x140"),
+			 "IPIs to cpu 1: 5 (cpu and cpumask targets), 2 sent by this process, not in an interrupt, 1 of them a reschedule (got %llu, %llu)",
 			 (unsigned long long)c.ipis, (unsigned long long)c.ipis_self);
-	ksft_test_result(c.ncb == 4 && !strcmp(c.cb[0].callback, "update_curr") &&
+	ksft_test_result(c.ncb == 4 && !strcmp(c.cb[0].callback, "update_curr") && c.cb[0].self == 1 &&
 			 !strcmp(c.cb[1].callback, "generic_smp_call_function_single_interrupt") &&
 			 c.cb[1].self == 1 && !strcmp(c.cb[2].callback, "do_sync_core") &&
 			 !strcmp(c.cb[3].callback, "dl_task_timer") && !c.cb[3].self,
 			 "IPIs by callback, a reschedule (0x0) by its call site");
-	ksft_test_result(c.lines == 9 && c.unparsed == 1, "unparsed records counted (%llu of %llu)",
+	ksft_test_result(c.lines == 10 && c.unparsed == 1, "unparsed records counted (%llu of %llu)",
 			 (unsigned long long)c.unparsed, (unsigned long long)c.lines);
 
 	cpu_trace_add(&sum, &good);
