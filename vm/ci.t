@@ -14,7 +14,7 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 	echo "1..0 # SKIP qemu-system-x86_64 not installed"
 	exit 0
 fi
-plan 28
+plan 33
 
 # verdict RESULTS_DIR TEST PREFIX: the result ("pass", "skip", "fail")
 # of the first verdict of TEST's JSON whose name starts with PREFIX
@@ -49,6 +49,12 @@ ok $? "6.12: timer_softirq asserted that the tick stopped on a nohz_full CPU"
 ok $? "6.12: timer_softirq ran every check, none skipped"
 [ "$(verdict "$r" timer_softirq 'control: TIMER softirqs')" = pass ]
 ok $? "6.12: the positive control saw the TIMER softirqs it caused"
+[ "$(verdict "$r" timer_softirq 'quiet: cpu 2 raised TIMER softirqs for due timers only')" = pass ]
+ok $? "6.12: timer_softirq asserted seed 004's rule (raised only for due timers) on cpu 2"
+[ "$(verdict "$r" timer_softirq 'quiet: the counting sent no IPI to cpu 2')" = pass ]
+ok $? "6.12: the ipi tracepoints saw no IPI from the counting to cpu 2 inside the windows"
+json_check "$r/suite/timer_softirq.json" '[m for m in d["metrics"] if m["name"]=="timer_softirq_raised_per_tick" and m["unit"]=="softirqs/tick" and len(m["samples"])>=2] and all(len(m["samples"])>=2 for m in d["metrics"])'
+ok $? "6.12: timer_softirq_raised_per_tick and every metric with a sample per window or run"
 grep -q 'watching the IPIs sent to cpus 2-3' "$r/suite/ipistorm_watch.ktap"
 ok $? "6.12: ipistorm's interference mode watched cpus 2-3"
 [ "$(verdict "$r" ipistorm_kmod 'cpu ')" = pass ]
@@ -130,6 +136,10 @@ grep -q 'SKIP no mm_cid' "$r/suite/cid_scan.ktap"; ok $? "6.1: cid_scan says why
 ok $? "6.1: timer_softirq asserted that the tick stopped"
 [ "$(verdict "$r" timer_softirq 'control: TIMER softirqs')" = pass ]
 ok $? "6.1: the positive control saw its TIMER softirqs"
+[ "$(verdict "$r" timer_softirq 'quiet: cpu 2 raised TIMER softirqs for due timers only')" = pass ]
+ok $? "6.1: timer_softirq asserted seed 004's rule on cpu 2"
+[ "$(verdict "$r" timer_softirq 'quiet: the counting sent no IPI')" = skip ]
+ok $? "6.1: the IPI check skips (no ipi tracepoints before 6.3)"
 [ "$(verdict "$r" ipistorm_kmod 'cpu ')" = pass ]
 ok $? "6.1: ipistorm's kernel module loaded and delivered its IPIs"
 done_testing
