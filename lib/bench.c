@@ -526,6 +526,9 @@ void bench_skip(struct bench *b, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	bench_load_stop(b);
+	if (bench_stop)		/* the one way an interrupted run ends */
+		ksft_print_msg("interrupted by signal %d: reporting what was measured so far\n",
+			       bench_stop_signal());
 	if (b->nverdicts < BENCH_MAX_VERDICTS) {
 		struct verdict *v = &b->verdicts[b->nverdicts++];
 
@@ -533,7 +536,7 @@ void bench_skip(struct bench *b, const char *fmt, ...)
 		snprintf(v->name, sizeof(v->name), "%s", b->spec->name);
 		snprintf(v->reason, sizeof(v->reason), "%s", msg);
 	}
-	if (bench_write_json(b, KSFT_SKIP))
+	if (bench_write_json(b, bench_stop ? 128 + bench_stop_signal() : KSFT_SKIP))
 		ksft_exit_fail();
 	ksft_exit_skip("%s\n", msg);
 }

@@ -142,10 +142,14 @@ done
 # Another busy process on dst (its own session, so it weighs as much as
 # we do): membarrier calls then return without IPIs and the check fails.
 # Meanwhile another process storms dst from src with perf-read: its IPIs
-# come from src too, and must not fill in for the missing ones.
+# come from src too, and must not fill in for the missing ones. (It
+# takes its CPU locks in a directory of its own: two storms on one pair
+# are refused otherwise, and here the second one is the point.)
+mkdir -p "$TMP/locks-other"
 setsid taskset -c $dst sh -c 'end=$(($(date +%s) + 30)); while [ $(date +%s) -lt $end ]; do :; done' &
 busy=$!
-"$BIN/ipistorm" -m perf-read -n 100000000 -r 1 --timeout 20 --pairs "$src:$dst" >/dev/null 2>&1 &
+ISOLBENCH_LOCK_DIR=$TMP/locks-other "$BIN/ipistorm" -m perf-read -n 100000000 -r 1 --timeout 20 \
+	--pairs "$src:$dst" >/dev/null 2>&1 &
 stormer=$!
 sleep 0.3
 c0=$(cal $dst)
