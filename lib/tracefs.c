@@ -222,6 +222,7 @@ int tracefs_graph_start(const char *func, char *err, size_t errlen)
 		{ "options/funcgraph-cpu", "1" },
 		{ "options/funcgraph-duration", "1" },
 		{ "options/funcgraph-overhead", "1" },
+		{ "options/funcgraph-retval", "1" },
 	};
 
 	if (tracefs_set("tracing_on", "0", err, errlen) ||
@@ -287,6 +288,19 @@ int graph_line_parse(const char *line, struct graph_call *c)
 		n = sizeof(c->func) - 1;
 	memcpy(c->func, fn, n);
 	c->func[n] = '\0';
+	/* funcgraph-retval appends a comment: "= 0x8" or "= -16" */
+	p = strstr(open, "= ");
+	if (p && strstr(open, "/*") && strstr(open, "/*") < p) {
+		const char *v = p + 2;
+		char *e;
+
+		errno = 0;
+		if (v[0] == '0' && v[1] == 'x')
+			c->ret = (long)strtoul(v, &e, 16);
+		else
+			c->ret = strtol(v, &e, 10);
+		c->has_ret = e != v && !errno;
+	}
 	/* the duration: "  + 12.345 us   " between the last two bars */
 	dur = bars[nbars - 2] + 1;
 	while (*dur == ' ' || strchr("+!#*@$", *dur))

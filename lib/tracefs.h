@@ -14,6 +14,7 @@
 #ifndef ISOLBENCH_TRACEFS_H
 #define ISOLBENCH_TRACEFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,7 +43,9 @@ int tracefs_function_traceable(const char *func);
 int tracefs_graph_probe(const char *func, char *why, size_t whylen);
 /*
  * function_graph on @func only (set_ftrace_filter, depth 1, absolute
- * times, task names), buffer cleared, tracing on. Saves what it changes.
+ * times, task names, return values where the kernel has
+ * CONFIG_FUNCTION_GRAPH_RETVAL), buffer cleared, tracing on. Saves what
+ * it changes.
  */
 int tracefs_graph_start(const char *func, char *err, size_t errlen);
 /* tracing_on 0 (the buffer is kept for reading). */
@@ -53,6 +56,8 @@ struct graph_call {
 	double duration_us;
 	int cpu;
 	int pid;		/* the task it ran in (funcgraph-proc) */
+	bool has_ret;		/* funcgraph-retval printed "= VALUE" */
+	long ret;		/* that return value */
 	char func[64];
 };
 
