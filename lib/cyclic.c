@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "clock.h"
@@ -35,4 +40,45 @@ void cyclic_loop(struct cyclic *c)
 			c->overruns++;
 		}
 	}
+}
+
+#define CPU_DMA_LATENCY	"/dev/cpu_dma_latency"
+
+static void dma_latency_close(void *arg)
+{
+	struct cpu_dma_latency *d = arg;
+
+	/* async-signal-safe: the kernel drops the request on close */
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+}
+
+int cpu_dma_latency_hold(struct cpu_dma_latency *d, int32_t us,
+			 char *err, size_t errlen)
+{
+	d->fd = open(CPU_DMA_LATENCY, O_WRONLY | O_CLOEXEC);
+	d->handle = -1;
+	d->us = us;
+	if (d->fd < 0) {
+		snprintf(err, errlen, "%s: %s", CPU_DMA_LATENCY, strerror(errno));
+		return -1;
+	}
+	/* the binary form: a 32-bit number of microseconds */
+	if (write(d->fd, &us, sizeof(us)) != sizeof(us)) {
+		snprintf(err, errlen, "%s: write: %s", CPU_DMA_LATENCY, strerror(errno));
+		close(d->fd);
+		d->fd = -1;
+		return -1;
+	}
+	d->handle = cleanup_push(dma_latency_close, d);
+	return 0;
+}
+
+void cpu_dma_latency_release(struct cpu_dma_latency *d)
+{
+	if (d->handle >= 0)
+		cleanup_run_one(d->handle);
+	d->handle = -1;
+	d->fd = -1;
 }

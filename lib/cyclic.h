@@ -36,4 +36,25 @@ struct cyclic {
 /* Run for duration_ns or max_wakeups, until *stop, bench_stop or a failed sleep. */
 void cyclic_loop(struct cyclic *c);
 
+/*
+ * What cyclictest does unless given --laptop: hold /dev/cpu_dma_latency
+ * open with a latency limit written to it (0 us: no deep C-states, no
+ * slow exit from idle on any CPU) for as long as it measures. The
+ * kernel drops the limit when the file is closed: by
+ * cpu_dma_latency_release(), at exit, on a second signal (cleanup_push)
+ * and, since the kernel closes the files of a killed process, on
+ * SIGKILL too.
+ */
+struct cpu_dma_latency {
+	int fd;			/* -1: not held */
+	int handle;		/* cleanup handle */
+	int32_t us;		/* the limit held */
+};
+
+/* Hold the limit at @us. 0, or -1 with the reason in @err. */
+int cpu_dma_latency_hold(struct cpu_dma_latency *d, int32_t us,
+			 char *err, size_t errlen);
+/* Drop it now (once; a no-op when not held). */
+void cpu_dma_latency_release(struct cpu_dma_latency *d);
+
 #endif

@@ -1,60 +1,167 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# timer_softirq end to end: quiet phase (counts present; the nohz_full
-# assertions SKIP here with the reason), the positive control (the same
-# counting sees the keepalive timers' TIMER softirqs), a short cyclic
-# phase, restore of policy and memory locking, bad input.
+# timer_softirq end to end: quiet phase counted by a trace instance (TIMER
+# softirqs raised per tick against the due timers, the IPIs sent to the
+# target, none of them by the counting; the nohz_full assertions SKIP
+# here, and fail when forced with --assert-nohz on a CPU whose tick runs),
+# the positive control, --runs samples that compare and run.sh --bisect
+# can decide on, a short cyclic phase with /dev/cpu_dma_latency held (or
+# left alone with --laptop) and restored, bad input.
 . "$(dirname "$0")/lib.sh"
 
-plan 25
+N=44
+plan $N
 
 if ! is_root; then
-	for i in $(seq 25); do skip "needs root for per-CPU tracepoint counting" "timer_softirq $i"; done
+	for i in $(seq $N); do skip "needs root for tracing and per-CPU counting" "timer_softirq $i"; done
 	done_testing
 fi
+
+metric() {	# metric FILE NAME EXPR: EXPR over the metric m named NAME
+	json_check "$1" "(lambda m: $3)([m for m in d['metrics'] if m['name']=='$2'][0])"
+}
 
 run_prog timer_softirq --quick -D 1 -o "$TMP/t.json"
 ok $RC "quick run of all phases passes (rc=$RC)"
 ktap_valid "$TMP/out"; ok $? "output is valid KTAP"
 cpu=$(sed -n 's/^# timer_softirq: target cpu \([0-9]*\) .*/\1/p' "$TMP/out")
 if grep -q "^# timer_softirq: target cpu $cpu (nohz_full" "$TMP/out"; then
-	grep -Eq "^ok 2 quiet: the tick stopped on cpu $cpu" "$TMP/out"
+	grep -Eq "^ok 4 quiet: the tick stopped on cpu $cpu" "$TMP/out"
 	ok $? "nohz_full cpu $cpu: the tick-stopped assertion ran and passed"
 else
-	grep -q "^ok 2 quiet: the tick stopped on cpu $cpu # SKIP cpu $cpu is not nohz_full" "$TMP/out"
+	grep -q "^ok 4 quiet: the tick stopped on cpu $cpu # SKIP cpu $cpu is not nohz_full" "$TMP/out"
 	ok $? "not nohz_full: the tick assertion is a SKIP with the reason"
 fi
-grep -Eq "^# quiet cpu $cpu: [0-9.]+ s, [0-9]+ jiffies \(HZ [0-9]+\): TIMER softirqs raised [0-9]+ run [0-9]+ \([0-9.]+/s, [0-9.]+/tick\), HRTIMER run [0-9]+, timer expiries [0-9]+" "$TMP/out"
-ok $? "quiet counts are reported per second and per tick"
+grep -Eq "^# quiet cpu $cpu: 2 x [0-9.]+ s, [0-9]+ ticks, [0-9]+ jiffies \(HZ [0-9]+\): TIMER softirqs raised [0-9]+ run [0-9]+ \([0-9.]+/s, [0-9.]+/tick\), HRTIMER run [0-9]+, timer expiries [0-9]+" "$TMP/out"
+ok $? "quiet counts of 2 windows (--quick) per second and per tick"
+grep -Eq "^# quiet cpu $cpu: raised [0-9]+: [0-9]+ without a due timer \([0-9.]+/tick\), [0-9]+ runs expired timers" "$TMP/out"
+ok $? "quiet: raises without a due timer are reported"
 grep -Eq "^# quiet cpu $cpu: local timer interrupts [0-9]+ .*/proc/softirqs TIMER [0-9]+ HRTIMER [0-9]+, tick_stop stopped [0-9]+ kept" "$TMP/out"
 ok $? "quiet local timer interrupts, /proc/softirqs and tick_stop are reported"
-json_check "$TMP/t.json" '[m for m in d["metrics"] if m["name"]=="quiet_timer_softirqs_per_s" and m["unit"]=="softirqs/s" and len(m["samples"])==1 and all(k in m["extra"] for k in ("timer_softirqs_raised","timer_softirqs_run","hrtimer_softirqs_run","timer_expiries","hrtimer_expiries","tick_stop_success","local_timer_irqs","proc_softirqs_timer","timer_softirqs_per_tick"))]'
-ok $? "JSON: quiet metric with its counts"
+grep -Eq "^ok 2 quiet: cpu $cpu raised TIMER softirqs for due timers only \([0-9]+ of [0-9]+ ran none, [0-9]+ ticks: [0-9.]+/tick, max 0.25\)" "$TMP/out"
+ok $? "the seed's rule (raise only when a timer is due) asserted on cpu $cpu"
+json_check "$TMP/t.json" 'd["metrics"][0]["name"]=="timer_softirq_raised_per_tick" and d["metrics"][0]["unit"]=="softirqs/tick" and d["metrics"][0]["better"]=="lower"'
+ok $? "JSON: timer_softirq_raised_per_tick (softirqs/tick, lower) is the first metric"
+metric "$TMP/t.json" timer_softirq_raised_per_tick 'len(m["samples"])==2 and m["extra"]["ticks"]>0 and m["extra"]["raised_without_expiry"]<=m["extra"]["timer_softirqs_raised"] and abs(sum(m["samples"])/2 - m["extra"]["timer_softirqs_raised"]/m["extra"]["ticks"]) < 0.2'
+ok $? "JSON: raised per tick, one sample per window, consistent with its counts"
+metric "$TMP/t.json" quiet_timer_softirqs_per_s 'm["unit"]=="softirqs/s" and len(m["samples"])==2 and all(k in m["extra"] for k in ("timer_softirqs_raised","timer_softirqs_run","hrtimer_softirqs_run","timer_expiries","hrtimer_expiries","tick_stop_success","local_timer_irqs","proc_softirqs_timer","timer_softirqs_per_tick","ticks"))'
+ok $? "JSON: quiet metric with a sample per window and its counts"
+# the trace counts what /proc/softirqs counts (read at the same edges)
+metric "$TMP/t.json" quiet_timer_softirqs_per_s 'abs(m["extra"]["timer_softirqs_run"] - m["extra"]["proc_softirqs_timer"]) <= 4'
+ok $? "quiet: traced TIMER softirq runs match /proc/softirqs"
+# no IPI from the counting inside the windows (6.3+ ipi tracepoints)
+if grep -q "^ok 3 quiet: the counting sent no IPI to cpu $cpu inside the windows # SKIP" "$TMP/out"; then
+	skip "no ipi tracepoints on this kernel" "the counting sent no IPI to the target"
+else
+	grep -Eq "^ok 3 quiet: the counting sent no IPI to cpu $cpu inside the windows \(0 of [0-9]+ IPIs to it were ours\)" "$TMP/out"
+	ok $? "the counting sent no IPI to cpu $cpu inside the windows (ipi tracepoints)"
+fi
+grep -Eq "^# quiet cpu $cpu: [0-9]+ IPIs sent to it inside the windows, 0 by this process" "$TMP/out"
+ok $? "the IPIs to the target are listed with their senders"
 # the same counting sees the control's timers
-grep -Eq "^ok 4 control: each recv\(\) timeout was a timer-wheel expiry on cpu $cpu \([0-9]+ process_timeout expiries, [0-9]+ timeouts\)" "$TMP/out"
+grep -Eq "^ok 6 control: each recv\(\) timeout was a timer-wheel expiry on cpu $cpu \([0-9]+ process_timeout expiries, [0-9]+ timeouts\)" "$TMP/out"
 ok $? "control: the recv() timeouts were process_timeout expiries on cpu $cpu"
-grep -Eq "^ok 5 control: TIMER softirqs on cpu $cpu rose from" "$TMP/out"
+grep -Eq "^ok 7 control: TIMER softirqs on cpu $cpu rose from" "$TMP/out"
 ok $? "control: TIMER softirqs rose above the quiet window"
 json_check "$TMP/t.json" '[m for m in d["metrics"] if m["name"]=="control_timer_softirqs_per_s"][0]["extra"]["timer_softirqs_run"] > [m for m in d["metrics"] if m["name"]=="quiet_timer_softirqs_per_s"][0]["extra"]["timer_softirqs_run"]'
-ok $? "JSON: control window counted more TIMER softirqs than the quiet one"
-json_check "$TMP/t.json" '(lambda e: 10 <= e["recv_timeouts"] <= e["process_timeout_expiries"] + 2 and e["process_timeout_expiries"] <= e["timer_expiries"])([m for m in d["metrics"] if m["name"]=="control_timer_softirqs_per_s"][0]["extra"])'
+ok $? "JSON: control windows counted more TIMER softirqs than the quiet ones"
+metric "$TMP/t.json" control_timer_softirqs_per_s '10 <= m["extra"]["recv_timeouts"] <= m["extra"]["process_timeout_expiries"] + 4 and m["extra"]["process_timeout_expiries"] <= m["extra"]["timer_expiries"]'
 ok $? "JSON: timeouts <= process_timeout expiries <= all timer expiries"
 
-# cyclic phase, short
-run_prog timer_softirq --phase cyclic -i 500 -n 400 -m -p 80 -o "$TMP/c.json"
-ok $RC "cyclic phase: 400 loops at 500 us (rc=$RC)"
-grep -Eq "^# cyclic: cpu $cpu \(.*\) SCHED_FIFO 80, 400 wakeups every 500 us: min [0-9.]+ avg [0-9.]+ p50 [0-9.]+ p90 [0-9.]+ p99 [0-9.]+ p99.9 [0-9.]+ max [0-9.]+ us" "$TMP/out"
-ok $? "cyclic summary with min/avg/percentiles/max"
-grep -Eq "^# cyclic per wakeup: TIMER softirqs [0-9.]+, HRTIMER softirqs [0-9.]+, local timer interrupts [0-9.]+" "$TMP/out"
-ok $? "cyclic: softirqs and local timer interrupts per wakeup"
+# failing cases of the quiet verdicts, on this machine
+run_prog timer_softirq --quick --phase quiet --assert-nohz
+if grep -q "^# timer_softirq: target cpu [0-9]* (nohz_full" "$TMP/out"; then
+	skip "the target is nohz_full here" "--assert-nohz on a CPU whose tick runs fails"
+	skip "the target is nohz_full here" "--assert-nohz: the softirq bound fails too"
+else
+	[ $RC -eq 1 ] && grep -Eq "^not ok 4 quiet: the tick stopped on cpu $cpu \([0-9.]+ local timer interrupts/s, max 2" "$TMP/out"
+	ok $? "--assert-nohz on cpu $cpu, whose tick runs: not ok, exit 1 (rc=$RC)"
+	grep -Eq "^(not )?ok 5 quiet: at most [0-9]+ TIMER softirqs on cpu $cpu in a 1.0 s window \(max 5\)" "$TMP/out"
+	ok $? "--assert-nohz: the TIMER softirq bound is asserted too"
+fi
+run_prog timer_softirq --quick --phase quiet --perf-counters
+if grep -q "^ok 3 quiet: the counting sent no IPI.*# SKIP" "$TMP/out"; then
+	skip "no ipi tracepoints on this kernel" "--perf-counters: the IPI verdict fails"
+	skip "no ipi tracepoints on this kernel" "--perf-counters: counts agree with the trace"
+else
+	[ $RC -eq 1 ] && grep -Eq "^not ok 3 quiet: the counting sent no IPI to cpu $cpu inside the windows \([1-9][0-9]* of [0-9]+ IPIs to it were ours\)" "$TMP/out"
+	ok $? "--perf-counters (per-cpu perf events read in the window): the IPI verdict fails, exit 1 (rc=$RC)"
+	# both ways of counting see the same TIMER softirqs
+	perl -ne 'if (/^# quiet cpu \d+: \d+ x .*TIMER softirqs raised (\d+) run (\d+)/) { $t = "$1 $2" }
+		if (/^# quiet cpu \d+: perf counters: TIMER softirqs raised (\d+) run (\d+)/) { $p = "$1 $2" }
+		END { exit !(defined $t && $t eq $p) }' "$TMP/out"
+	ok $? "--perf-counters: perf counters and the trace counted the same TIMER softirqs"
+fi
+
+# cyclic phase, short, 3 runs
+run_prog timer_softirq --phase cyclic -i 500 -n 400 -r 3 -m -p 80 -o "$TMP/c.json"
+ok $RC "cyclic phase: 3 runs of 400 loops at 500 us (rc=$RC)"
+grep -Eq "^# cyclic: cpu $cpu \(.*\) SCHED_FIFO 80, 1200 wakeups every 500 us in 3 runs, cpu_dma_latency held at 0 us: min [0-9.]+ avg [0-9.]+ p50 [0-9.]+ p90 [0-9.]+ p99 [0-9.]+ p99.9 [0-9.]+ max [0-9.]+ us" "$TMP/out"
+ok $? "cyclic summary with runs, cpu_dma_latency and percentiles"
+grep -Eq "^# cyclic per wakeup: TIMER softirqs [0-9.]+, HRTIMER softirqs [0-9.]+, local timer interrupts [0-9.]+ \(/proc\); hrtimer expiries [0-9.]+ \(counted pass of [0-9]+ wakeups\)" "$TMP/out"
+ok $? "cyclic: softirqs per wakeup from /proc, hrtimer expiries from the counted pass"
 grep -Eq "^#  +[0-9]+ - [0-9]+ +[0-9]+ \|#" "$TMP/out"; ok $? "cyclic histogram printed"
-json_check "$TMP/c.json" '[m for m in d["metrics"] if m["name"]=="wakeup_latency_us" and m["extra"]["wakeups"]==400 and m["histogram"]["count"]==400 and m["extra"]["min_us"]<=m["extra"]["p50_us"]<=m["extra"]["p99_us"]<=m["extra"]["max_us"]]'
-ok $? "JSON: wakeup_latency_us with histogram and ordered percentiles"
-grep -q "^ok 3 cyclic: scheduling policy and memory locking restored (policy 0, 0 kB locked)" "$TMP/out"
-ok $? "SCHED_FIFO and mlockall restored after the phase"
-run_prog timer_softirq --phase cyclic -q -i 1000 -D 0.3 --policy other
-[ $RC -eq 0 ] && grep -q "SCHED_OTHER, [0-9]* wakeups every 1000 us" "$TMP/out" && ! grep -q '|#' "$TMP/out"
-ok $? "--policy other runs SCHED_OTHER; -q leaves out the histogram"
+metric "$TMP/c.json" wakeup_latency_us 'len(m["samples"])==3 and m["extra"]["wakeups"]==1200 and m["histogram"]["count"]==1200 and m["extra"]["min_us"]<=m["extra"]["p50_us"]<=m["extra"]["p99_us"]<=m["extra"]["max_us"] and m["extra"]["cpu_dma_latency_us"]==0'
+ok $? "JSON: wakeup_latency_us, a per-run median each run, histogram, cpu_dma_latency 0"
+json_check "$TMP/c.json" '(lambda ms: all(len(ms[n]["samples"])==3 for n in ("wakeup_latency_p99_us","wakeup_latency_max_us")) and all(ms["wakeup_latency_us"]["samples"][i] <= ms["wakeup_latency_p99_us"]["samples"][i] <= ms["wakeup_latency_max_us"]["samples"][i] for i in range(3)))({m["name"]: m for m in d["metrics"]})'
+ok $? "JSON: per-run p50 <= p99 <= max"
+grep -q "^ok 3 cyclic: scheduling policy, memory locking and cpu_dma_latency restored (policy 0, 0 kB locked, cpu_dma_latency released)" "$TMP/out"
+ok $? "SCHED_FIFO, mlockall and cpu_dma_latency restored after the phase"
+run_prog timer_softirq --phase cyclic -q -i 1000 -D 0.3 -r 2 --policy other --laptop -o "$TMP/l.json"
+[ $RC -eq 0 ] && grep -q "SCHED_OTHER, [0-9]* wakeups every 1000 us in 2 runs, cpu_dma_latency left alone" "$TMP/out" && ! grep -q '|#' "$TMP/out"
+ok $? "--policy other runs SCHED_OTHER; --laptop leaves cpu_dma_latency alone; -q: no histogram"
+metric "$TMP/l.json" wakeup_latency_us 'm["extra"]["cpu_dma_latency_us"]==-1'
+ok $? "JSON: --laptop recorded (cpu_dma_latency_us -1)"
+
+# cpu_dma_latency is held while measuring and dropped on SIGINT
+"$BIN/timer_softirq" --phase cyclic -q -D 30 -r 1 >"$TMP/sig.out" 2>&1 &
+pid=$!
+held=1
+for i in $(seq 50); do
+	ls -l /proc/$pid/fd 2>/dev/null | grep -q cpu_dma_latency && { held=0; break; }
+	sleep 0.1
+done
+ok $held "cpu_dma_latency is open in the measuring process"
+kill -INT $pid
+wait $pid
+RC=$?
+grep -q "cpu_dma_latency released" "$TMP/sig.out" && [ $RC -ne 0 ] || [ $RC -eq 0 ]
+grep -q "cpu_dma_latency released" "$TMP/sig.out"
+ok $? "SIGINT: the run ends and cpu_dma_latency is released (rc=$RC)"
+
+# --runs: compare and run.sh --bisect decide on two real 5-run results
+for s in a b; do
+	run_prog timer_softirq -r 5 -D 1 --warmup 0.3 -i 1000 -o "$TMP/$s.json"
+	ok $RC "5-run result $s (rc=$RC)"
+done
+"$BIN/compare" "$TMP/a.json" "$TMP/b.json" >"$TMP/cmp.out" 2>&1
+RC=$?
+[ $RC -eq 0 ] && ! grep -q "fewer than 2 samples" "$TMP/cmp.out" &&
+	grep -Eq "^  b +5 .*%" "$TMP/cmp.out"
+ok $? "compare: every timer_softirq metric tested with 5 samples a side (rc=$RC)"
+"$BIN/compare" --bisect --threshold 100 "$TMP/a.json" "$TMP/b.json" >"$TMP/bis.out" 2>&1
+RC=$?
+[ $RC -eq 0 ] || [ $RC -eq 1 ]
+ok $? "compare --bisect (default metric: timer_softirq_raised_per_tick, 100%) decides: $RC, not 125 ($(tail -n 1 "$TMP/bis.out"))"
+grep -q "timer_softirq_raised_per_tick" "$TMP/bis.out"
+ok $? "compare --bisect judged timer_softirq_raised_per_tick"
+# the planted regression of the seed: the tick raises TIMER on every tick
+python3 - "$TMP/b.json" "$TMP/bad.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = [m for m in d["metrics"] if m["name"] == "timer_softirq_raised_per_tick"][0]
+m["samples"] = [1.0 + s for s in m["samples"]]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$BIN/compare" --bisect --metric timer_softirq_raised_per_tick "$TMP/a.json" "$TMP/bad.json" >"$TMP/bis.out" 2>&1
+RC=$?
+[ $RC -eq 1 ]
+ok $? "compare --bisect: raising on every tick (1 more per tick) is bad (rc=$RC)"
+"$TOP/run.sh" --bisect --baseline "$TMP/a.json" --threshold 100 -t timer_softirq \
+	-- -r 5 -D 1 --warmup 0.3 >"$TMP/run.out" 2>&1
+RC=$?
+[ $RC -eq 0 ] || [ $RC -eq 1 ]
+ok $? "run.sh --bisect -t timer_softirq on 5 runs decides: $RC, not 125 ($(grep '^# bisect' "$TMP/run.out" | tail -n 1))"
 
 expect_usage_error "negative interval" timer_softirq -i -5
 expect_usage_error "interval below 1 us" timer_softirq -i 0.5
@@ -62,6 +169,7 @@ expect_usage_error "priority 0" timer_softirq -p 0
 expect_usage_error "priority 100" timer_softirq -p 100
 expect_usage_error "offline CPU" timer_softirq -c 1000
 expect_usage_error "duration 0" timer_softirq -D 0
+expect_usage_error "runs above 1000" timer_softirq -r 1001
 
 # RT throttling off (sched_rt_runtime_us -1): a tiny SCHED_FIFO interval is
 # refused. The -1 is only seen in a private mount namespace (a file bound

@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpu.h"
+#include "cpu_trace.h"
+#include "util.h"
+
+const char *const cpu_trace_dep_names[CPU_TRACE_DEPS] = {
+	"POSIX_TIMER", "PERF_EVENTS", "SCHED", "CLOCK_UNSTABLE", "RCU", "RCU_EXP"
+};
+
+/* One trace_pipe record: "comm-PID [CPU] flags TIMESTAMP: event: fields" */
+struct rec {
+	int cpu;
+	pid_t pid;
+	char event[40];
+	const char *fields;
+};
+
+static int rec_parse(const char *line, struct rec *r)
+{
+	const char *b, *p, *ev;
+	char *end;
+	long cpu = -1;
+	size_t len;
+
+	for (b = strstr(line, " ["); b; b = strstr(b + 1, " [")) {
+		cpu = strtol(b + 2, &end, 10);
+		if (end > b + 2 && *end == ']' && cpu >= 0)
+			break;
+	}
+	if (!b)
+		return -1;
+	r->cpu = (int)cpu;
+	/* the PID ends "comm-PID" before the spaces of the column */
+	for (p = b; p > line && p[-1] == ' '; p--)
+		;
+	while (p > line && isdigit((unsigned char)p[-1]))
+		p--;
+	r->pid = p > line && p[-1] == '-' ? (pid_t)strtol(p, NULL, 10) : -1;
+	/* after the flags, the timestamp ends with ": ", then "event: " */
+	p = strstr(end, ": ");
+	if (!p)
+		return -1;
+	ev = p + 2;
+	p = strstr(ev, ": ");
+	len = p ? (size_t)(p - ev) : strcspn(ev, ":\n");
+	if (!len || len >= sizeof(r->event))
+		return -1;
+	memcpy(r->event, ev, len);
+	r->event[len] = '\0';
+	r->fields = p ? p + 2 : ev + len;
+	return 0;
+}
+
+/* The value of "key=" in @s (at its start or after a space), or NULL. */
+static const char *field(const char *s, const char *key)
+{
+	size_t len = strlen(key);
+
+	for (const char *p = strstr(s, key); p; p = strstr(p + 1, key))
+		if ((p == s || p[-1] == ' ') && p[len] == '=')
+			return p + len + 1;
+	return NULL;
+}
+
+/* Whether "key=" has the value @val (up to a space, '+' or the end). */
+static bool field_is(const char *s, const char *key, const char *val)
+{
+	const char *v = field(s, key);
+	size_t len = strlen(val);
+
+	return v && !strncmp(v, val, len) &&
+	       (v[len] == '\0' || v[len] == ' ' || v[len] == '+' || v[len] == '\n');
+}
+
+static long field_long(const char *s, const char *key, long dflt)
+{
+	const char *v = field(s, key);
+	char *end;
+	long n;
+
+	if (!v)
+		return dflt;
+	n = strtol(v, &end, 10);
+	return end > v ? n : dflt;
+}
+
+void cpu_trace_parse_begin(struct cpu_trace_parser *p, int cpu,
+			   struct cpu_trace_counts *c)
+{
+	p->cpu = cpu;
+	p->pending = 0;
+	p->in_run = false;
+	p->run_raised = p->run_expiries = 0;
+	memset(c, 0, sizeof(*c));
+	c->windows = 1;
+	p->c = c;
+}
+
+static bool is_self(const struct cpu_trace_parser *p, pid_t pid)
+{
+	for (int i = 0; i < p->nself; i++)
+		if (p->self[i] == pid)
+			return true;
+	return false;
+}
+
+static void ipi_seen(struct cpu_trace_parser *p, const struct rec *r)
+{
+	struct cpu_trace_counts *c = p->c;
+	const char *v = field(r->fields, "callback");
+	char cb[64] = "?";
+	bool self = is_self(p, r->pid);
+	int i;
+
+	/* no callback (a reschedule IPI, 0x0): name it by its call site */
+	if (v && !strncmp(v, "0x0", 3) && (v[3] == ' ' || !v[3]))
+		v = field(r->fields, "callsite");
+	if (v)
+		snprintf(cb, sizeof(cb), "%.*s", (int)strcspn(v, " +\n"), v);
+	c->ipis++;
+	c->ipis_self += self;
+	for (i = 0; i < c->ncb && strcmp(c->cb[i].callback, cb); i++)
+		;
+	if (i == c->ncb) {
+		if (c->ncb == CPU_TRACE_CALLBACKS)
+			i = CPU_TRACE_CALLBACKS - 1;	/* the last one: "others" */
+		else
+			c->ncb++;
+		if (i == CPU_TRACE_CALLBACKS - 1 && c->cb[i].n)
+			snprintf(c->cb[i].callback, sizeof(c->cb[i].callback), "others");
+		else
+			snprintf(c->cb[i].callback, sizeof(c->cb[i].callback), "%s", cb);
+	}
+	c->cb[i].n++;
+	c->cb[i].self += self;
+}
+
+static bool mask_has(const char *list, int cpu)
+{
+	char buf[256], err[64];
+	cpu_mask_t m;
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(list, " \n"), list);
+	return !cpu_mask_parse(buf, &m, err, sizeof(err)) && cpu < CPU_SETSIZE &&
+	       CPU_ISSET(cpu, &m);
+}
+
+static void tick_stop_seen(struct cpu_trace_counts *c, const char *f)
+{
+	if (field_long(f, "success", -1) == 1) {
+		c->tick_stopped++;
+		return;
+	}
+	for (int i = 0; i < CPU_TRACE_DEPS; i++)
+		if (field_is(f, "dependency", cpu_trace_dep_names[i]))
+			c->tick_kept[i]++;
+}
+
+void cpu_trace_parse_line(struct cpu_trace_parser *p, const char *line)
+{
+	struct cpu_trace_counts *c = p->c;
+	struct rec r;
+	const char *f, *v;
+	long vec;
+
+	if (!*line || *line == '#' || *line == '\n')
+		return;
+	c->lines++;
+	if (rec_parse(line, &r)) {
+		c->unparsed++;
+		return;
+	}
+	f = r.fields;
+	if (!strcmp(r.event, "ipi_send_cpu")) {
+		if (field_long(f, "cpu", -1) == p->cpu)
+			ipi_seen(p, &r);
+		return;
+	}
+	if (!strcmp(r.event, "ipi_send_cpumask")) {
+		v = field(f, "cpumask");
+		if (v && mask_has(v, p->cpu))
+			ipi_seen(p, &r);
+		return;
+	}
+	if (r.cpu != p->cpu)
+		return;
+	vec = field_long(f, "vec", -1);
+	if (!strcmp(r.event, "softirq_raise") && vec == 1) {
+		c->timer_raised++;
+		p->pending++;
+	} else if (!strcmp(r.event, "softirq_entry") && vec == 1) {
+		c->timer_runs++;
+		p->in_run = true;
+		p->run_raised = p->pending;
+		p->pending = 0;
+		p->run_expiries = 0;
+	} else if (!strcmp(r.event, "softirq_entry") && vec == 8) {
+		c->hrtimer_runs++;
+	} else if (!strcmp(r.event, "softirq_exit") && vec == 1) {
+		if (p->in_run && p->run_expiries)
+			c->runs_with_expiry++;
+		else if (p->in_run)
+			c->raised_without_expiry += p->run_raised;
+		p->in_run = false;
+	} else if (!strcmp(r.event, "timer_expire_entry")) {
+		c->timer_expiries++;
+		c->sleep_expiries += field_is(f, "function", "process_timeout");
+		p->run_expiries++;
+	} else if (!strcmp(r.event, "hrtimer_expire_entry")) {
+		c->hrtimer_expiries++;
+		c->ticks += field_is(f, "function", "tick_nohz_handler") ||
+			    field_is(f, "function", "tick_sched_timer");
+	} else if (!strcmp(r.event, "tick_stop")) {
+		tick_stop_seen(c, f);
+	}
+}
+
+void cpu_trace_parse_end(struct cpu_trace_parser *p)
+{
+	p->c->raised_unrun = p->pending + (p->in_run ? p->run_raised : 0);
+	p->pending = 0;
+	p->in_run = false;
+}
+
+void cpu_trace_add(struct cpu_trace_counts *sum, const struct cpu_trace_counts *c)
+{
+	sum->timer_raised += c->timer_raised;
+	sum->timer_runs += c->timer_runs;
+	sum->hrtimer_runs += c->hrtimer_runs;
+	sum->timer_expiries += c->timer_expiries;
+	sum->sleep_expiries += c->sleep_expiries;
+	sum->hrtimer_expiries += c->hrtimer_expiries;
+	sum->ticks += c->ticks;
+	sum->tick_stopped += c->tick_stopped;
+	for (int i = 0; i < CPU_TRACE_DEPS; i++)
+		sum->tick_kept[i] += c->tick_kept[i];
+	sum->raised_without_expiry += c->raised_without_expiry;
+	sum->runs_with_expiry += c->runs_with_expiry;
+	sum->raised_unrun += c->raised_unrun;
+	sum->ipis += c->ipis;
+	sum->ipis_self += c->ipis_self;
+	for (int i = 0; i < c->ncb; i++) {
+		int j;
+
+		for (j = 0; j < sum->ncb && strcmp(sum->cb[j].callback, c->cb[i].callback); j++)
+			;
+		if (j == sum->ncb) {
+			if (sum->ncb == CPU_TRACE_CALLBACKS)
+				j = CPU_TRACE_CALLBACKS - 1;
+			else
+				sum->cb[sum->ncb++] = (struct cpu_trace_ipi){ 0 };
+			if (!sum->cb[j].n)
+				snprintf(sum->cb[j].callback, sizeof(sum->cb[j].callback),
+					 "%s", c->cb[i].callback);
+		}
+		sum->cb[j].n += c->cb[i].n;
+		sum->cb[j].self += c->cb[i].self;
+	}
+	sum->lines += c->lines;
+	sum->unparsed += c->unparsed;
+	sum->lost += c->lost;
+	sum->windows += c->windows;
+}
+
+bool cpu_trace_raise_ok(const struct cpu_trace_counts *c, double max_per_tick)
+{
+	return c->raised_without_expiry <=
+	       max_per_tick * (double)c->ticks + 2.0 * (c->windows > 0 ? c->windows : 1);
+}
+
+static int set_on(struct cpu_trace *t, const char *v)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/tracing_on", t->ti.dir);
+	return write_file(path, v);
+}
+
+/*
+ * Enable @event with @filter, else (a kernel without that filter
+ * syntax) unfiltered: the parser applies the same filter to each record.
+ */
+static int enable(struct cpu_trace *t, const char *event, const char *filter,
+		  char *err, size_t errlen)
+{
+	if (!trace_instance_enable(&t->ti, event, filter, err, errlen))
+		return 0;
+	if (strstr(err, "no such tracepoint") ||
+	    trace_instance_enable(&t->ti, event, NULL, err, errlen))
+		return -1;
+	if (t->nnotes < 4)
+		snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]),
+			 "%s: filter '%s' refused by the kernel: filtered in user space",
+			 event, filter);
+	return 0;
+}
+
+int cpu_trace_open(struct cpu_trace *t, int cpu, char *err, size_t errlen)
+{
+	static const char *const events[][2] = {
+		{ "irq:softirq_raise", "vec == 1 && CPU == %d" },
+		{ "irq:softirq_entry", "(vec == 1 || vec == 8) && CPU == %d" },
+		{ "irq:softirq_exit", "vec == 1 && CPU == %d" },
+		{ "timer:timer_expire_entry", "CPU == %d" },
+		{ "timer:hrtimer_expire_entry", "CPU == %d" },
+		{ "timer:tick_stop", "CPU == %d" },
+	};
+	char filter[96], e[160];
+	char path[300];
+
+	memset(t, 0, sizeof(*t));
+	t->cpu = cpu;
+	if (trace_instance_create(&t->ti, "isolbench-timer", err, errlen))
+		return -1;
+	if (set_on(t, "0")) {
+		snprintf(err, errlen, "%s/tracing_on: %s", t->ti.dir, strerror(errno));
+		goto fail;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(events); i++) {
+		snprintf(filter, sizeof(filter), events[i][1], cpu);
+		if (enable(t, events[i][0], filter, err, errlen))
+			goto fail;
+	}
+	/* the IPIs sent to the CPU, from any CPU (6.3+) */
+	snprintf(filter, sizeof(filter), "cpu == %d", cpu);
+	t->have_ipi_cpu = !enable(t, "ipi:ipi_send_cpu", filter, e, sizeof(e));
+	if (!t->have_ipi_cpu)
+		snprintf(t->ipi_error, sizeof(t->ipi_error), "%s", e);
+	snprintf(filter, sizeof(filter), "cpumask & CPUS{%d}", cpu);
+	t->have_ipi_mask = !enable(t, "ipi:ipi_send_cpumask", filter, e, sizeof(e));
+	if (!t->have_ipi_mask && !*t->ipi_error)
+		snprintf(t->ipi_error, sizeof(t->ipi_error), "%s", e);
+	snprintf(path, sizeof(path), "%s/trace_pipe", t->ti.dir);
+	t->ti.pipe_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (t->ti.pipe_fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	return 0;
+fail:
+	trace_instance_remove(&t->ti);
+	return -1;
+}
+
+/* Read what is buffered, each line to @p (NULL: discard). */
+static int drain(struct cpu_trace *t, struct cpu_trace_parser *p)
+{
+	static char buf[65536];
+	size_t have = 0;
+	ssize_t n;
+
+	while ((n = trace_instance_read(&t->ti, buf + have, sizeof(buf) - 1 - have, 0)) > 0) {
+		char *line = buf, *nl;
+
+		have += n;
+		buf[have] = '\0';
+		while ((nl = strchr(line, '\n'))) {
+			*nl = '\0';
+			if (p)
+				cpu_trace_parse_line(p, line);
+			line = nl + 1;
+		}
+		have -= line - buf;
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1)
+			have = 0;	/* a line longer than the buffer: dropped */
+	}
+	if (have && p) {
+		buf[have] = '\0';
+		cpu_trace_parse_line(p, buf);
+	}
+	return n < 0 ? -1 : 0;
+}
+
+int cpu_trace_begin(struct cpu_trace *t)
+{
+	drain(t, NULL);
+	t->lost0 = trace_instance_overruns(&t->ti);
+	return set_on(t, "1");
+}
+
+/* This process's threads, the senders of IPIs that are ours. */
+static void self_threads(struct cpu_trace_parser *p)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+
+	p->nself = 0;
+	while (d && (de = readdir(d)) && p->nself < CPU_TRACE_SELF)
+		if (isdigit((unsigned char)de->d_name[0]))
+			p->self[p->nself++] = (pid_t)strtol(de->d_name, NULL, 10);
+	if (d)
+		closedir(d);
+}
+
+int cpu_trace_end(struct cpu_trace *t, struct cpu_trace_counts *c)
+{
+	struct cpu_trace_parser p;
+	int ret = set_on(t, "0");
+
+	cpu_trace_parse_begin(&p, t->cpu, c);
+	self_threads(&p);
+	if (drain(t, &p))
+		ret = -1;
+	cpu_trace_parse_end(&p);
+	c->lost = trace_instance_overruns(&t->ti) - t->lost0;
+	return ret;
+}
+
+void cpu_trace_close(struct cpu_trace *t)
+{
+	trace_instance_remove(&t->ti);
+}

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The timer activity of one CPU and the IPIs sent to it, recorded in a
+ * private trace instance (lib/trace_instance.h) during windows and read
+ * from a housekeeping thread after each one. Counting this way sends the
+ * watched CPU nothing during the window: the tracepoints are enabled
+ * before it (that patches kernel text and interrupts every CPU), a
+ * window starts and ends by writing the instance's tracing_on flag, and
+ * the ring buffer is read only while tracing is off, never waited on (a
+ * waiting reader is woken through irq_work on the CPU that logged the
+ * event). A per-CPU perf event of another CPU, in contrast, is enabled,
+ * disabled and read by an IPI to that CPU.
+ *
+ * Recorded on the CPU: TIMER softirqs raised (irq:softirq_raise vec 1),
+ * TIMER and HRTIMER softirq runs (softirq_entry/exit), timer-wheel
+ * expiries (timer:timer_expire_entry, process_timeout apart), hrtimer
+ * expiries and among them the tick (the tick_nohz_handler or
+ * tick_sched_timer hrtimer), tick_stop; and from every CPU the IPIs
+ * whose target is the CPU (ipi:ipi_send_cpu, ipi_send_cpumask, 6.3+),
+ * with the sending thread.
+ *
+ *	struct cpu_trace t;
+ *	cpu_trace_open(&t, cpu, err, sizeof(err));
+ *	cpu_trace_begin(&t);	...window...	cpu_trace_end(&t, &counts);
+ *	cpu_trace_close(&t);
+ */
+#ifndef ISOLBENCH_CPU_TRACE_H
+#define ISOLBENCH_CPU_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "trace_instance.h"
+
+#define CPU_TRACE_DEPS		6	/* tick dependencies: POSIX_TIMER .. RCU_EXP */
+#define CPU_TRACE_CALLBACKS	8	/* IPI callbacks told apart */
+#define CPU_TRACE_SELF		64	/* threads of this process */
+
+extern const char *const cpu_trace_dep_names[CPU_TRACE_DEPS];
+
+struct cpu_trace_ipi {
+	char callback[64];	/* the IPI's callback symbol */
+	uint64_t n, self;	/* sends, and those by this process */
+};
+
+/* What one window recorded; cpu_trace_add() sums windows. */
+struct cpu_trace_counts {
+	uint64_t timer_raised;		/* TIMER softirq raised on the CPU */
+	uint64_t timer_runs;		/* TIMER softirq runs (entries) */
+	uint64_t hrtimer_runs;
+	uint64_t timer_expiries;	/* timer-wheel expiries on the CPU */
+	uint64_t sleep_expiries;	/* ...of process_timeout */
+	uint64_t hrtimer_expiries;
+	uint64_t ticks;			/* tick hrtimer expiries */
+	uint64_t tick_stopped, tick_kept[CPU_TRACE_DEPS];
+	/*
+	 * Raises followed by a run that expired no timer, and runs that
+	 * expired at least one; raises whose run came after the window.
+	 */
+	uint64_t raised_without_expiry, runs_with_expiry, raised_unrun;
+	uint64_t ipis;			/* IPIs sent to the CPU */
+	uint64_t ipis_self;		/* ...by a thread of this process */
+	struct cpu_trace_ipi cb[CPU_TRACE_CALLBACKS];
+	int ncb;
+	uint64_t lines, unparsed;	/* records read, and not understood */
+	long long lost;			/* events the ring buffer lost */
+	int windows;
+};
+
+/* The state of reading one window's records in order. */
+struct cpu_trace_parser {
+	int cpu;
+	pid_t self[CPU_TRACE_SELF];	/* this process's threads */
+	int nself;
+	uint64_t pending;		/* raised, not run yet */
+	bool in_run;
+	uint64_t run_raised, run_expiries;
+	struct cpu_trace_counts *c;
+};
+
+struct cpu_trace {
+	int cpu;
+	struct trace_instance ti;
+	bool have_ipi_cpu, have_ipi_mask;	/* the ipi tracepoints exist */
+	char ipi_error[160];		/* why IPIs are not recorded */
+	char notes[4][160];		/* filters done in user space instead */
+	int nnotes;
+	long long lost0;		/* lost events when the window began */
+};
+
+/* Start reading a window's records for @cpu into @c (zeroed). */
+void cpu_trace_parse_begin(struct cpu_trace_parser *p, int cpu,
+			   struct cpu_trace_counts *c);
+/* One record line of trace_pipe. */
+void cpu_trace_parse_line(struct cpu_trace_parser *p, const char *line);
+/* End of the window's records. */
+void cpu_trace_parse_end(struct cpu_trace_parser *p);
+
+/* @sum += @c. */
+void cpu_trace_add(struct cpu_trace_counts *sum, const struct cpu_trace_counts *c);
+
+/*
+ * The seed's rule on counts: the tick raised the TIMER softirq only
+ * when a timer was due, i.e. the raises whose run expired nothing are at
+ * most @max_per_tick per tick, plus 2 per window for a run cut by the
+ * window's edges. On a kernel that raises on every tick with few timers
+ * due, they are nearly one per tick.
+ */
+bool cpu_trace_raise_ok(const struct cpu_trace_counts *c, double max_per_tick);
+
+/*
+ * Create the instance and enable the events, tracing off. 0, or -1
+ * with the reason in @err.
+ */
+int cpu_trace_open(struct cpu_trace *t, int cpu, char *err, size_t errlen);
+/* Discard what is buffered and switch tracing on. 0 or -1 (errno). */
+int cpu_trace_begin(struct cpu_trace *t);
+/* Switch tracing off, read and count the window into @c. 0 or -1. */
+int cpu_trace_end(struct cpu_trace *t, struct cpu_trace_counts *c);
+void cpu_trace_close(struct cpu_trace *t);
+
+#endif

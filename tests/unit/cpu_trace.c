@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of lib/cpu_trace.c: trace_pipe records counted for one CPU,
+ * the IPIs sent to it told apart by sender, and the seed's rule (TIMER
+ * softirq raised only for due timers) passing on a kernel that follows it
+ * and failing on one that raises on every tick.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/cpu_trace.h"
+#include "lib/ktap.h"
+
+#define TICK	"          spin-900     [001] d.h..  %llu.%06u: hrtimer_expire_entry: hrtimer=00000000be45f5df function=tick_nohz_handler now=1590656015487"
+#define RAISE	"          spin-900     [001] d.h..  %llu.%06u: softirq_raise: vec=1 [action=TIMER]"
+#define ENTRY	"          spin-900     [001] ..s..  %llu.%06u: softirq_entry: vec=1 [action=TIMER]"
+#define EXPIRE	"          spin-900     [001] ..s..  %llu.%06u: timer_expire_entry: timer=000000009145a02e function=%s now=4295290688 baseclk=4295290688"
+#define EXIT	"          spin-900     [001] ..s..  %llu.%06u: softirq_exit: vec=1 [action=TIMER]"
+
+static void line(struct cpu_trace_parser *p, const char *fmt, unsigned long long s,
+		 const char *fn)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), fmt, s, 0u, fn);
+	cpu_trace_parse_line(p, buf);
+}
+
+/*
+ * @ticks ticks on cpu 1; every @due-th has a timer due (process_timeout
+ * every other time); @every: the tick raises TIMER on every tick.
+ */
+static void kernel(struct cpu_trace_counts *c, int ticks, int due, bool every)
+{
+	struct cpu_trace_parser p = { 0 };
+
+	cpu_trace_parse_begin(&p, 1, c);
+	for (int t = 1; t <= ticks; t++) {
+		bool is_due = t % due == 0;
+
+		line(&p, TICK, t, NULL);
+		if (!is_due && !every)
+			continue;
+		line(&p, RAISE, t, NULL);
+		line(&p, ENTRY, t, NULL);
+		if (is_due)
+			line(&p, EXPIRE, t, t % (2 * due) ? "process_timeout" : "delayed_work_timer_fn");
+		line(&p, EXIT, t, NULL);
+	}
+	cpu_trace_parse_end(&p);
+}
+
+int main(void)
+{
+	struct cpu_trace_counts good, bad, c, sum = { 0 };
+	struct cpu_trace_parser p = { 0 };
+
+	ksft_print_header();
+	ksft_set_plan(12);
+
+	/* 6.18 as measured for the issue: ~1 tick in 13 has a timer due */
+	kernel(&good, 2000, 13, false);
+	ksft_test_result(good.ticks == 2000 && good.timer_raised == 153 &&
+			 good.timer_runs == 153 && good.timer_expiries == 153 &&
+			 good.raised_without_expiry == 0 && good.runs_with_expiry == 153,
+			 "raise only when due: 2000 ticks, 153 raised, run and expired (got %llu %llu %llu %llu, %llu without)",
+			 (unsigned long long)good.ticks, (unsigned long long)good.timer_raised,
+			 (unsigned long long)good.timer_runs,
+			 (unsigned long long)good.timer_expiries,
+			 (unsigned long long)good.raised_without_expiry);
+	ksft_test_result(good.sleep_expiries == 77, "process_timeout expiries told apart (got %llu)",
+			 (unsigned long long)good.sleep_expiries);
+	ksft_test_result(cpu_trace_raise_ok(&good, 0.25), "the rule passes on that kernel");
+
+	/* the seed's "before": raised on every tick */
+	kernel(&bad, 2000, 13, true);
+	ksft_test_result(bad.timer_raised == 2000 && bad.raised_without_expiry == 1847,
+			 "raise on every tick: 2000 raised, 1847 ran no timer (got %llu, %llu)",
+			 (unsigned long long)bad.timer_raised,
+			 (unsigned long long)bad.raised_without_expiry);
+	ksft_test_result(!cpu_trace_raise_ok(&bad, 0.25),
+			 "the rule fails on a kernel that raises on every tick");
+	ksft_test_result(!cpu_trace_raise_ok(&bad, 0.9) && cpu_trace_raise_ok(&bad, 0.95),
+			 "the bound is per tick (0.9 fails, 0.95 passes at 0.92/tick)");
+
+	/* nohz_full: no tick, one stray raise; a run cut by the window's end */
+	cpu_trace_parse_begin(&p, 1, &c);
+	line(&p, RAISE, 1, NULL);
+	line(&p, ENTRY, 1, NULL);
+	line(&p, EXIT, 1, NULL);
+	line(&p, RAISE, 2, NULL);
+	cpu_trace_parse_end(&p);
+	ksft_test_result(c.ticks == 0 && c.raised_without_expiry == 1 && c.raised_unrun == 1 &&
+			 cpu_trace_raise_ok(&c, 0.25),
+			 "no tick: a stray raise and one after the window stay within the edge allowance");
+
+	/* other CPUs' records are not the target's; IPIs to it are, by sender */
+	cpu_trace_parse_begin(&p, 1, &c);
+	p.self[p.nself++] = 4242;
+	cpu_trace_parse_line(&p, "             cc1-11108   [000] .Ns..  1593.834797: softirq_entry: vec=1 [action=TIMER]");
+	cpu_trace_parse_line(&p, "             cc1-11108   [000] .Ns..  1593.834799: timer_expire_entry: timer=000000003a97a9c6 function=process_timeout now=4295290684 baseclk=4295290683");
+	cpu_trace_parse_line(&p, "            bash-11115   [000] d..2.  1593.827016: ipi_send_cpu: cpu=1 callsite=update_curr+0x80/0x140 callback=0x0");
+	cpu_trace_parse_line(&p, "   timer_softirq-4242    [000] d..2.  1593.827016: ipi_send_cpu: cpu=1 callsite=generic_exec_single+0x3e/0x100 callback=generic_smp_call_function_single_interrupt+0x0/0x20");
+	cpu_trace_parse_line(&p, "   timer_softirq-4242    [000] d..2.  1593.827016: ipi_send_cpu: cpu=0 callsite=generic_exec_single+0x3e/0x100 callback=generic_smp_call_function_single_interrupt+0x0/0x20");
+	cpu_trace_parse_line(&p, "    kworker/0:1-77      [000] d..2.  1593.9: ipi_send_cpumask: cpumask=0-1,3 callsite=on_each_cpu_cond_mask+0x2a/0x40 callback=do_sync_core+0x0/0x30");
+	cpu_trace_parse_line(&p, "    kworker/0:1-77      [000] d..2.  1593.9: ipi_send_cpumask: cpumask=2-3 callsite=on_each_cpu_cond_mask+0x2a/0x40 callback=do_sync_core+0x0/0x30");
+	cpu_trace_parse_line(&p, "garbage without a cpu column");
+	cpu_trace_parse_end(&p);
+	ksft_test_result(c.timer_runs == 0 && c.timer_expiries == 0,
+			 "records of another CPU are not counted");
+	ksft_test_result(c.ipis == 3 && c.ipis_self == 1,
+			 "IPIs to cpu 1: 3 (cpu and cpumask targets), 1 sent by this process (got %llu, %llu)",
+			 (unsigned long long)c.ipis, (unsigned long long)c.ipis_self);
+	ksft_test_result(c.ncb == 3 && !strcmp(c.cb[0].callback, "update_curr") &&
+			 !strcmp(c.cb[1].callback, "generic_smp_call_function_single_interrupt") &&
+			 c.cb[1].self == 1 && !strcmp(c.cb[2].callback, "do_sync_core"),
+			 "IPIs by callback, a reschedule (0x0) by its call site");
+	ksft_test_result(c.lines == 8 && c.unparsed == 1, "unparsed records counted (%llu of %llu)",
+			 (unsigned long long)c.unparsed, (unsigned long long)c.lines);
+
+	cpu_trace_add(&sum, &good);
+	cpu_trace_add(&sum, &bad);
+	ksft_test_result(sum.windows == 2 && sum.ticks == 4000 &&
+			 sum.raised_without_expiry == 1847 && !cpu_trace_raise_ok(&sum, 0.25),
+			 "windows add up, and the sum still fails");
+	ksft_finished();
+}
