@@ -81,7 +81,7 @@ static int cmdline_value(const char *key, char *val, size_t len)
 		if ((p != all && p[-1] != ' ') || p[n] != '=')
 			continue;
 		e = p + n + 1;
-		snprintf(val, len, "%.*s", (int)strcspn(e, " \n"), e);
+		snprintf(val, len, "%.*s", (int)strcspn(e, "\n "), e);
 		ret = 0;
 	}
 	free(all);

@@ -38,4 +38,15 @@ ab: compare
 # on a count metric, a git bisect that must name the planted commit):
 # minutes, not seconds, so not part of make check.  .ci/run runs them.
 check-kernels: all
-	prove -v $(VM_MK_DIR)/kernels.t
+	prove -v $(VM_MK_DIR)/kernels.t $(VM_MK_DIR)/cid_batches.t
+
+# make cid-batches: cid_scan on linux-source-6.12 unpatched and with the
+# batch patch at batch 8, 16, 32 and scan off, cyclic and hackbench, in
+# qemu; the table with the seed's numbers (vm/cid_batches.sh;
+# docs/cid_scan.md).  CID_BATCHES_ARGS go to the script (--markdown,
+# --reduced, -D SECS, --base-kernel BZ --batch-kernel BZ, ...).
+CID_BATCHES_ARGS ?=
+
+.PHONY: cid-batches
+cid-batches: all
+	$(VM_MK_DIR)/cid_batches.sh $(CID_BATCHES_ARGS)
