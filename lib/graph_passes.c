@@ -60,7 +60,7 @@ static void walk_call(struct graph_passes *gp, struct graph_pass *p,
 		walk_end(gp, p, true);
 }
 
-static void graph_passes_call(const struct graph_call *c, void *arg)
+void graph_passes_call(const struct graph_call *c, void *arg)
 {
 	struct graph_passes *gp = arg;
 	struct graph_pass *p = NULL;
@@ -81,7 +81,19 @@ static void graph_passes_call(const struct graph_call *c, void *arg)
 		return;
 	}
 	gp->calls++;
+	gp->nonleaf += c->nonleaf;
 	gp->below += c->duration_us < gp->below_us;
+	if (gp->nts == gp->cap_ts) {
+		gp->cap_ts = gp->cap_ts ? 2 * gp->cap_ts : 256;
+		gp->ts_s = realloc(gp->ts_s, gp->cap_ts * sizeof(*gp->ts_s));
+		gp->ts_us = realloc(gp->ts_us, gp->cap_ts * sizeof(*gp->ts_us));
+		gp->ts_pid = realloc(gp->ts_pid, gp->cap_ts * sizeof(*gp->ts_pid));
+		if (!gp->ts_s || !gp->ts_us || !gp->ts_pid)
+			ksft_exit_fail_msg("out of memory\n");
+	}
+	gp->ts_pid[gp->nts] = c->pid;
+	gp->ts_us[gp->nts] = c->duration_us;
+	gp->ts_s[gp->nts++] = c->ts_s;
 	metric_add(gp->call, c->duration_us);
 	if (gp->h)
 		hist_add(gp->h, c->duration_us);
@@ -97,11 +109,6 @@ static void graph_passes_call(const struct graph_call *c, void *arg)
 	p->calls++;
 	if (!gp->split_s)
 		pass_end(gp, p);
-}
-
-void graph_passes_add(struct graph_passes *gp, const struct graph_call *c)
-{
-	graph_passes_call(c, gp);
 }
 
 size_t graph_walks_other(const struct graph_passes *gp)
@@ -134,9 +141,9 @@ void graph_passes_end(struct graph_passes *gp)
 			pass_end(gp, &gp->pass[i]);
 }
 
-long graph_passes_read(struct graph_passes *gp, uint64_t *lost)
+long graph_passes_read(struct graph_passes *gp, struct graph_read_info *info)
 {
-	long n = tracefs_graph_read(graph_passes_call, gp, lost);
+	long n = tracefs_graph_read(graph_passes_call, gp, info);
 
 	graph_passes_end(gp);
 	return n;
@@ -147,6 +154,12 @@ void graph_passes_free(struct graph_passes *gp)
 	free(gp->pids);
 	free(gp->group);
 	free(gp->pass);
+	free(gp->ts_s);
+	free(gp->ts_pid);
+	free(gp->ts_us);
+	gp->ts_us = NULL;
+	gp->ts_s = NULL;
+	gp->ts_pid = NULL;
 	gp->pids = gp->group = NULL;
 	gp->pass = NULL;
 }

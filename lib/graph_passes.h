@@ -16,7 +16,7 @@
  *	graph_passes_init(&gp, ntasks, ngroups);
  *	graph_passes_task(&gp, pid, group);	...for each task
  *	gp.call = ...; gp.pass_us = ...; gp.split_s = 0.05;
- *	graph_passes_read(&gp, &lost);		reads the trace
+ *	graph_passes_read(&gp, &info);		reads the trace
  *	graph_passes_free(&gp);
  */
 #ifndef ISOLBENCH_GRAPH_PASSES_H
@@ -56,6 +56,11 @@ struct graph_passes {
 	 * (the last slot: more), walks cut by the trace's ends
 	 */
 	size_t busy, no_ret, walk_calls[GRAPH_WALK_CALLS_MAX + 2], partial;
+	size_t nonleaf;		/* of calls: printed as "func() {" ... "}" */
+	double *ts_s;		/* each counted call's entry, trace clock */
+	double *ts_us;		/* its duration */
+	int *ts_pid;		/* and its task */
+	size_t nts, cap_ts;
 };
 
 /* Room for @ntasks tasks in @ngroups groups; exits when out of memory. */
@@ -63,10 +68,10 @@ void graph_passes_init(struct graph_passes *gp, int ntasks, int ngroups);
 /* Count the calls of task @pid (a tid; a process as -pid is allowed). */
 void graph_passes_task(struct graph_passes *gp, int pid, int group);
 /* Read the function_graph trace, then end the open passes. */
-long graph_passes_read(struct graph_passes *gp, uint64_t *lost);
+long graph_passes_read(struct graph_passes *gp, struct graph_read_info *info);
+/* Feed one call, as graph_passes_read() does for each traced one. */
+void graph_passes_call(const struct graph_call *c, void *arg);
 void graph_passes_free(struct graph_passes *gp);
-/* One call, as graph_passes_read() hands each line of the trace. */
-void graph_passes_add(struct graph_passes *gp, const struct graph_call *c);
 /* End the open passes (graph_passes_read() does it after the trace). */
 void graph_passes_end(struct graph_passes *gp);
 /* by_retval: the complete walks whose count of calls is not @expect. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Periodic event matching and order quantiles: see periodic.h. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "periodic.h"
@@ -37,4 +38,40 @@ double quantile_lower(double *v, size_t n, double q)
 		return 0;
 	qsort(v, n, sizeof(*v), periodic_cmp_double);
 	return v[(size_t)(q * (n - 1))];
+}
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct periodic_ev *x = a, *y = b;
+
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+size_t periodic_pick(struct periodic_ev *ev, size_t n, uint64_t window)
+{
+	size_t picked = 0, last = 0;
+	bool have = false;
+
+	qsort(ev, n, sizeof(*ev), cmp_ev);
+	for (size_t i = 0; i < n; i++) {
+		ev[i].picked = false;
+		if (have && ev[i].t - ev[last].t < window) {
+			if (ev[i].w > ev[last].w) {
+				ev[last].picked = false;
+				ev[i].picked = true;
+				last = i;
+			}
+			continue;
+		}
+		ev[i].picked = true;
+		last = i;
+		have = true;
+		picked++;
+	}
+	return picked;
+}
+
+double periodic_allowed(uint64_t span_ns, uint64_t period_ns, double per_period)
+{
+	return (floor((double)span_ns / period_ns) + 1) * per_period;
 }

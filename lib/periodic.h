@@ -29,6 +29,29 @@ int periodic_cmp_double(const void *a, const void *b);
 bool periodic_neighbour(const uint64_t *t, size_t n, uint64_t x,
 			uint64_t lo, uint64_t hi, uint64_t shift, int multiples);
 
+/* A candidate event: its time and how much it weighs (e.g. its gap). */
+struct periodic_ev {
+	uint64_t t;
+	double w;
+	int tag;		/* the caller's (e.g. which thread) */
+	bool picked;
+};
+
+/*
+ * At most one event per @window: sorts @ev by time and marks picked
+ * the heaviest of each run of events closer than @window to the last
+ * picked one (a heavier later one replaces it). Returns how many are
+ * picked; picked events are at least @window apart.
+ */
+size_t periodic_pick(struct periodic_ev *ev, size_t n, uint64_t window);
+
+/*
+ * How many occurrences fit in @span_ns of something that recurs no
+ * sooner than every @period_ns, @per_period at a time: more picked than
+ * this means some picks are not that thing.
+ */
+double periodic_allowed(uint64_t span_ns, uint64_t period_ns, double per_period);
+
 /*
  * The element at rank q * (n - 1) (rounded down) once @v is sorted: no
  * interpolation. Sorts @v in place; 0 for n == 0.

@@ -9,6 +9,7 @@
 
 #include "cleanup.h"
 #include "counters.h"
+#include "trace_instance.h"
 #include "tracefs.h"
 #include "util.h"
 
@@ -27,6 +28,7 @@ static struct saved {
 } saved[TRACEFS_MAX_SAVED];
 static volatile sig_atomic_t nsaved;
 static int cleanup_registered;
+static bool graph_mono;
 
 static void restore_one(struct saved *s)
 {
@@ -77,14 +79,22 @@ static int tracefs_file(const char *file, char *path, size_t len)
 
 /*
  * What writing back restores @file: comment lines ("#### all functions
- * enabled ####") dropped, the rest joined by blanks.
+ * enabled ####") dropped, the rest joined by blanks; for a @choice file
+ * (trace_clock: "[local] global mono") the selected word alone.
  */
-static void saved_value(const char *content, char *out, size_t len)
+static void saved_value(const char *content, bool choice, char *out, size_t len)
 {
 	const char *p = content;
 	size_t off = 0;
 
 	out[0] = '\0';
+	/* a choice list ("[local] global mono"): the selected word */
+	if (choice && strchr(content, '[') && strchr(content, ']')) {
+		const char *b = strchr(content, '[') + 1;
+
+		snprintf(out, len, "%.*s", (int)(strchr(b, ']') - b), b);
+		return;
+	}
 	while (*p) {
 		const char *nl = strchrnul(p, '\n');
 
@@ -128,7 +138,7 @@ int tracefs_set(const char *file, const char *value, char *err, size_t errlen)
 		s = &saved[nsaved];
 		snprintf(s->path, sizeof(s->path), "%s", path);
 		s->truncate = strstr(file, "filter") || strstr(file, "graph_function");
-		saved_value(old, s->old, sizeof(s->old));
+		saved_value(old, !strcmp(file, "trace_clock"), s->old, sizeof(s->old));
 		/* current_tracer and options read back as one word */
 		free(old);
 		if (!cleanup_registered) {
@@ -223,6 +233,8 @@ int tracefs_graph_start(const char *func, char *err, size_t errlen)
 		{ "options/funcgraph-duration", "1" },
 		{ "options/funcgraph-overhead", "1" },
 		{ "options/funcgraph-retval", "1" },
+		/* the name on every "}", so a non-leaf call is never anonymous */
+		{ "options/funcgraph-tail", "1" },
 	};
 
 	if (tracefs_set("tracing_on", "0", err, errlen) ||
@@ -234,10 +246,17 @@ int tracefs_graph_start(const char *func, char *err, size_t errlen)
 	tracefs_set("max_graph_depth", "1", err, errlen);
 	for (size_t i = 0; i < ARRAY_SIZE(options); i++)
 		tracefs_set(options[i][0], options[i][1], err, errlen);
+	/* CLOCK_MONOTONIC timestamps, comparable with user space (3.10+) */
+	graph_mono = !tracefs_set("trace_clock", "mono", err, errlen);
 	if (tracefs_set("current_tracer", "function_graph", err, errlen))
 		return -1;
 	tracefs_write("trace", "");
 	return tracefs_set("tracing_on", "1", err, errlen);
+}
+
+bool tracefs_graph_mono(void)
+{
+	return graph_mono;
 }
 
 void tracefs_graph_stop(void)
@@ -261,36 +280,80 @@ static void parse_cpu_task(const char *f, const char *end, struct graph_call *c)
 		c->pid = (int)strtol(dash + 1, NULL, 10);
 }
 
-int graph_line_parse(const char *line, struct graph_call *c)
+/* "CPU:3 [LOST 12 EVENTS]" or "CPU:3 [LOST EVENTS]" (count unknown: 1) */
+static int parse_lost(const char *line, struct graph_call *c)
+{
+	const char *p = strstr(line, "[LOST ");
+	char *end;
+
+	if (!p)
+		return -1;
+	memset(c, 0, sizeof(*c));
+	c->cpu = -1;
+	if (!strncmp(line, "CPU:", 4))
+		c->cpu = (int)strtol(line + 4, NULL, 10);
+	c->lost = strtoull(p + 6, &end, 10);
+	if (end == p + 6)
+		c->lost = 1;
+	return 0;
+}
+
+enum graph_line graph_line_parse(const char *line, struct graph_call *c)
 {
 	const char *bars[8], *p, *fn, *dur, *open;
+	enum graph_line kind;
 	int nbars = 0;
 	size_t n;
 
 	if (line[0] == '#')
-		return -1;
+		return GRAPH_OTHER;
+	if (!parse_lost(line, c))
+		return GRAPH_LOST;
 	for (p = line; *p && nbars < 8; p++)
 		if (*p == '|')
 			bars[nbars++] = p;
 	if (nbars < 2)
-		return -1;
+		return GRAPH_OTHER;
 	memset(c, 0, sizeof(*c));
 	c->cpu = -1;
-	/* the function: "  task_mm_cid_work();" after the last bar */
+	/* after the last bar: "func();", "func() {" or "}" [ "/" "* func *" "/" ] */
 	fn = bars[nbars - 1] + 1;
 	while (*fn == ' ')
 		fn++;
-	open = strstr(fn, "();");
-	if (!open || open == fn)
-		return -1;
-	n = open - fn;
-	if (n >= sizeof(c->func))
-		n = sizeof(c->func) - 1;
-	memcpy(c->func, fn, n);
-	c->func[n] = '\0';
-	/* funcgraph-retval appends a comment: "= 0x8" or "= -16" */
-	p = strstr(open, "= ");
-	if (p && strstr(open, "/*") && strstr(open, "/*") < p) {
+	if (*fn == '}') {
+		const char *name = strstr(fn, "/* ");
+
+		kind = GRAPH_CLOSE;
+		c->nonleaf = true;
+		if (name) {
+			name += 3;
+			n = strcspn(name, " *\n");
+			if (n >= sizeof(c->func))
+				n = sizeof(c->func) - 1;
+			memcpy(c->func, name, n);
+			c->func[n] = '\0';
+		}
+	} else {
+		open = strstr(fn, "()");
+		if (!open || open == fn)
+			return GRAPH_OTHER;
+		if (open[2] == ';')
+			kind = GRAPH_CALL;
+		else if (!strncmp(open + 2, " {", 2))
+			kind = GRAPH_OPEN;
+		else
+			return GRAPH_OTHER;
+		c->nonleaf = kind == GRAPH_OPEN;
+		n = open - fn;
+		if (n >= sizeof(c->func))
+			n = sizeof(c->func) - 1;
+		memcpy(c->func, fn, n);
+		c->func[n] = '\0';
+	}
+	/* funcgraph-retval: "func(); /" "* = 0x8 *" "/", "} /" "* func = -16 *" "/" */
+	p = strstr(fn, "/* ");
+	p = p ? strstr(p, "= ") : NULL;
+	if (p) {
 		const char *v = p + 2;
 		char *e;
 
@@ -305,9 +368,10 @@ int graph_line_parse(const char *line, struct graph_call *c)
 	dur = bars[nbars - 2] + 1;
 	while (*dur == ' ' || strchr("+!#*@$", *dur))
 		dur++;
-	if (!isdigit((unsigned char)*dur))
-		return -1;
-	c->duration_us = strtod(dur, NULL);
+	if (isdigit((unsigned char)*dur))
+		c->duration_us = strtod(dur, NULL);
+	else if (kind != GRAPH_OPEN)
+		return GRAPH_OTHER;
 	/* before it, optional "TIME |" and "CPU) TASK-PID |" fields */
 	for (int i = 0; i < nbars - 1; i++) {
 		const char *start = i ? bars[i - 1] + 1 : line;
@@ -318,22 +382,49 @@ int graph_line_parse(const char *line, struct graph_call *c)
 		else if (memchr(start, '.', end - start))
 			c->ts_s = strtod(start, NULL);
 	}
-	return 0;
+	return kind;
 }
 
-long tracefs_graph_read(void (*fn)(const struct graph_call *c, void *arg),
-			void *arg, uint64_t *lost)
-{
-	char path[192], line[512];
-	struct graph_call c;
-	long n = 0;
-	FILE *f;
+/* Entries waiting for their closing brace, by task (one per task). */
+#define GRAPH_OPEN_MAX	256
 
-	*lost = 0;
-	if (tracefs_file("trace", path, sizeof(path)))
-		return -1;
-	f = fopen(path, "re");
-	if (!f)
+struct graph_open {
+	struct graph_call c[GRAPH_OPEN_MAX];
+	int n;
+};
+
+static void open_push(struct graph_open *o, const struct graph_call *c)
+{
+	for (int i = 0; i < o->n; i++)
+		if (o->c[i].pid == c->pid) {
+			o->c[i] = *c;	/* an entry without its return: replaced */
+			return;
+		}
+	if (o->n < GRAPH_OPEN_MAX)
+		o->c[o->n++] = *c;
+}
+
+static bool open_pop(struct graph_open *o, int pid, struct graph_call *c)
+{
+	for (int i = 0; i < o->n; i++)
+		if (o->c[i].pid == pid) {
+			*c = o->c[i];
+			o->c[i] = o->c[--o->n];
+			return true;
+		}
+	return false;
+}
+
+long graph_stream_read(FILE *f, void (*fn)(const struct graph_call *c, void *arg),
+		       void *arg, struct graph_read_info *info)
+{
+	struct graph_open *open = calloc(1, sizeof(*open));
+	struct graph_call c, entry;
+	char line[512];
+	long n = 0;
+
+	memset(info, 0, sizeof(*info));
+	if (!open)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		const char *e = strstr(line, "entries-in-buffer/entries-written:");
@@ -343,13 +434,57 @@ long tracefs_graph_read(void (*fn)(const struct graph_call *c, void *arg),
 
 			if (sscanf(e, "entries-in-buffer/entries-written: %llu/%llu",
 				   &in, &written) == 2 && written > in)
-				*lost = written - in;
-		}
-		if (graph_line_parse(line, &c))
+				info->overwritten += written - in;
 			continue;
+		}
+		switch (graph_line_parse(line, &c)) {
+		case GRAPH_LOST:
+			info->lost_lines += c.lost;
+			continue;
+		case GRAPH_OPEN:
+			open_push(open, &c);
+			continue;
+		case GRAPH_CLOSE:
+			if (open_pop(open, c.pid, &entry)) {
+				c.ts_s = entry.ts_s;
+				if (!c.func[0])
+					memcpy(c.func, entry.func, sizeof(c.func));
+			} else {
+				c.ts_s -= c.duration_us / 1e6;
+			}
+			info->nonleaf++;
+			break;
+		case GRAPH_CALL:
+			break;
+		default:
+			continue;
+		}
 		fn(&c, arg);
 		n++;
 	}
+	info->unmatched = open->n;
+	free(open);
+	return n;
+}
+
+long tracefs_graph_read(void (*fn)(const struct graph_call *c, void *arg),
+			void *arg, struct graph_read_info *info)
+{
+	struct trace_instance top = { .pipe_fd = -1 };
+	char path[192];
+	long n;
+	FILE *f;
+
+	memset(info, 0, sizeof(*info));
+	if (tracefs_file("trace", path, sizeof(path)))
+		return -1;
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	n = graph_stream_read(f, fn, arg, info);
 	fclose(f);
+	/* the buffer was reset by tracefs_graph_start(): all of these are ours */
+	snprintf(top.dir, sizeof(top.dir), "%s", tracefs_path());
+	info->overrun = trace_instance_overruns(&top);
 	return n;
 }

@@ -174,6 +174,8 @@ int workload_start(struct wl_run *r, const cpu_mask_t *cpus, int nprobe,
 	bool procs = with_workload && r->kind == WL_HACKBENCH &&
 		     !r->hackbench_threads;
 
+	r->clk0_ns = clock_to_ns(bench_clock_start());
+	r->mono0_ns = mono_ns();
 	r->nworkers = nprobe + (with_workload && !procs ? nwl : 0);
 	r->w = calloc(r->nworkers, sizeof(*r->w));
 	r->children = calloc(nwl + 1, sizeof(pid_t));

@@ -64,6 +64,7 @@ struct wl_run {
 	uint64_t end_ns;		/* every loop ends by then (mono_ns) */
 	/* state */
 	uint64_t gap_min;		/* in bench clock units */
+	uint64_t clk0_ns, mono0_ns;	/* t_ns and mono_ns() read together */
 	int cleanup;
 	volatile int stop, phase;	/* compaction: 1 = the workers exit */
 	int nworkers;

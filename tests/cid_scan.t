@@ -4,16 +4,34 @@
 # with the CID invariants, the model, workloads, bad input, cleanup.
 . "$(dirname "$0")/lib.sh"
 
-plan 25
+plan 28
 
-# rc 0 (pass) or 4 (the only scan verdict skipped: a busy machine)
-pass_or_skip() { [ "$RC" -eq 0 ] || [ "$RC" -eq 4 ]; }
+# The latency verdict (ok 1) must pass: a SKIP "swamped" is no
+# measurement. Skips are accepted only where the kernel has no periodic
+# scan. A busy machine swamps the estimate: up to 3 tries.
+periodic=0
+grep -qw task_mm_cid_work /proc/kallsyms && periodic=1
+latency_ok() {
+	if [ $periodic -eq 0 ]; then
+		grep -q '^ok 1 .*# SKIP no periodic' "$TMP/out"
+	else
+		grep -q '^ok 1 ' "$TMP/out" && ! grep -q '^ok 1 .*# SKIP' "$TMP/out"
+	fi
+}
+# the run's other verdicts passed and nothing crashed: rc 0, or rc 4
+# only because no periodic scan exists here
+run_ok() { [ "$RC" -eq 0 ] || { [ $periodic -eq 0 ] && [ "$RC" -eq 4 ]; }; }
 
 tfs=/sys/kernel/tracing
 tracer_before=$(cat $tfs/current_tracer 2>/dev/null)
 
-run_prog cid_scan --quick -D 1 -o "$TMP/c.json"
-pass_or_skip; ok $? "quick run passes or skips (rc=$RC)"
+for try in 1 2 3; do
+	run_prog cid_scan --quick -D 1 -o "$TMP/c.json"
+	grep -q '^ok 1 .*# SKIP swamped' "$TMP/out" || break
+	diag "try $try: estimate swamped (busy machine), again"
+done
+run_ok; ok $? "quick run passes (rc=$RC)"
+[ "$RC" -eq 0 ] || grep -E '^(not )?ok|SKIP' "$TMP/out" | sed 's/^/# /'
 ktap_valid "$TMP/out"; ok $? "output is valid KTAP"
 grep -Eq '^# rseq: registered by (glibc|cid_scan itself) \(__rseq_offset -?[0-9]+, __rseq_size [0-9]+\), AT_RSEQ_FEATURE_SIZE [0-9]+: mm_cid available' "$TMP/out"
 ok $? "rseq registration and mm_cid detected"
@@ -27,16 +45,21 @@ fi
 if grep -q '^# function_graph not usable' "$TMP/out"; then
 	grep -Eq '^# estimate: [0-9]+ recorded gaps, [0-9]+ marked without a context switch \([0-9]+ more with one\), [0-9]+ periodic' "$TMP/out"
 	ok $? "no function tracer: the user-space estimate ran and says what it counted"
-	grep -Eq '^(ok 1 scan seen from user space: [0-9]+ periodic|ok 1 .*# SKIP swamped)' "$TMP/out"
-	ok $? "estimate verdict: scan seen, or skipped as swamped with the reason"
+	grep -Eq '^ok 1 scan seen from user space: [0-9]+ scans attributed \(about [0-9]+ expected, at most [0-9]+\)' "$TMP/out" && latency_ok
+	ok $? "estimate verdict passed: scan seen, not swamped, not above the period's count"
 else
 	grep -Eq '^ok 1 function_graph timed [1-9][0-9]* calls' "$TMP/out"
 	ok $? "function_graph timed the scan"
 	skip "function_graph used" "estimate verdict"
 fi
-grep -Eq "^(ok 2 survivor's mm_cid went from [1-9][0-9]* to 0 in [0-9.]+ s|ok 2 .*# SKIP)" "$TMP/out"
-ok $? "compaction: the survivor's mm_cid reached 0 within the bound (or SKIP with reason)"
-grep -Eq '^ok 3 mm_cid invariants over [1-9][0-9]* running stretches: max cid [0-9]+ < [0-9]+ possible CPUs \(0 above\), 0 duplicates' "$TMP/out"
+if [ $periodic -eq 1 ]; then
+	grep -Eq "^ok 2 compaction by the scan: cid [1-9][0-9]* kept 0.[0-9]+ s asleep, 0 after [0-9.]+ s running" "$TMP/out"
+	ok $? "compaction: the survivor's high cid survived the exits and a scan-free sleep, then the scan made it 0"
+else
+	grep -q '^ok 2 .*# SKIP no periodic scan' "$TMP/out"
+	ok $? "compaction by the scan skips without a periodic scan"
+fi
+grep -Eq '^ok 3 mm_cid invariants over [1-9][0-9]* running stretches of [0-9]+ threads: max cid [0-9]+ < [0-9]+ possible CPUs \(0 above\), 0 duplicates' "$TMP/out"
 ok $? "CID invariants held: below the possible CPUs, unique at each moment"
 grep -Eq '^#   (full scan|batch [0-9]+) +spin ' "$TMP/out"
 ok $? "paste-ready table row"
@@ -48,25 +71,58 @@ ok $? "JSON keeps traced, estimated and model numbers apart"
 ok $? "tracefs current_tracer unchanged ($tracer_before)"
 
 # glibc's registration switched off: cid_scan registers its own areas.
-GLIBC_TUNABLES=glibc.pthread.rseq=0 run_prog cid_scan --quick -D 0.5
-pass_or_skip && grep -q '^# rseq: registered by cid_scan itself' "$TMP/out" &&
+GLIBC_TUNABLES=glibc.pthread.rseq=0 run_prog cid_scan --quick -D 0.5 --method estimate
+grep -Eq "^ok 2 compaction by the scan: cid [1-9]" "$TMP/out" && grep -q '^# rseq: registered by cid_scan itself' "$TMP/out" &&
 	grep -Eq '^ok 3 mm_cid invariants over [1-9]' "$TMP/out"
-ok $? "own rseq registration when glibc's is off, invariants hold (rc=$RC)"
+ok $? "own rseq registration when glibc's is off: compaction and invariants hold (rc=$RC)"
 
+# The negative control: the survivor sleeps through the bound, so no
+# scan can run: the compaction verdict must fail.
+if [ $periodic -eq 1 ]; then
+	run_prog cid_scan --quick -D 0.2 --method estimate --compaction-control --compaction-timeout 0.5
+	[ "$RC" -eq 1 ] && grep -Eq "^not ok 2 compaction by the scan: cid [1-9][0-9]* kept 0.[0-9]+ s asleep, not 0 within 0.5 s asleep \(control\)" "$TMP/out"
+	ok $? "compaction fails when no scan can run (negative control, rc=$RC)"
+else
+	skip "no periodic scan here" "compaction fails when no scan can run"
+fi
+
+# The model restates no input: without a given call gap it does not
+# extrapolate to 100 ms; with one, the line says the gap was given. It
+# has no verdict of its own (only the traced run beside it, where the
+# function tracer works).
 run_prog cid_scan --model --model-max-cpus 64 --quick -o "$TMP/m.json"
 [ $RC -eq 0 ] && grep -Eq '^# MODEL batch +8, +64 CPUs: +8 calls, +[0-9.]+ us per batch' "$TMP/out" &&
-	grep -Eq '^# MODEL batch 32: a full scan passes 100 ms at about [0-9]+ CPUs' "$TMP/out"
-ok $? "model: batches 8/16/32 over up to 64 simulated CPUs"
-json_check "$TMP/m.json" 'sorted(m["name"] for m in d["metrics"])==["model_batch_cost_ns_batch16","model_batch_cost_ns_batch32","model_batch_cost_ns_batch8"] and all("MODEL" in m["aggregate"] for m in d["metrics"])'
-ok $? "model JSON: only model_ metrics, each labelled MODEL"
+	! grep -q 'passes 100 ms' "$TMP/out" && grep -q '^# MODEL input: no time between batch calls' "$TMP/out" &&
+	grep -q 'per simulated CPU 3 cache lines (CID, run queue clock, current task)' "$TMP/out"
+ok $? "model: batches 8/16/32 over up to 64 simulated CPUs, 3 lines per CPU, no 100 ms claim without a gap"
+grep -q '^# function_graph not usable\|MODEL only, no verdict' "$TMP/out" && ! grep -Eq '^(not )?ok ' "$TMP/out"
+r1=$?
+grep -q '^ok 1 function_graph timed' "$TMP/out" && grep -q '^# MODEL vs kernel: .* ratio traced/model' "$TMP/out"
+r2=$?
+[ $r1 -eq 0 ] || [ $r2 -eq 0 ]
+ok $? "model: no ok line of its own (only the traced run beside it, with the ratio)"
+run_prog cid_scan --model --model-max-cpus 64 --quick --model-call-gap-us 500
+[ $RC -eq 0 ] && grep -Eq '^# MODEL batch 32: a full scan passes 100 ms at about [0-9]+ CPUs \([0-9.]+ us per batch, 500 us between calls as given\)' "$TMP/out" &&
+	grep -q '^# MODEL input: 500 us between batch calls, given with --model-call-gap-us' "$TMP/out"
+ok $? "model: the 100 ms extrapolation only from a given gap, labelled"
+json_check "$TMP/m.json" 'sorted(m["name"] for m in d["metrics"] if m["name"].startswith("model_"))==["model_batch_cost_ns_batch16","model_batch_cost_ns_batch32","model_batch_cost_ns_batch8"] and all("MODEL" in m["aggregate"] for m in d["metrics"] if m["name"].startswith("model_"))'
+ok $? "model JSON: model_ metrics, each labelled MODEL"
 
+# The workloads: they ran (the table row names them, the method counted
+# something) and left nothing behind. Their latency verdict is whatever
+# the machine allows; it is checked strictly above.
+wl_ran() {	# wl_ran NAME
+	grep -Eq "^#   (full scan|batch [0-9]+) +$1 " "$TMP/out" &&
+		grep -Eq '^# (estimate: [1-9][0-9]* recorded gaps|scan per call \(function_graph)' "$TMP/out" &&
+		! grep -q '^not ok' "$TMP/out" && { [ "$RC" -eq 0 ] || [ "$RC" -eq 4 ]; }
+}
 run_prog cid_scan --quick -D 1 --workload cyclic --period-us 200 --no-compaction
-pass_or_skip; ok $? "cyclic workload runs (rc=$RC)"
+wl_ran cyclic; ok $? "cyclic workload ran (rc=$RC, $(grep -o '^ok 1 .*' "$TMP/out" | cut -c1-60))"
 run_prog cid_scan --quick -D 1 --workload hackbench --threads 4 --no-compaction
-pass_or_skip && [ -z "$(pgrep -P $$ -f cid_scan)" ]
-ok $? "hackbench workload (processes) runs and leaves nothing (rc=$RC)"
+wl_ran hackbench && [ -z "$(pgrep -P $$ -f cid_scan)" ]
+ok $? "hackbench workload (processes) ran and left nothing (rc=$RC)"
 run_prog cid_scan --quick -D 1 --workload hackbench --hackbench-threads --threads 4 --no-compaction
-pass_or_skip; ok $? "hackbench workload (threads) runs (rc=$RC)"
+wl_ran hackbench; ok $? "hackbench workload (threads) ran (rc=$RC)"
 
 # SIGTERM half way: what was measured is reported, children are gone.
 "$BIN/cid_scan" -D 20 --workload hackbench --threads 4 >"$TMP/term.out" 2>&1 &

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/graph_passes.h"
 #include "lib/ktap.h"
@@ -28,7 +29,7 @@ static double feed(struct graph_passes *gp, double t, int pid, const char *const
 		line(buf, sizeof(buf), t, pid, 5.0, rets[i]);
 		if (graph_line_parse(buf, &c))
 			ksft_exit_fail_msg("line not parsed: %s", buf);
-		graph_passes_add(gp, &c);
+		graph_passes_call(&c, gp);
 	}
 	return t;
 }
@@ -64,7 +65,7 @@ int main(void)
 	int rc;
 
 	ksft_print_header();
-	ksft_set_plan(9);
+	ksft_set_plan(10);
 
 	line(buf, sizeof(buf), 2.5, 42, 3.25, "-16");
 	rc = graph_line_parse(buf, &c);
@@ -77,6 +78,12 @@ int main(void)
 	snprintf(buf, sizeof(buf), " 2.500000 |   1)  a-42   |   3.250 us    |  task_mm_cid_work();\n");
 	rc = graph_line_parse(buf, &c);
 	ksft_test_result(!rc && !c.has_ret, "no retval comment: has_ret 0 (rc %d)", rc);
+	/* a non-leaf call's closing brace with funcgraph-tail and retval */
+	snprintf(buf, sizeof(buf), " 2.500000 |   1)  a-42   | + 13.250 us   |  } /* task_mm_cid_scan = 0x18 */\n");
+	rc = graph_line_parse(buf, &c);
+	ksft_test_result(rc == GRAPH_CLOSE && c.has_ret && c.ret == 0x18 &&
+			 !strcmp(c.func, "task_mm_cid_scan"),
+			 "closing brace: name and retval 0x18 (rc %d, %s, %ld)", rc, c.func, c.ret);
 
 	/* the first walk starts before the trace: partial; then 3 complete */
 	fresh(&gp, &b, 4);
