@@ -125,6 +125,12 @@ static void detect_batch(struct scan_model *m)
 				 "%s= on the command line (CONFIG_RSEQ_CID_SCAN_BATCH %s)",
 				 PARAM_BATCH, c);
 		}
+		if (!cmdline_value(PARAM_SCAN, v, sizeof(v)))
+			m->scan_off = !strcmp(v, "off") || !strcmp(v, "0") || v[0] == 'n' || v[0] == 'N';
+		/* a batch patch's scan function: its return values are trusted
+		 * only as far as the calls-per-walk verdict confirms them
+		 */
+		m->walk_retval = has_scan;
 	} else if (has_scan) {
 		m->batch = -1;
 		snprintf(m->batch_from, sizeof(m->batch_from),
