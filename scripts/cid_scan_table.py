@@ -106,7 +106,8 @@ def load(path):
 def rows(path):
     d, metrics = load(path)
     verdicts = d.get("verdicts", [])
-    compaction = [v for v in verdicts if v.get("name", "").startswith("survivor's mm_cid")]
+    compaction = [v for v in verdicts if v.get("name", "").startswith(
+        ("compaction", "survivor's mm_cid"))]
     for name, full, method in (("scan_call_us", "complete_scan_us", "function_graph"),
                                ("scan_call_estimate_us", None, "estimate")):
         m = metrics.get(name)
@@ -161,8 +162,8 @@ def table(all_rows, markdown):
             "%.0f%%" % (100 * r["below"]) if r["below"] is not None and r["calls"] else "-",
             full, rng(r["delay"], 1.0, "%.0f"), str(len(r["calls"])),
             seed_call if not r["off"] else "-",
-            SEED["complete"].get(r["workload"], "-") if r["batch"] > 0 else "-",
-            SEED["delay"].get(r["workload"], "-") if r["batch"] > 0 else "-"])
+            SEED["complete"].get(r["workload"], "-") if r["batch"] > 0 and not r["off"] else "-",
+            SEED["delay"].get(r["workload"], "-") if r["batch"] > 0 and not r["off"] else "-"])
     machines = sorted(set(r["machine"] for r in all_rows))
     note = "ours: %s; seed: %s (batch 8/16/32 per call; full scan 30-35 us)" % (
         "; ".join(machines), SEED["machine"])
@@ -195,7 +196,10 @@ def check(all_rows):
         res.append((grows, "%s: per-call p50 grows with the batch: %s" % (
             wl, " < ".join("batch %d %.2f us" % (b, p50[b]) for b in have))))
     for r in traced:
-        where = "%s %s (%s)" % (r["label"], r["workload"], os.path.basename(os.path.dirname(r["path"])) or r["path"])
+        run = os.path.dirname(os.path.abspath(r["path"]))
+        if os.path.basename(run) == "suite":      # vm/run.sh -o RUN: RUN/suite/
+            run = os.path.dirname(run)
+        where = "%s %s (%s)" % (r["label"], r["workload"], os.path.basename(run))
         if r["off"]:
             comp = r["compaction"]
             ok = not r["calls"] and comp is not None and comp.get("result") == "fail"
