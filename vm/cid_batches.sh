@@ -57,7 +57,7 @@ JSON under the output directory.
       --max-cpus N       possible CPUs (default $MAX_CPUS)
       --period-us US     cyclic workload period (default $PERIOD_US)
       --reduced          the CI matrix: batches 8 and 32 and scan off, no
-                         unpatched kernel, cyclic only, 3 s runs
+                         unpatched kernel, cyclic only, 8 s runs
       --src SRC          kernel source for vm/run.sh --build (default $SRC)
       --base-kernel BZ   an unpatched bzImage: no build
       --batch-kernel BZ  a bzImage with the batch patch: no build
@@ -92,7 +92,7 @@ parse_args() {
 		--cpus)		need_arg "$@"; CPUS=$2; shift ;;
 		--max-cpus)	need_arg "$@"; MAX_CPUS=$2; shift ;;
 		--period-us)	need_arg "$@"; PERIOD_US=$2; shift ;;
-		--reduced)	BATCHES="8 32"; WORKLOADS=cyclic; BASE=0; DURATION=3 ;;
+		--reduced)	BATCHES="8 32"; WORKLOADS=cyclic; BASE=0; DURATION=8 ;;
 		--src)		need_arg "$@"; SRC=$2; shift ;;
 		--base-kernel)	need_arg "$@"; BASE_KERNEL=$2; shift ;;
 		--batch-kernel)	need_arg "$@"; BATCH_KERNEL=$2; shift ;;

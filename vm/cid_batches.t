@@ -3,7 +3,7 @@
 #
 # vm/cid_batches.t - the reduced cid_scan batch matrix on a kernel built
 # from linux-source-6.12 with vm/patches/cid-scan-batch.patch: batch 8
-# and 32 and the scan-off control, cyclic workload, 3 s runs, 128
+# and 32 and the scan-off control, cyclic workload, 8 s runs, 128
 # possible CPUs with 4 online (vm/cid_batches.sh --reduced). The
 # cross-kernel verdicts must pass: p50 per call grows from batch 8 to 32,
 # each run's complete walks have ceil(128 / batch) calls, the scan-off
