@@ -58,11 +58,87 @@ struct cid_opts {
 struct scan_model {
 	struct rseq_info rseq;
 	bool periodic;		/* task_mm_cid_work in kallsyms */
-	int batch;		/* CONFIG_RSEQ_CID_SCAN_BATCH, 0 = full scan */
+	int batch;		/* CPUs per call: 0 full scan, -1 batched, size unknown */
+	char batch_from[96];	/* where the batch size was read */
+	bool scan_off;		/* the batch patch's rseq_cid_scan=off */
+	bool walk_retval;	/* the scan returns where its walk stands */
+	int walk_calls;		/* calls in a complete walk: ceil(possible / batch) */
 	const char *func;	/* the function to trace */
 	int hz;
 	int possible;
 };
+
+/*
+ * This project's batch patch (vm/patches/) shows the batch size in force
+ * and the off switch as kernel parameters; task_mm_cid_scan() returns
+ * where its walk stands.
+ */
+#define PARAM_DIR	"/sys/module/kernel/parameters/"
+#define PARAM_BATCH	"rseq_cid_scan_batch"
+#define PARAM_SCAN	"rseq_cid_scan"
+
+/* The value of @key= on the kernel command line, or -1. */
+static int cmdline_value(const char *key, char *val, size_t len)
+{
+	char *all = read_file_all("/proc/cmdline", NULL), *p, *e;
+	size_t n = strlen(key);
+	int ret = -1;
+
+	for (p = all; p && (p = strstr(p, key)); p += n) {
+		if ((p != all && p[-1] != ' ') || p[n] != '=')
+			continue;
+		e = p + n + 1;
+		snprintf(val, len, "%.*s", (int)strcspn(e, "\n "), e);
+		ret = 0;
+	}
+	free(all);
+	return ret;
+}
+
+/*
+ * The batch size: the patch's parameter in sysfs (the value in force),
+ * else the kernel's config and command line. A kernel with the batched
+ * scan function whose size cannot be read is batched of unknown size,
+ * not a full scan.
+ */
+static void detect_batch(struct scan_model *m)
+{
+	char v[64], c[64] = "";
+	uint64_t u;
+	bool has_scan = kallsyms_has("task_mm_cid_scan");
+
+	if (!kconfig_value("CONFIG_RSEQ_CID_SCAN_BATCH", c, sizeof(c)) && parse_u64(c, &u))
+		c[0] = '\0';
+	if (!read_file_line(PARAM_DIR PARAM_BATCH, v, sizeof(v)) && !parse_u64(v, &u) && u) {
+		m->batch = (int)u;
+		m->walk_retval = has_scan;
+		snprintf(m->batch_from, sizeof(m->batch_from), "%s%s, CONFIG_RSEQ_CID_SCAN_BATCH %s",
+			 PARAM_DIR, PARAM_BATCH, c[0] ? c : "not readable");
+		if (!read_file_line(PARAM_DIR PARAM_SCAN, v, sizeof(v)))
+			m->scan_off = v[0] == 'N' || v[0] == 'n' || v[0] == '0';
+	} else if (c[0]) {
+		m->batch = atoi(c);
+		snprintf(m->batch_from, sizeof(m->batch_from), "CONFIG_RSEQ_CID_SCAN_BATCH");
+		if (!cmdline_value(PARAM_BATCH, v, sizeof(v)) && !parse_u64(v, &u) && u) {
+			m->batch = (int)u;
+			snprintf(m->batch_from, sizeof(m->batch_from),
+				 "%s= on the command line (CONFIG_RSEQ_CID_SCAN_BATCH %s)",
+				 PARAM_BATCH, c);
+		}
+		if (!cmdline_value(PARAM_SCAN, v, sizeof(v)))
+			m->scan_off = !strcmp(v, "off") || !strcmp(v, "0") || v[0] == 'n' || v[0] == 'N';
+		/* a batch patch's scan function: its return values are trusted
+		 * only as far as the calls-per-walk verdict confirms them
+		 */
+		m->walk_retval = has_scan;
+	} else if (has_scan) {
+		m->batch = -1;
+		snprintf(m->batch_from, sizeof(m->batch_from),
+			 "task_mm_cid_scan in kallsyms, no config or parameter readable");
+	}
+	if (m->batch > 0)
+		m->walk_calls = (m->possible + m->batch - 1) / m->batch;
+}
 
 /* --- detection ------------------------------------------------------ */
 
@@ -78,8 +154,7 @@ static void detect(struct bench *b, struct scan_model *m)
 		bench_skip(b, "%s", m->rseq.why);
 	m->possible = CPU_COUNT(&b->sets.possible);
 	m->hz = !kconfig_value("CONFIG_HZ", v, sizeof(v)) && !parse_u64(v, &u) ? (int)u : 250;
-	if (!kconfig_value("CONFIG_RSEQ_CID_SCAN_BATCH", v, sizeof(v)) && !parse_u64(v, &u))
-		m->batch = (int)u;
+	detect_batch(m);
 	m->periodic = kallsyms_has("task_mm_cid_work");
 	m->func = m->batch && kallsyms_has("task_mm_cid_scan") ? "task_mm_cid_scan"
 							       : "task_mm_cid_work";
@@ -90,9 +165,13 @@ static void detect(struct bench *b, struct scan_model *m)
 		bench_note(b, "emulated CPU (TCG): durations are not meaningful, compare their growth with the CPU count only");
 	if (!m->periodic)
 		bench_note(b, "scan model: no periodic scan (task_mm_cid_work absent: 6.19 or later)");
-	else if (m->batch)
-		bench_note(b, "scan model: periodic scan in batches of %d CPUs (CONFIG_RSEQ_CID_SCAN_BATCH), %d possible CPUs, HZ %d",
-			   m->batch, m->possible, m->hz);
+	else if (m->batch > 0)
+		bench_note(b, "scan model: periodic scan in batches of %d CPUs (%s), %d possible CPUs: %d calls per complete scan, HZ %d%s",
+			   m->batch, m->batch_from, m->possible, m->walk_calls, m->hz,
+			   m->scan_off ? "; the scan is OFF (rseq_cid_scan=off)" : "");
+	else if (m->batch < 0)
+		bench_note(b, "scan model: periodic scan in batches of unknown size (%s), %d possible CPUs, HZ %d",
+			   m->batch_from, m->possible, m->hz);
 	else
 		bench_note(b, "scan model: periodic full scan (task_mm_cid_work) over %d possible CPUs every 100 ms, HZ %d",
 			   m->possible, m->hz);
@@ -286,8 +365,9 @@ static void check_invariants(struct wl_run *r, int possible, struct invariants *
 struct row {			/* one line of the seed's table */
 	char scan[24];
 	const char *workload, *method;
-	struct stats call, full;
+	struct stats call, full, delay;
 	size_t n;
+	bool walks_judged;	/* the calls-per-walk verdict was given */
 };
 
 /* --- the model ------------------------------------------------------ */
@@ -443,8 +523,12 @@ static void row_fill(struct row *row, const struct scan_model *sm,
 		     const struct cid_opts *o, const char *method,
 		     struct metric *call, struct metric *full)
 {
-	if (sm->batch)
+	if (sm->scan_off)
+		snprintf(row->scan, sizeof(row->scan), "scan off");
+	else if (sm->batch > 0)
 		snprintf(row->scan, sizeof(row->scan), "batch %d", sm->batch);
+	else if (sm->batch < 0)
+		snprintf(row->scan, sizeof(row->scan), "batch ?");
 	else
 		snprintf(row->scan, sizeof(row->scan), "full scan");
 	row->workload = workload_names[o->workload];
@@ -454,8 +538,41 @@ static void row_fill(struct row *row, const struct scan_model *sm,
 		stats_compute(call->samples, call->n, &row->call);
 	if (full && full->n)
 		stats_compute(full->samples, full->n, &row->full);
-	else
+	else if (!sm->batch)
 		row->full = row->call;	/* a full scan is one call */
+}
+
+/* How the calls of the batched scan formed complete walks. */
+static void walks_report(struct bench *b, const struct scan_model *sm,
+			 const struct graph_passes *gp, uint64_t lost, struct row *row)
+{
+	char other[160] = "", why[256];
+	size_t off = 0, n;
+	int code;
+
+	for (int k = 1; k <= GRAPH_WALK_CALLS_MAX + 1; k++) {
+		if (k == sm->walk_calls || !gp->walk_calls[k] || off >= sizeof(other))
+			continue;
+		off += snprintf(other + off, sizeof(other) - off, "%s%s%d calls x%zu",
+				off ? ", " : "", k > GRAPH_WALK_CALLS_MAX ? ">" : "",
+				k > GRAPH_WALK_CALLS_MAX ? GRAPH_WALK_CALLS_MAX : k,
+				gp->walk_calls[k]);
+	}
+	n = graph_walks_other(gp);
+	ksft_print_msg("walks (function_graph return values): %zu complete with %d calls, %zu with other counts%s%s%s; %zu partial at the trace's ends; %zu calls claimed no batch (-EBUSY)%s\n",
+		       gp->walk_calls[sm->walk_calls], sm->walk_calls, n,
+		       n ? " (" : "", other, n ? ")" : "", gp->partial, gp->busy,
+		       lost ? ", events lost" : "");
+	if (row->delay.n)
+		ksft_print_msg("delay between the calls of a walk (function_graph): min %.2f us, p50 %.2f, p99 %.2f, max %.2f\n",
+			       row->delay.min, row->delay.p50, row->delay.p99, row->delay.max);
+	metric_extra(gp->call, "walks_expected_calls", gp->walk_calls[sm->walk_calls]);
+	metric_extra(gp->call, "walks_other_calls", n);
+	metric_extra(gp->call, "walks_partial", gp->partial);
+	metric_extra(gp->call, "calls_no_batch", gp->busy);
+	code = graph_walks_verdict(gp, why, sizeof(why));
+	bench_verdict(b, code, NULL, "calls per complete scan: %s", why);
+	row->walks_judged = true;
 }
 
 static void run_workload(struct bench *b, const struct cid_opts *o,
@@ -555,7 +672,8 @@ static void latency_traced(struct bench *b, const struct cid_opts *o,
 {
 	struct wl_run r = { 0 };
 	/* with batches, one walk is the calls less than 50 ms apart */
-	struct graph_passes gp = { .split_s = sm->batch ? 0.05 : 0, .below_us = 10 };
+	struct graph_passes gp = { .split_s = sm->batch ? 0.05 : 0, .below_us = 10,
+				   .by_retval = sm->walk_retval, .expect = sm->walk_calls };
 	/* the metric keeps it until the JSON is written: not on this stack */
 	static struct hist h;
 	struct graph_read_info info;
@@ -597,7 +715,11 @@ static void latency_traced(struct bench *b, const struct cid_opts *o,
 	gp.call = bench_metric(b, "scan_call_us", "us", BETTER_LOWER,
 			       "one call of the scan function (function_graph)");
 	gp.pass_us = bench_metric(b, "complete_scan_us", "us", BETTER_LOWER,
-				  "first to last call of one walk over all CPUs (function_graph)");
+				  gp.by_retval ? "first to last call of one complete walk over all CPUs, walks with the expected number of calls (function_graph)"
+					       : "first to last call of one walk over all CPUs (function_graph)");
+	if (gp.by_retval)
+		gp.gap_us = bench_metric(b, "scan_call_delay_us", "us", BETTER_NONE,
+					 "end of one call to the start of the next within a walk (function_graph)");
 	graph_passes_read(&gp, &info);
 	tracefs_restore_all();
 	lost = graph_read_lost(&info);
@@ -605,22 +727,27 @@ static void latency_traced(struct bench *b, const struct cid_opts *o,
 		cross_check(&r, &gp, sm, run_s, gp.call);
 	metric_extra(gp.call, "batch_cpus", sm->batch);
 	metric_extra(gp.call, "possible_cpus", sm->possible);
+	metric_extra(gp.call, "walk_calls_expected", sm->walk_calls);
+	metric_extra(gp.call, "scan_off", sm->scan_off);
 	metric_extra(gp.call, "below_10us_share", gp.calls ? (double)gp.below / gp.calls : 0);
 	metric_extra(gp.call, "nonleaf_calls", gp.nonleaf);
 	metric_extra(gp.call, "events_lost", lost);
 	gp.call->hist = &h;
 	metric_sample_noun(gp.call, "call", "calls");
 	metric_summary(gp.call, "scan per call", "%s, %s, %d possible CPUs, %zu calls, function_graph",
-		       sm->batch ? "batched" : "full scan", workload_names[o->workload],
-		       sm->possible, gp.calls);
+		       sm->scan_off ? "scan off" : sm->batch ? "batched" : "full scan",
+		       workload_names[o->workload], sm->possible, gp.calls);
 	row_fill(row, sm, o, "function_graph", gp.call, gp.pass_us);
+	if (gp.gap_us && gp.gap_us->n)
+		stats_compute(gp.gap_us->samples, gp.gap_us->n, &row->delay);
 	if (gp.calls) {
 		ksft_print_msg("scan per call (function_graph, %s): min %.2f us, p50 %.2f, p99 %.2f, max %.2f; %.0f%% below 10 us; %zu calls (%zu non-leaf: preempted or interrupted inside), %zu in other processes ignored\n",
 			       sm->func, row->call.min, row->call.p50, row->call.p99,
 			       row->call.max, 100.0 * gp.below / gp.calls, gp.calls,
 			       gp.nonleaf, gp.other);
-		ksft_print_msg("complete scan (function_graph): %zu walks, min %.2f us, p50 %.2f, max %.2f\n",
-			       row->full.n, row->full.min, row->full.p50, row->full.max);
+		if (row->full.n)
+			ksft_print_msg("complete scan (function_graph): %zu walks, min %.2f us, p50 %.2f, max %.2f\n",
+				       row->full.n, row->full.min, row->full.p50, row->full.max);
 		if (!b->opt.quiet)
 			hist_print(&h, stdout, "us", 50);
 	}
@@ -632,6 +759,8 @@ static void latency_traced(struct bench *b, const struct cid_opts *o,
 		      "function_graph timed %zu calls of %s in %.1f s (%s)%s",
 		      gp.calls, sm->func, run_s, workload_names[o->workload],
 		      lost ? ", but the trace lost events: calls are missing" : "");
+	if (gp.by_retval)
+		walks_report(b, sm, &gp, lost, row);
 	graph_passes_free(&gp);
 	workload_free(&r);
 }
@@ -1032,6 +1161,8 @@ static void scan_latency(struct bench *b, const struct cid_opts *o,
 		latency_estimated(b, o, sm, row);
 	if (o->method == M_AUTO && sm->periodic && row->method && !strcmp(row->method, "estimate"))
 		bench_note(b, "function_graph not usable (%s): user-space estimate", why);
+	if (sm->walk_retval && !row->walks_judged)
+		bench_verdict(b, KSFT_SKIP, "needs function_graph", "calls per complete scan");
 }
 
 /* Defaults that depend on --cpu and --quick; what the table cannot check. */
@@ -1049,17 +1180,24 @@ static void opts_finish(struct bench *b, struct cid_opts *o, bool threads_given)
 
 static void table_print(const struct row *row)
 {
-	ksft_print_msg("cid_scan table (per-call and complete-scan ranges, us):\n");
-	ksft_print_msg("  %-10s %-10s %-18s %-20s %s\n", "scan", "workload",
-		       "per call (us)", "complete scan (us)", "method, calls");
+	char full[32] = "-", delay[32] = "-";
+
+	ksft_print_msg("cid_scan table (us; complete scan: first to last call of a walk):\n");
+	ksft_print_msg("  %-10s %-10s %-14s %-7s %-16s %-14s %s\n", "scan", "workload",
+		       "per call", "p50", "complete scan", "delay", "method, calls");
 	if (!row->n) {
-		ksft_print_msg("  %-10s %-10s %-18s %-20s %s\n", row->scan,
-			       row->workload ? row->workload : "-", "-", "-", "no calls");
+		ksft_print_msg("  %-10s %-10s %-14s %-7s %-16s %-14s %s\n", row->scan,
+			       row->workload ? row->workload : "-", "-", "-", "-", "-",
+			       "no calls");
 		return;
 	}
-	ksft_print_msg("  %-10s %-10s %6.1f-%-11.1f %6.1f-%-13.1f %s, %zu\n",
+	if (row->full.n)
+		snprintf(full, sizeof(full), "%.1f-%.1f", row->full.min, row->full.max);
+	if (row->delay.n)
+		snprintf(delay, sizeof(delay), "%.1f-%.1f", row->delay.min, row->delay.max);
+	ksft_print_msg("  %-10s %-10s %5.1f-%-8.1f %-7.1f %-16s %-14s %s, %zu\n",
 		       row->scan, row->workload, row->call.min, row->call.max,
-		       row->full.min, row->full.max, row->method, row->n);
+		       row->call.p50, full, delay, row->method, row->n);
 }
 
 int main(int argc, char **argv)
@@ -1140,7 +1278,7 @@ int main(int argc, char **argv)
 		char why[192];
 		bool trace = sm.periodic && !tracefs_graph_probe(sm.func, why, sizeof(why));
 
-		bench_plan(&b, trace ? 1 : 0);
+		bench_plan(&b, trace ? 1 + sm.walk_retval : 0);
 		if (trace)
 			latency_traced(&b, &o, &sm, &row);
 		else
@@ -1148,7 +1286,8 @@ int main(int argc, char **argv)
 		run_model(&b, &o, &sm, trace ? &row : NULL);
 		bench_finish(&b);
 	}
-	bench_plan(&b, o.no_compaction ? 1 : 3);
+	/* the batch patch's return values: calls per walk are checked */
+	bench_plan(&b, (o.no_compaction ? 1 : 3) + sm.walk_retval);
 	scan_latency(&b, &o, &sm, &row);
 	if (!o.no_compaction) {
 		compaction(&b, &o, &sm);

@@ -36,6 +36,7 @@
 
 struct compare_opts {
 	bool markdown, plot, bisect;
+	bool emulated_timings;		/* judge timings measured under TCG */
 	const char *kcidb;		/* KCIDB output file */
 	const char *kcidb_build;	/* the farm's build id */
 	const char *metric;		/* --bisect: the metric to judge */
@@ -93,6 +94,8 @@ static const struct {
 	  "--bisect: the metric to judge (default: the first with better lower|higher)" },
 	{ { "threshold", required_argument, NULL, 't' }, "PCT",
 	  "--bisect: how much worse is still good, in % (default 5)" },
+	{ { "emulated-timings", no_argument, NULL, 'E' }, NULL,
+	  "judge timing metrics measured under emulation (TCG) too" },
 	{ { "kcidb", required_argument, NULL, 'k' }, "FILE",
 	  "write KCIDB test records of the non-base results to FILE" },
 	{ { "kcidb-build", required_argument, NULL, 'B' }, "ID",
@@ -159,6 +162,9 @@ static void parse_args(struct compare *c, int argc, char **argv)
 			break;
 		case 'b':
 			c->o.bisect = true;
+			break;
+		case 'E':
+			c->o.emulated_timings = true;
 			break;
 		case 'M':
 			c->o.metric = optarg;
@@ -435,13 +441,27 @@ static const char *better_words(enum better b)
 	       b == BETTER_HIGHER ? "higher is better" : "no better direction";
 }
 
+/*
+ * A timing metric of a result measured under emulation (TCG) is left
+ * undecided unless --emulated-timings: emulation stretches time, not
+ * counts.
+ */
+static bool emulated_timing(const struct compare *c, const struct result *a,
+			    const struct result *b, const struct result_metric *m)
+{
+	return !c->o.emulated_timings && m && m->timing &&
+	       ((a && a->sys.emulated) || (b && b->sys.emulated));
+}
+
+#define EMULATED_WHY "a timing measured under emulation (TCG): undecided (--emulated-timings judges it)"
+
 static void row_stats(const struct compare *c, const char *label,
 		      const struct result_metric *m)
 {
 	char mean[32], med[32], cov[16];
 
 	if (!m) {
-		printf(c->o.markdown ? "| %s | - | | | | | | not in this result |\n" :
+		printf(c->o.markdown ? "|%s|-||||||not in this result|\n" :
 		       "  %-8.8s    -   (not in this result)\n", label);
 		return;
 	}
@@ -452,33 +472,35 @@ static void row_stats(const struct compare *c, const char *label,
 	else
 		snprintf(cov, sizeof(cov), "-");
 	if (c->o.markdown)
-		printf("| %s | %zu | %s | %s | %s |", label, m->n, mean, med, cov);
+		printf("|%s|%zu|%s|%s|%s|", label, m->n, mean, med, cov);
 	else
 		printf("  %-8.8s %4zu %9s %9s %6s", label, m->n, mean, med, cov);
 }
 
 static void row_change(const struct compare *c, const struct cmp *x,
-		       enum better better)
+		       enum better better, bool emulated)
 {
 	char chg[24], ci[24];
 
 	if (!x) {
-		printf(c->o.markdown ? " | | |\n" : "\n");
+		printf(c->o.markdown ? "||||\n" : "\n");
 		return;
 	}
 	if (!x->tested) {
-		printf(c->o.markdown ? " | | no test: %s |\n" : "  no test: %s\n",
+		printf(c->o.markdown ? "||no test: %s|\n" : " no test: %s\n",
 		       x->why_not);
 		return;
 	}
 	snprintf(chg, sizeof(chg), "%+.1f%%", x->change_pct);
 	snprintf(ci, sizeof(ci), "+-%.1f%%", x->ci_pct);
 	if (c->o.markdown)
-		printf(" %s | %s | %s%s |\n", chg, ci,
-		       cmp_judgement(x, better), x->significant ? " *" : "");
+		printf("%s|%s|%s%s|\n", chg, ci,
+		       emulated ? "emulated" : cmp_judgement(x, better),
+		       x->significant && !emulated ? " *" : "");
 	else
-		printf(" %7s %7s %s%s\n", chg, ci, cmp_judgement(x, better),
-		       x->significant ? " *" : "");
+		printf(" %7s %7s %s%s\n", chg, ci,
+		       emulated ? "emulated" : cmp_judgement(x, better),
+		       x->significant && !emulated ? " *" : "");
 }
 
 /* ministat-style plot of the samples of one metric (lib/plot.c) */
@@ -501,7 +523,8 @@ static void plot_metric(const struct compare *c, const struct result_metric **ms
 
 /* "getpid: base avg 770.0 ns, patched avg 1340.0 ns (74.0% increase, significant)" */
 static void paste_line(const struct compare *c, const struct result_metric **ms,
-		       const struct cmp *xs, char *buf, size_t len)
+		       const struct cmp *xs, const bool *emulated, char *buf,
+		       size_t len)
 {
 	const struct result_metric *first = NULL;
 	bool any = false;
@@ -532,6 +555,7 @@ static void paste_line(const struct compare *c, const struct result_metric **ms,
 		else
 			n += snprintf(buf + n, len - n, " (%.1f%% %s, %s)",
 				      fabs(xs[i].change_pct), cmp_direction(&xs[i]),
+				      emulated[i] ? "emulated, undecided" :
 				      xs[i].significant ? "significant" : "not significant");
 	}
 }
@@ -557,6 +581,7 @@ static void compare_program(struct compare *c, const char *prog, char (*paste)[5
 			const char *name = rs[i]->metrics[k].name;
 			const struct result_metric *ms[MAX_SIDES];
 			struct cmp xs[MAX_SIDES] = { 0 };
+			bool emu[MAX_SIDES] = { 0 };
 			bool seen = false;
 			enum better better = rs[i]->metrics[k].better;
 
@@ -567,7 +592,7 @@ static void compare_program(struct compare *c, const char *prog, char (*paste)[5
 			for (size_t j = 0; j < c->nsides; j++)
 				ms[j] = rs[j] ? result_metric_find(rs[j], name) : NULL;
 			if (c->o.markdown)
-				printf("\n#### %s: %s (%s, %s)\n\n| kernel | n | mean | median | CoV | change | 95%% CI | |\n|---|--:|--:|--:|--:|--:|--:|---|\n",
+				printf("\n#### %s: %s (%s, %s)\n\n|kernel|n|mean|median|CoV|change|95%% CI||\n|---|--:|--:|--:|--:|--:|--:|---|\n",
 				       prog, name, rs[i]->metrics[k].unit, better_words(better));
 			else
 				printf("%s: %s (%s, %s)\n  %-8s %4s %9s %9s %6s %7s %7s\n",
@@ -578,11 +603,12 @@ static void compare_program(struct compare *c, const char *prog, char (*paste)[5
 				if (!ms[j])
 					continue;
 				if (!j || !ms[0]) {
-					row_change(c, NULL, better);
+					row_change(c, NULL, better, false);
 					continue;
 				}
 				cmp_metrics(&ms[0]->st, &ms[j]->st, &xs[j]);
-				row_change(c, &xs[j], better);
+				emu[j] = emulated_timing(c, rs[0], rs[j], ms[j]);
+				row_change(c, &xs[j], better, emu[j]);
 				if (c->nkc < ARRAY_SIZE(c->kc)) {
 					struct kcidb_cmp *kc = &c->kc[c->nkc++];
 
@@ -593,6 +619,10 @@ static void compare_program(struct compare *c, const char *prog, char (*paste)[5
 					kc->threshold_pct = c->o.threshold_pct;
 					kc->verdict = cmp_bisect(&xs[j], better,
 								 c->o.threshold_pct, &kc->why);
+					if (emu[j]) {
+						kc->verdict = BISECT_UNDECIDED;
+						kc->why = EMULATED_WHY;
+					}
 				}
 			}
 			if (c->o.plot)
@@ -600,7 +630,8 @@ static void compare_program(struct compare *c, const char *prog, char (*paste)[5
 			if (!c->o.markdown)
 				printf("\n");
 			if (*npaste < 64)
-				paste_line(c, ms, xs, paste[(*npaste)++], sizeof(paste[0]));
+				paste_line(c, ms, xs, emu, paste[(*npaste)++],
+					   sizeof(paste[0]));
 		}
 	}
 }
@@ -649,8 +680,9 @@ static void compare_all(struct compare *c)
 	       c->o.markdown ? "" : "", CMP_ALPHA);
 	if (c->o.markdown)
 		printf("```\n");
+	/* mail wraps at 72 columns: continuation lines are indented */
 	for (size_t i = 0; i < npaste; i++)
-		printf("%s\n", paste[i]);
+		print_wrapped("", paste[i], 16, 2);
 	if (c->o.markdown)
 		printf("```\n");
 	free(paste);
@@ -713,6 +745,10 @@ static int bisect(struct compare *c)
 		}
 		cmp_metrics(&bm->st, &nm->st, &x);
 		v = cmp_bisect(&x, bm->better, c->o.threshold_pct, &why);
+		if (emulated_timing(c, b, n, nm)) {
+			v = BISECT_UNDECIDED;
+			why = EMULATED_WHY;
+		}
 		if (c->nkc < ARRAY_SIZE(c->kc))
 			c->kc[c->nkc++] = (struct kcidb_cmp){
 				.res = n, .metric = nm, .base_label = bs->label,

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
 #include "cpu_events.h"
+#include "kconfig.h"
 #include "tick.h"
 
 void cpu_events_init(struct cpu_events *s, int cpu)
@@ -84,6 +86,7 @@ void cpu_events_end(struct cpu_events *s, struct cpu_window *w)
 {
 	struct irq_table after[CPU_EVENTS_MAX_FILES] = { 0 };
 	uint64_t j1;
+	char hz[16];
 
 	w->seconds = (mono_ns() - s->t0_ns) / 1e9;
 	for (int i = 0; i < CPU_EVENTS_MAX; i++) {
@@ -101,7 +104,14 @@ void cpu_events_end(struct cpu_events *s, struct cpu_window *w)
 					    &after[s->rows[i].file],
 					    s->rows[i].name, s->cpu) : -1;
 	w->jiffies = s->have_jiffies && !tick_jiffies(&j1) ? j1 - s->jiffies0 : 0;
-	w->hz = tick_hz_from(w->jiffies, w->seconds);
+	/*
+	 * The kernel's own CONFIG_HZ when its config is readable: under
+	 * emulation jiffies against the clock can be far from it.
+	 */
+	if (!kconfig_value("CONFIG_HZ", hz, sizeof(hz)) && atoi(hz) > 0)
+		w->hz = atoi(hz);
+	else
+		w->hz = tick_hz_from(w->jiffies, w->seconds);
 	for (int f = 0; f < s->nfiles; f++) {
 		irq_table_free(&s->before[f]);
 		irq_table_free(&after[f]);

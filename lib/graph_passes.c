@@ -30,6 +30,36 @@ static void pass_end(struct graph_passes *gp, struct graph_pass *p)
 	p->calls = 0;
 }
 
+/* A walk ended by a call returning 0, or cut by the end of the trace. */
+static void walk_end(struct graph_passes *gp, struct graph_pass *p, bool ended)
+{
+	if (!p->calls)
+		return;
+	if (!ended || !p->from_start)
+		gp->partial++;
+	else if (p->calls > GRAPH_WALK_CALLS_MAX)
+		gp->walk_calls[GRAPH_WALK_CALLS_MAX + 1]++;
+	else
+		gp->walk_calls[p->calls]++;
+	if (ended && p->from_start && p->calls == gp->expect)
+		metric_add(gp->pass_us, (p->end_s - p->start_s) * 1e6);
+	p->calls = 0;
+	p->from_start = ended;
+}
+
+static void walk_call(struct graph_passes *gp, struct graph_pass *p,
+		      const struct graph_call *c)
+{
+	if (p->calls && gp->gap_us)
+		metric_add(gp->gap_us, (c->ts_s - p->end_s) * 1e6);
+	if (!p->calls)
+		p->start_s = c->ts_s;
+	p->end_s = c->ts_s + c->duration_us / 1e6;
+	p->calls++;
+	if (c->ret == 0)
+		walk_end(gp, p, true);
+}
+
 void graph_passes_call(const struct graph_call *c, void *arg)
 {
 	struct graph_passes *gp = arg;
@@ -40,6 +70,14 @@ void graph_passes_call(const struct graph_call *c, void *arg)
 			p = &gp->pass[gp->group[i]];
 	if (!p) {
 		gp->other++;
+		return;
+	}
+	if (gp->by_retval && !c->has_ret) {
+		gp->no_ret++;
+		return;
+	}
+	if (gp->by_retval && c->ret < 0) {
+		gp->busy++;
 		return;
 	}
 	gp->calls++;
@@ -59,6 +97,10 @@ void graph_passes_call(const struct graph_call *c, void *arg)
 	metric_add(gp->call, c->duration_us);
 	if (gp->h)
 		hist_add(gp->h, c->duration_us);
+	if (gp->by_retval) {
+		walk_call(gp, p, c);
+		return;
+	}
 	if (p->calls && c->ts_s - p->end_s > gp->split_s)
 		pass_end(gp, p);
 	if (!p->calls)
@@ -69,12 +111,41 @@ void graph_passes_call(const struct graph_call *c, void *arg)
 		pass_end(gp, p);
 }
 
+size_t graph_walks_other(const struct graph_passes *gp)
+{
+	size_t n = 0;
+
+	for (int k = 1; k <= GRAPH_WALK_CALLS_MAX + 1; k++)
+		if (k != gp->expect)
+			n += gp->walk_calls[k];
+	return n;
+}
+
+int graph_walks_verdict(const struct graph_passes *gp, char *why, size_t len)
+{
+	size_t good = gp->expect > 0 && gp->expect <= GRAPH_WALK_CALLS_MAX ?
+		      gp->walk_calls[gp->expect] : 0;
+	size_t other = graph_walks_other(gp);
+
+	snprintf(why, len, "%zu of %zu complete walks had %d calls (%zu partial walks at the trace's ends not counted)",
+		 good, good + other, gp->expect, gp->partial);
+	return good && !other ? KSFT_PASS : KSFT_FAIL;
+}
+
+void graph_passes_end(struct graph_passes *gp)
+{
+	for (int i = 0; i < gp->ngroups; i++)
+		if (gp->by_retval)
+			walk_end(gp, &gp->pass[i], false);
+		else
+			pass_end(gp, &gp->pass[i]);
+}
+
 long graph_passes_read(struct graph_passes *gp, struct graph_read_info *info)
 {
 	long n = tracefs_graph_read(graph_passes_call, gp, info);
 
-	for (int i = 0; i < gp->ngroups; i++)
-		pass_end(gp, &gp->pass[i]);
+	graph_passes_end(gp);
 	return n;
 }
 

@@ -5,6 +5,14 @@
  * a group closer than @split_s form one pass; with split_s 0 every call
  * is a pass of its own. Calls by tasks not added are counted apart.
  *
+ * With @by_retval the function says itself where a walk stands: it
+ * returns where the next call starts, 0 when it ended a walk, a negative
+ * error when it walked nothing (counted in @busy, not as a call). A walk
+ * is then the calls up to one returning 0; the first walk of a group
+ * (its start was before the trace) and a walk still open at the end are
+ * partial. Complete walks of @expect calls give @pass_us; the others are
+ * counted by their number of calls in @walk_calls, never merged.
+ *
  *	graph_passes_init(&gp, ntasks, ngroups);
  *	graph_passes_task(&gp, pid, group);	...for each task
  *	gp.call = ...; gp.pass_us = ...; gp.split_s = 0.05;
@@ -14,6 +22,7 @@
 #ifndef ISOLBENCH_GRAPH_PASSES_H
 #define ISOLBENCH_GRAPH_PASSES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,7 +33,10 @@
 struct graph_pass {
 	double start_s, end_s;
 	int calls;
+	bool from_start;	/* by_retval: a walk ended before this one */
 };
+
+#define GRAPH_WALK_CALLS_MAX	64	/* walk_calls[] counts up to this */
 
 struct graph_passes {
 	/* set by the caller */
@@ -33,10 +45,17 @@ struct graph_passes {
 	struct metric *call;	/* gets each call's duration, us */
 	struct metric *pass_us;	/* gets each pass, first call to last end */
 	struct hist *h;		/* each call's duration, us (optional) */
+	bool by_retval;		/* walks end at a call returning 0 */
+	int expect;		/* by_retval: calls in a complete walk */
+	struct metric *gap_us;	/* by_retval: end of a call to the next in a walk */
 	/* state and results */
 	int *pids, *group, npids, ngroups;
 	struct graph_pass *pass;	/* per group */
 	size_t calls, other, below;
+	/* by_retval: calls that walked nothing, walks by their count of calls
+	 * (the last slot: more), walks cut by the trace's ends
+	 */
+	size_t busy, no_ret, walk_calls[GRAPH_WALK_CALLS_MAX + 2], partial;
 	size_t nonleaf;		/* of calls: printed as "func() {" ... "}" */
 	double *ts_s;		/* each counted call's entry, trace clock */
 	double *ts_us;		/* its duration */
@@ -53,5 +72,14 @@ long graph_passes_read(struct graph_passes *gp, struct graph_read_info *info);
 /* Feed one call, as graph_passes_read() does for each traced one. */
 void graph_passes_call(const struct graph_call *c, void *arg);
 void graph_passes_free(struct graph_passes *gp);
+/* End the open passes (graph_passes_read() does it after the trace). */
+void graph_passes_end(struct graph_passes *gp);
+/* by_retval: the complete walks whose count of calls is not @expect. */
+size_t graph_walks_other(const struct graph_passes *gp);
+/*
+ * by_retval: KSFT_PASS when complete walks were seen and each had
+ * @expect calls, else KSFT_FAIL; what was seen in @why.
+ */
+int graph_walks_verdict(const struct graph_passes *gp, char *why, size_t len);
 
 #endif

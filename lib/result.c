@@ -41,6 +41,43 @@ static void system_read(const struct jr_value *sys, struct result_system *s)
 	jr_get_bool(sys, "virtualized", &s->virtualized);
 }
 
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && !strcmp(s + n - t, tail);
+}
+
+/*
+ * A timing is a duration, a cycle count or a rate per unit of time: what
+ * emulation stretches.  A count (softirqs per tick, IPIs delivered, scan
+ * calls per walk) does not depend on the speed of the machine.  The
+ * optional "kind" member says it; without it the unit and name do.
+ */
+static int metric_kind(const struct jr_value *m, struct result_metric *rm,
+		       char *err, size_t errlen)
+{
+	static const char *const time_units[] = { "ns", "us", "ms", "s", "cycles" };
+	const char *kind = jr_get_string(m, "kind");
+
+	if (kind) {
+		if (strcmp(kind, "timing") && strcmp(kind, "count")) {
+			snprintf(err, errlen, "metric %s: kind is '%.32s', not timing or count",
+				 rm->name, kind);
+			return -1;
+		}
+		rm->timing = !strcmp(kind, "timing");
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(time_units); i++)
+		if (!strcmp(rm->unit, time_units[i]))
+			rm->timing = true;
+	if (ends_with(rm->unit, "/s") || ends_with(rm->unit, "/min") ||
+	    ends_with(rm->name, "_per_s") || ends_with(rm->name, "_per_min"))
+		rm->timing = true;
+	return 0;
+}
+
 static int metric_read(const struct jr_value *m, size_t idx,
 		       struct result_metric *rm, char *err, size_t errlen)
 {
@@ -67,6 +104,8 @@ static int metric_read(const struct jr_value *m, size_t idx,
 			 rm->name, better);
 		return -1;
 	}
+	if (metric_kind(m, rm, err, errlen))
+		return -1;
 	if (!samples || samples->type != JR_ARRAY) {
 		snprintf(err, errlen, "metric %s has no samples array", rm->name);
 		return -1;

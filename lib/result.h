@@ -24,6 +24,7 @@
 struct result_metric {
 	const char *name, *unit, *label, *aggregate;
 	enum better better;
+	bool timing;		/* a time or a rate per time, not a count */
 	double *samples;
 	size_t n;
 	size_t dropped;		/* null (non-finite) samples left out */

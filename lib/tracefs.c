@@ -237,6 +237,7 @@ int tracefs_graph_start(const char *func, char *err, size_t errlen)
 		{ "options/funcgraph-cpu", "1" },
 		{ "options/funcgraph-duration", "1" },
 		{ "options/funcgraph-overhead", "1" },
+		{ "options/funcgraph-retval", "1" },
 		/* the name on every "}", so a non-leaf call is never anonymous */
 		{ "options/funcgraph-tail", "1" },
 	};
@@ -353,6 +354,20 @@ enum graph_line graph_line_parse(const char *line, struct graph_call *c)
 			n = sizeof(c->func) - 1;
 		memcpy(c->func, fn, n);
 		c->func[n] = '\0';
+	}
+	/* funcgraph-retval: "func(); /" "* = 0x8 *" "/", "} /" "* func = -16 *" "/" */
+	p = strstr(fn, "/* ");
+	p = p ? strstr(p, "= ") : NULL;
+	if (p) {
+		const char *v = p + 2;
+		char *e;
+
+		errno = 0;
+		if (v[0] == '0' && v[1] == 'x')
+			c->ret = (long)strtoul(v, &e, 16);
+		else
+			c->ret = strtol(v, &e, 10);
+		c->has_ret = e != v && !errno;
 	}
 	/* the duration: "  + 12.345 us   " between the last two bars */
 	dur = bars[nbars - 2] + 1;

@@ -45,8 +45,9 @@ int tracefs_graph_probe(const char *func, char *why, size_t whylen);
 /*
  * function_graph on @func only (set_ftrace_filter, depth 1, absolute
  * times on the CLOCK_MONOTONIC trace clock where the kernel has it,
- * task names, the name on every closing brace), buffer cleared, tracing
- * on. Saves what it changes.
+ * task names, the name on every closing brace, return values where the
+ * kernel has CONFIG_FUNCTION_GRAPH_RETVAL), buffer cleared, tracing on.
+ * Saves what it changes.
  */
 int tracefs_graph_start(const char *func, char *err, size_t errlen);
 /* Whether the last tracefs_graph_start() set trace_clock to mono. */
@@ -60,6 +61,8 @@ struct graph_call {
 	int cpu;
 	int pid;		/* the task it ran in (funcgraph-proc) */
 	bool nonleaf;		/* printed as "func() {" ... "}" */
+	bool has_ret;		/* funcgraph-retval printed "= VALUE" */
+	long ret;		/* that return value */
 	uint64_t lost;		/* GRAPH_LOST: events lost (1 if not said) */
 	char func[64];		/* "" for a bare "}" */
 };

@@ -22,10 +22,12 @@ done
 
 apt_pkgs="build-essential libhwloc-dev libnuma-dev hwloc numactl perl python3
 	  linux-perf rt-tests procps"
-apt_vm_pkgs="qemu-system-x86 busybox-static cpio kmod xz-utils zstd"
+apt_vm_pkgs="qemu-system-x86 busybox-static cpio kmod xz-utils zstd
+	     bc bison flex libelf-dev patch git"
 dnf_pkgs="gcc make hwloc-devel numactl-devel hwloc numactl perl python3 perf
 	  realtime-tests procps-ng"
-dnf_vm_pkgs="qemu-system-x86 busybox cpio kmod xz zstd"
+dnf_vm_pkgs="qemu-system-x86 busybox cpio kmod xz zstd bc bison flex
+	     elfutils-libelf-devel patch git"
 
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo

@@ -6,7 +6,7 @@
 # UPDATE_GOLDEN=1 after checking the difference by eye).
 . "$(dirname "$0")/lib.sh"
 
-plan 55
+plan 63
 cd "$TOP" || exit 1
 D=tests/data
 
@@ -30,12 +30,14 @@ golden base-patched.txt $D/base.json $D/patched.json
 golden base-patched.md --markdown $D/base.json $D/patched.json
 golden plot.txt --plot --labels base,faster $D/base.json $D/faster.json
 golden three.txt $D/base.json $D/one-sample.json $D/emulated.json
+golden emulated.txt --labels base,patched $D/emu-base.json $D/emu-patched.json
 
-# the table part fits a 72-column email (the paste lines are one line each)
-long=$(sed '/^(\* significant/,$d' tests/golden/base-patched.txt tests/golden/three.txt tests/golden/plot.txt | awk 'length > 72' | wc -l)
-[ "$long" -eq 0 ]; ok $? "table lines fit 72 columns ($long longer)"
-grep -qx 'getpid: base avg 770.0 ns, patched avg 1340.0 ns (74.0% increase, significant)' tests/golden/base-patched.txt
-ok $? "seed-style paste line"
+# every line fits a 72-column email, the paste lines and Markdown too
+long=$(cat tests/golden/*.txt tests/golden/*.md | awk 'length > 72' | wc -l)
+[ "$long" -eq 0 ]; ok $? "every golden line fits 72 columns ($long longer)"
+grep -A1 -x 'getpid: base avg 770.0 ns, patched avg 1340.0 ns (74.0% increase,' tests/golden/base-patched.txt |
+	tail -n1 | grep -qx '  significant)'
+ok $? "seed-style paste line, wrapped at 72 with an indented continuation"
 grep -Eq '^  patched +5 +1340.0 +1340.0 +0.1% +\+74.0% +\+-0.3% regression \*$' tests/golden/base-patched.txt
 ok $? "table row: n, mean, median, CoV, change, CI, regression, significant"
 grep -Eq 'calls_per_s .*higher is better' tests/golden/base-patched.txt &&
@@ -76,6 +78,16 @@ bisect_rc 255 "bad threshold" --threshold five $D/base.json $D/equal.json
 bisect_rc 255 "unknown metric" --metric nosuch_ns $D/base.json $D/equal.json
 bisect_rc 255 "metric without direction" --metric base_only_count $D/base.json $D/equal.json
 bisect_rc 255 "three results" $D/base.json $D/equal.json $D/noisy.json
+# under emulation timings are undecided unless forced; counts are judged
+bisect_rc 125 "emulated timing" --metric syscall_ns $D/emu-base.json $D/emu-patched.json
+bisect_rc 1 "emulated timing, --emulated-timings" --emulated-timings --metric syscall_ns $D/emu-base.json $D/emu-patched.json
+bisect_rc 1 "emulated count (softirqs per tick)" --metric timer_softirq_raised_per_tick $D/emu-base.json $D/emu-patched.json
+bisect_rc 1 "emulated, kind count despite an ns unit" --metric walk_calls_ns $D/emu-base.json $D/emu-patched.json
+bisect_rc 1 "native timing is judged" --metric syscall_ns $D/base.json $D/patched.json
+bisect_rc 255 "kind neither timing nor count" $D/bad-kind.json $D/emu-patched.json
+grep -Eq '^  patched +5 +1340.0 .* emulated$' tests/golden/emulated.txt &&
+	grep -Eq '^  patched +5 +2.000 .* regression \*$' tests/golden/emulated.txt
+ok $? "table: an emulated timing says emulated, an emulated count is judged"
 
 # bad input: exit 2 and one line on stderr
 bad_input() {	# bad_input DESC ARGS...

@@ -18,6 +18,9 @@ readonly VM_DIR
 readonly REPO_DIR=${VM_DIR%/*}
 readonly CACHE_DIR=${ISOLBENCH_VM_CACHE:-$VM_DIR/cache}
 readonly MARK=@@isolbench-vm@@
+# shellcheck source=vm/kbuild.sh
+. "$VM_DIR/kbuild.sh"
+BUILD_ONLY=0
 
 # Settings (options override).
 KERNEL=
@@ -32,6 +35,7 @@ ISOL_CMDLINE=$DEFAULT_ISOL_CMDLINE
 APPEND=
 TIMEOUT=900
 KVM_BOOT_TIMEOUT=30
+GUEST_EXIT_GRACE=${ISOLBENCH_VM_EXIT_GRACE:-5}
 RESULTS_DIR=
 ACCEL=auto
 SUITE_DIR=
@@ -59,6 +63,15 @@ Usage: $PROG [options] [-- run.sh args...]
 Boot a kernel in qemu with CPUs isolated and run isolbench's run.sh inside.
 
 Kernel (one of; default: --debian 6.12):
+  -b, --build SRC        build the kernel to boot: SRC is a kernel tree (git
+                         checkout or plain tree, never modified: O= build of
+                         a linked copy) or debian:6.12 / debian:6.1 (Debian's
+                         linux-source, apt-get download); config: tinyconfig
+                         + vm/guest.config + the suite's config + --config
+      --patch FILE       with --build: apply this patch (-p1); repeatable
+      --config FRAG      with --build: merge this config fragment; repeatable
+      --build-only       with --build: build (or find in the cache), print
+                         the bzImage's path, do not boot
   -k, --kernel PATH      a bzImage/vmlinuz you built
       --modules DIR      its modules directory (lib/modules/RELEASE); its
                          build/ link is used as headers unless --headers
@@ -121,6 +134,11 @@ parse_args() {
 		--modules)	need_arg "$@"; MODULES_DIR=$2; shift ;;
 		--headers)	need_arg "$@"; HEADERS_DIR=$2; shift ;;
 		-d|--debian)	need_arg "$@"; DEBIAN_SPEC=$2; shift ;;
+		-b|--build)	need_arg "$@"; KB_SRC=$2; shift ;;
+		--patch)	need_arg "$@"; KB_PATCHES+=("$2"); shift ;;
+		--config)	need_arg "$@"; KB_CONFIGS+=("$2"); shift ;;
+		--build-only)	BUILD_ONLY=1 ;;
+		--build-failure-exit)	need_arg "$@"; KB_BUILD_FAIL_EXIT=$2; shift ;;
 		--no-headers)	NO_HEADERS=1 ;;
 		-c|--cpus)	need_arg "$@"; CPUS=$2; shift ;;
 		--max-cpus)	need_arg "$@"; MAX_CPUS=$2; shift ;;
@@ -167,6 +185,12 @@ check_numbers() {
 	case $ACCEL in kvm|tcg|auto) ;; *) die "--accel must be kvm, tcg or auto, not '$ACCEL'" ;; esac
 	if [[ -n $KERNEL && -n $DEBIAN_SPEC ]]; then
 		die "give either --kernel or --debian, not both"
+	fi
+	if [[ -n $KB_SRC && ( -n $KERNEL || -n $DEBIAN_SPEC ) ]]; then
+		die "give one of --build, --kernel and --debian"
+	fi
+	if [[ -z $KB_SRC ]] && ((${#KB_PATCHES[@]} || ${#KB_CONFIGS[@]} || BUILD_ONLY)); then
+		die "--patch, --config and --build-only need --build SRC"
 	fi
 	local a
 	for a in "${RUN_ARGS[@]}"; do
@@ -348,6 +372,13 @@ debian_fetch_headers() {
 # ---------------------------------------------------------------- kernel
 
 select_kernel() {
+	if [[ -n $KB_SRC ]]; then
+		kb_build
+		KERNEL=$KB_KERNEL
+		KREL=$KB_RELEASE
+		HEADERS_DIR=
+		return 0
+	fi
 	if [[ -z $KERNEL ]]; then
 		local spec=${DEBIAN_SPEC:-6.12}
 		KREL=$(debian_resolve "$spec")
@@ -408,6 +439,17 @@ prepare_suite() {
 # only fail to load, so it is replaced or removed.
 prepare_module() {
 	local dest=$1 src='' ko old d
+	if [[ -n $KB_KODIR ]]; then
+		# --build: module/ was built against the kernel with it.
+		rm -f "$dest"/module/*.ko
+		for ko in "$KB_KODIR"/*.ko; do
+			[[ -e $ko ]] || continue
+			mkdir -p "$dest/module"
+			cp "$ko" "$dest/module/"
+			note "module: $(basename "$ko") built with $KREL"
+		done
+		return 0
+	fi
 	for d in "$SUITE_DIR/module" "$SRC_DIR/module"; do
 		if [[ -n $d && ( -f $d/Makefile || -f $d/Kbuild ) ]]; then
 			src=$d
@@ -687,10 +729,20 @@ drain_channel() {
 # Wait for qemu to exit or the deadline; with boot_limit > 0, give up
 # (return 1) if the guest has not said "boot" by then.
 wait_for_guest() {
-	local deadline=$1 boot_limit=$2 now
+	local deadline=$1 boot_limit=$2 now done_at=
 	while qemu_running; do
 		drain_channel
 		now=$SECONDS
+		# The results are complete once the exit line is in: a guest
+		# that halts instead of powering off is stopped after a grace.
+		if [[ $CHAN_STATE == finished ]]; then
+			[[ -n $done_at ]] || done_at=$now
+			if ((now - done_at >= GUEST_EXIT_GRACE)); then
+				note "the guest sent its results but did not power off; stopping it"
+				stop_qemu
+				return 0
+			fi
+		fi
 		if [[ $QEMU_LOG == *kvm* ]] && ((GUEST_BOOTED == 0)); then
 			if ((boot_limit > 0 && now >= boot_limit)); then
 				KVM_FAILURE="the guest did not boot within ${KVM_BOOT_TIMEOUT}s"
@@ -772,6 +824,10 @@ main() {
 	trap 'on_signal HUP' HUP
 
 	select_kernel
+	if ((BUILD_ONLY)); then
+		echo "$KERNEL"
+		exit 0
+	fi
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/isolbench-vm.XXXXXX")
 	NONCE=$(od -An -tx1 -N8 /dev/urandom | tr -d ' \n')
 
@@ -833,6 +889,7 @@ main() {
 	fi
 
 	extract_results "$RESULTS_DIR"
+	record_build "$RESULTS_DIR"
 	write_vm_info "$accel" $((SECONDS - t0))
 	note "accelerator: $accel; $((SECONDS - t0))s; results in $RESULTS_DIR"
 
@@ -849,6 +906,25 @@ main() {
 	exit "$GUEST_STATUS"
 }
 
+# --build: every result says how its kernel was made ("kernel_build",
+# docs/result-schema.md), and the results directory keeps build.json.
+record_build() {
+	local dir=$1 f
+	[[ -n $KB_INFO && -f $KB_INFO ]] || return 0
+	cp "$KB_INFO" "$dir/build.json"
+	for f in "$dir"/suite/*.json; do
+		[[ -e $f ]] || continue
+		python3 - "$f" "$KB_INFO" <<'PY' || note "could not record the build in $f"
+import json, sys
+path, info = sys.argv[1], json.load(open(sys.argv[2]))
+d = json.load(open(path))
+d["kernel_build"] = info
+json.dump(d, open(path + ".tmp", "w"), indent=1)
+PY
+		[[ -e $f.tmp ]] && mv "$f.tmp" "$f"
+	done
+}
+
 write_vm_info() {
 	{
 		echo "accel $1"
@@ -861,6 +937,7 @@ write_vm_info() {
 		echo "cmdline $(guest_cmdline "$1")"
 		echo "qemu $("$QEMU" --version | head -n1)"
 		echo "headers ${HEADERS_DIR:-none}"
+		echo "build ${KB_KEY:-none}"
 		echo "status ${GUEST_STATUS:-none}"
 	} >"$RESULTS_DIR/vm-info.txt"
 }

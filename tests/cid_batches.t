@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# scripts/cid_scan_table.py and vm/cid_batches.sh without a kernel build:
+# the table from saved guest results (tests/data/cid/: cid_scan JSON from
+# vm/cid_batches.sh runs on linux-source-6.12 with the batch patch), each
+# cross-kernel verdict shown failing when its condition breaks, bad input.
+. "$(dirname "$0")/lib.sh"
+
+plan 17
+
+T=$TOP/scripts/cid_scan_table.py
+D=$TOP/tests/data/cid
+
+"$T" "$D" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+[ $RC -eq 0 ] && grep -Eq '^batch 8 +cyclic +[0-9.]+-[0-9.]+ +[0-9.]+ ' "$TMP/out" &&
+	grep -Eq '^scan off +cyclic ' "$TMP/out" && grep -q '^full scan ' "$TMP/out"
+ok $? "table from the saved results: unpatched, batch and scan-off rows (rc=$RC)"
+grep -q 'ours: qemu TCG (vm/run.sh), 4 vCPUs online of 128 possible; seed: 128 physical CPUs' "$TMP/out"
+ok $? "machines labelled: ours qemu TCG with the vCPU count, the seed's 128 physical CPUs"
+"$T" --markdown "$D" >"$TMP/md" 2>&1
+grep -q '^| scan | workload | per call us | p50 |' "$TMP/md" && grep -q '^| batch 32 | cyclic |' "$TMP/md"
+ok $? "--markdown table"
+
+"$T" --check "$D" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+[ $RC -eq 0 ] && ! grep -q '^FAIL' "$TMP/out"
+ok $? "--check on the saved matrix passes (rc=$RC)"
+grep -Eq '^PASS cyclic: per-call p50 grows with the batch: batch 8 [0-9.]+ us < batch 16 [0-9.]+ us < batch 32' "$TMP/out"
+ok $? "p50 growth verdict over 8 < 16 < 32"
+grep -Eq '^PASS batch 8 cyclic .*calls per walk: calls per complete scan: [1-9][0-9]* of [1-9][0-9]* complete walks had 16 calls' "$TMP/out"
+ok $? "calls-per-walk verdict: 16 calls per walk at batch 8 over 128 CPUs"
+grep -Eq '^PASS scan off cyclic .*: scan off: 0 scan calls seen, compaction check fail' "$TMP/out"
+ok $? "negative control: no scan call, compaction failed"
+grep -Eq '^derived from this run \(qemu TCG.*\): batch 8 complete scan p50 [0-9.]+ ms for 128 possible CPUs -> passes 100 ms at about [0-9]+ CPUs' "$TMP/out"
+ok $? "derived CPU count for a 100 ms complete scan, labelled"
+
+# Each verdict fails when its condition breaks (edited copies of the data).
+mut() {	# mut NAME PYTHON: copy the data, apply the edit to each JSON d
+	rm -rf "${TMP:?}/$1"
+	cp -r "$D" "$TMP/$1"
+	for f in "$TMP/$1"/*/suite/cid_scan.json; do
+		python3 - "$f" "$2" <<'PY'
+import json, sys
+f, code = sys.argv[1], sys.argv[2]
+d = json.load(open(f))
+exec(code)
+json.dump(d, open(f, "w"))
+PY
+	done
+}
+calls='[m for m in d["metrics"] if m["name"] == "scan_call_us"][0]'
+mut swap "m = $calls
+if m['extra']['batch_cpus'] == 32 and not m['extra']['scan_off']: m['samples'] = [s / 100 for s in m['samples']]"
+"$T" --check "$TMP/swap" >"$TMP/out" 2>&1
+RC=$?
+[ $RC -eq 1 ] && grep -q '^FAIL cyclic: per-call p50 grows with the batch' "$TMP/out"
+ok $? "batch 32 calls made cheaper than batch 16: growth verdict fails (rc=$RC)"
+mut walks "for v in d['verdicts']:
+    if v['name'].startswith('calls per complete scan'): v['result'] = 'fail'"
+"$T" --check "$TMP/walks" >"$TMP/out" 2>&1
+RC=$?
+[ $RC -eq 1 ] && grep -q '^FAIL batch 16 cyclic .*calls per walk' "$TMP/out"
+ok $? "a failed calls-per-walk verdict in a run fails the matrix (rc=$RC)"
+mut offcalls "m = $calls
+if m['extra']['scan_off']: m['samples'] = [3.5, 4.0]"
+"$T" --check "$TMP/offcalls" >"$TMP/out" 2>&1
+RC=$?
+[ $RC -eq 1 ] && grep -q '^FAIL scan off cyclic .*: scan off: 2 scan calls seen' "$TMP/out"
+ok $? "scan calls on the scan-off kernel fail the negative control (rc=$RC)"
+mut offcomp "for v in d['verdicts']:
+    if v['name'].startswith('compaction'): v['result'] = 'pass'"
+"$T" --check "$TMP/offcomp" >"$TMP/out" 2>&1
+RC=$?
+[ $RC -eq 1 ] && grep -q '^FAIL scan off cyclic .*compaction check pass' "$TMP/out"
+ok $? "compaction passing without the scan fails the negative control (rc=$RC)"
+
+# Bad input: one line on stderr, exit 2.
+bad() {	# bad DESC CMD...
+	local desc=$1 lines
+	shift
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	lines=$(wc -l <"$TMP/err")
+	[ $RC -eq 2 ] && [ "$lines" -eq 1 ]
+	ok $? "$desc: exit 2, one line on stderr (rc=$RC: $(head -c 160 "$TMP/err"))"
+}
+echo '{"program": "getpid_bench", "metrics": []}' >"$TMP/other.json"
+bad "table: not a cid_scan result" "$T" "$TMP/other.json"
+bad "table: missing file" "$T" "$TMP/nope.json"
+bad "cid_batches.sh: unknown option" "$TOP/vm/cid_batches.sh" --frobnicate
+bad "cid_batches.sh: bad batch size" "$TOP/vm/cid_batches.sh" --batches "8 0"
+bad "cid_batches.sh: unknown workload" "$TOP/vm/cid_batches.sh" --workloads "cyclic fork"
+done_testing

@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm/run.sh --build, vm/ab.sh and vm/bisect-step.sh on bad input: each is
+# one clear line and exit 2 (255 for the bisect step, so that git bisect
+# run stops), found before any kernel is compiled. The builds themselves
+# (options that do not stick, a build that fails, the bisection) are in
+# vm/kernels.t (make check-kernels).
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v qemu-system-x86_64 >/dev/null || ! command -v patch >/dev/null; then
+	echo "1..0 # SKIP qemu-system-x86_64 or patch not installed"
+	exit 0
+fi
+plan 22
+cd "$TOP" || exit 1
+export ISOLBENCH_VM_CACHE=$TMP/cache
+
+# expect CODE DESC PATTERN CMD...: exit CODE, one line on stderr matching PATTERN
+expect() {
+	local want=$1 desc=$2 pat=$3
+	shift 3
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	local rc=$? lines
+	lines=$(wc -l <"$TMP/err")
+	[ $rc -eq "$want" ] && [ "$lines" -eq 1 ] && grep -qE -- "$pat" "$TMP/err"
+	ok $? "$desc: exit $want, one line (rc=$rc, lines=$lines: $(head -c 300 "$TMP/err"))"
+}
+
+# a tree that looks like a kernel tree to kbuild's first checks
+K=$TMP/linux
+mkdir -p "$K/arch/x86" "$K/kernel"
+printf 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\n' >"$K/Makefile"
+echo 'mainmenu "fake"' >"$K/Kconfig"
+printf 'int a;\nint b;\nint c;\n' >"$K/kernel/a.c"
+printf 'int x;\nint y;\nint z;\n' >"$K/kernel/b.c"
+sum_before=$(cd "$K" && find . -type f -exec sha256sum {} + | sort | sha256sum)
+
+expect 2 "--build of a directory that is no kernel tree" "is not a kernel source tree" \
+	vm/run.sh --build "$TOP/tests" --build-only
+expect 2 "--build of a missing directory" "no such directory" \
+	vm/run.sh --build "$TMP/nonexistent" --build-only
+expect 2 "--patch without --build" "need --build" vm/run.sh --patch x.patch
+expect 2 "--build with --debian" "one of --build, --kernel and --debian" \
+	vm/run.sh --build "$K" --debian 6.12
+expect 2 "--build debian:5.10" "only debian:6.12 and debian:6.1" \
+	vm/run.sh --build debian:5.10 --build-only
+expect 2 "a missing patch file" "--patch '$TMP/none.patch': no such file" \
+	vm/run.sh --build "$K" --patch "$TMP/none.patch" --build-only
+expect 2 "a missing config fragment" "--config '$TMP/none.config': no such file" \
+	vm/run.sh --build "$K" --config "$TMP/none.config" --build-only
+
+# a patch whose first file applies and whose second does not
+cat >"$TMP/half.patch" <<'EOF'
+--- a/kernel/a.c
++++ b/kernel/a.c
+@@ -1,3 +1,3 @@
+ int a;
+-int b;
++long b;
+ int c;
+--- a/kernel/b.c
++++ b/kernel/b.c
+@@ -1,3 +1,3 @@
+ int x;
+-int q;
++long q;
+ int z;
+EOF
+cat >"$TMP/good.patch" <<'EOF'
+--- a/kernel/a.c
++++ b/kernel/a.c
+@@ -1,3 +1,3 @@
+ int a;
+-int b;
++short b;
+ int c;
+EOF
+expect 2 "a patch that does not apply" "patch $TMP/half.patch does not apply to .*: kernel/b.c: Hunk #1 FAILED" \
+	vm/run.sh --build "$K" --patch "$TMP/half.patch" --build-only
+expect 2 "the second of two patches does not apply" "patch $TMP/half.patch does not apply" \
+	vm/run.sh --build "$K" --patch "$TMP/good.patch" --patch "$TMP/half.patch" --build-only
+left=$(find "$ISOLBENCH_VM_CACHE" -path '*/kbuild/*' -name '*.c' 2>/dev/null | wc -l)
+[ "$left" -eq 0 ]; ok $? "nothing half-applied is left in the cache ($left files)"
+[ "$(cd "$K" && find . -type f -exec sha256sum {} + | sort | sha256sum)" = "$sum_before" ]
+ok $? "the user's tree is untouched"
+
+touch "$K/.config"
+expect 2 "a tree configured in place" "configured or built in place.*mrproper" \
+	vm/run.sh --build "$K" --build-only
+rm "$K/.config"
+ISOLBENCH_VM_MIN_FREE_MB=999999999 expect 2 "no disk space" "no disk space for a kernel build: [0-9]+ MB free" \
+	vm/run.sh --build "$K" --build-only
+
+# vm/ab.sh
+expect 2 "ab: one kernel missing" "give both kernels" vm/ab.sh --base "--debian 6.12"
+expect 2 "ab: a spec with a machine option" "'--cpus' is not a kernel option" \
+	vm/ab.sh --base "--debian 6.12" --patched "--debian 6.1 --cpus 4"
+expect 2 "ab: a spec naming two kernels" "must name one kernel" \
+	vm/ab.sh --base "--debian 6.12 --build $K" --patched "--debian 6.1"
+expect 2 "ab: --rounds 0" "--rounds must be 1 to 50" \
+	vm/ab.sh --base "--debian 6.12" --patched "--debian 6.1" --rounds 0
+
+# vm/bisect-step.sh: setup errors are 255 (git bisect run aborts)
+expect 255 "bisect-step: no baseline given" "give --baseline" vm/bisect-step.sh
+mkdir -p "$TMP/empty"
+expect 255 "bisect-step: an empty baseline" "holds no result" \
+	vm/bisect-step.sh --baseline "$TMP/empty"
+cp tests/data/base.json "$TMP/empty/"
+expect 255 "bisect-step: not in a git tree" "is not in a git tree" \
+	vm/bisect-step.sh --baseline "$TMP/empty" --tree "$TMP/empty"
+git -C "$K" init -q 2>/dev/null
+expect 255 "bisect-step: a git tree without a commit" "no commit checked out" \
+	vm/bisect-step.sh --baseline "$TMP/empty" --tree "$K"
+expect 255 "bisect-step: an unknown option" "unknown option" \
+	vm/bisect-step.sh --baseline "$TMP/empty" --frobnicate
+done_testing

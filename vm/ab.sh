@@ -1,0 +1,217 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm/ab.sh - a base and a patched kernel in one command: build both (or
+# take them as given), boot them alternately A B A B ... with vm/run.sh so
+# that drift hits both alike, pool each side's results and print
+# compare's table, its Markdown and the paste lines.  See docs/vm.md
+# "A/B".
+#
+#   vm/ab.sh --base "--build debian:6.12" \
+#            --patched "--build debian:6.12 --patch my.patch" \
+#            --rounds 3 -- -t timer_softirq -- --phase quiet --quick
+#
+# Exit: 0 done (whatever the tests said), 2 bad input or setup error,
+# 3 a guest gave no result.
+
+set -euo pipefail
+
+readonly PROG=vm/ab.sh
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+readonly VM_DIR
+readonly REPO_DIR=${VM_DIR%/*}
+
+BASE_SPEC=
+NEW_SPEC=
+ROUNDS=3
+LABELS=base,patched
+OUT=
+RUN_OPTS=()
+CMP_OPTS=()
+RUN_ARGS=()
+
+usage() {
+	cat <<EOF
+Usage: $PROG --base SPEC --patched SPEC [options] [-- run.sh args...]
+
+Boot a base and a patched kernel alternately in qemu, run the suite
+in each, pool each side's results and compare them.
+
+A SPEC is the kernel part of a vm/run.sh command line, in one word
+list (no spaces inside paths):
+  "--build SRC [--patch FILE]... [--config FRAG]..."   build it
+  "--debian 6.12"                                       a Debian kernel
+  "--kernel BZIMAGE [--headers DIR]"                    a kernel you built
+
+Options:
+  --base SPEC, --patched SPEC   the two kernels (A and B)
+  --rounds N            boots per kernel, alternating (default $ROUNDS)
+  --labels A,B          their names in the table (default $LABELS)
+  -o, --output DIR      every round's results, the pooled results and
+                        the tables (default vm/out/ab-DATE)
+  --emulated-timings    compare: judge timings measured under TCG too
+  --cpus N, --max-cpus N, --mem MB, --cmdline ARGS, --append ARGS,
+  --timeout S, --accel MODE
+                        passed to vm/run.sh for every boot
+  -h, --help
+Everything after -- goes to run.sh in the guests.
+EOF
+}
+
+die() {
+	echo "$PROG: $*" >&2
+	exit 2
+}
+
+need() {
+	[[ $# -ge 2 && -n $2 ]] || die "option $1 needs a value"
+}
+
+parse_args() {
+	while [[ $# -gt 0 ]]; do
+		case $1 in
+		--base)		need "$@"; BASE_SPEC=$2; shift ;;
+		--patched)	need "$@"; NEW_SPEC=$2; shift ;;
+		--rounds)	need "$@"; ROUNDS=$2; shift ;;
+		--labels)	need "$@"; LABELS=$2; shift ;;
+		-o|--output)	need "$@"; OUT=$2; shift ;;
+		--emulated-timings) CMP_OPTS+=("$1") ;;
+		--cpus|--max-cpus|--mem|--append|--timeout|--accel)
+				need "$@"; RUN_OPTS+=("$1" "$2"); shift ;;
+		--cmdline)	[[ $# -ge 2 ]] || die "option $1 needs a value"
+				RUN_OPTS+=("$1" "$2"); shift ;;
+		-h|--help)	usage; exit 0 ;;
+		--)		shift; RUN_ARGS=("$@"); break ;;
+		*)		die "unknown option '$1' (try --help)" ;;
+		esac
+		shift
+	done
+	[[ -n $BASE_SPEC && -n $NEW_SPEC ]] ||
+		die "give both kernels: --base SPEC and --patched SPEC (try --help)"
+	[[ $ROUNDS =~ ^[0-9]+$ ]] && ((ROUNDS >= 1 && ROUNDS <= 50)) ||
+		die "--rounds must be 1 to 50, not '$ROUNDS'"
+	[[ $LABELS =~ ^[A-Za-z0-9_.+-]{1,8},[A-Za-z0-9_.+-]{1,8}$ ]] ||
+		die "--labels must be two names of 1 to 8 characters, A,B; not '$LABELS'"
+	check_spec "$BASE_SPEC" --base
+	check_spec "$NEW_SPEC" --patched
+}
+
+# A SPEC names one kernel and nothing else.
+check_spec() {
+	local words=() i kinds=0
+	read -ra words <<<"$1"
+	for ((i = 0; i < ${#words[@]}; i++)); do
+		case ${words[i]} in
+		--build|--kernel|--debian)	kinds=$((kinds + 1)) ;&
+		--patch|--config|--headers|--modules)
+			((i + 1 < ${#words[@]})) || die "$2 '$1': ${words[i]} needs a value"
+			i=$((i + 1)) ;;
+		--no-headers) ;;
+		*) die "$2 '$1': '${words[i]}' is not a kernel option (--build, --patch, --config, --debian, --kernel, --headers, --modules)" ;;
+		esac
+	done
+	((kinds == 1)) || die "$2 '$1' must name one kernel (--build, --debian or --kernel)"
+}
+
+# Each side's rounds pooled into one result per program: the samples of
+# every metric in round order, the rest from the first round.
+pool() {
+	local dest=$1
+	shift
+	mkdir -p "$dest"
+	python3 - "$dest" "$@" <<'PY'
+import glob, json, os, sys
+dest, rounds = sys.argv[1], sys.argv[2:]
+docs = {}
+for r in rounds:
+    for f in sorted(glob.glob(os.path.join(r, "suite", "*.json"))):
+        d = json.load(open(f))
+        name = os.path.basename(f)
+        if name not in docs:
+            d["pooled_from"] = [f]
+            docs[name] = d
+            continue
+        p = docs[name]
+        p["pooled_from"].append(f)
+        for m in d.get("metrics", []):
+            for pm in p["metrics"]:
+                if pm["name"] == m["name"]:
+                    pm["samples"] += m.get("samples", [])
+                    pm.pop("summary", None)
+                    pm.pop("histogram", None)
+                    break
+            else:
+                p["metrics"].append(m)
+for name, d in docs.items():
+    json.dump(d, open(os.path.join(dest, name), "w"), indent=1)
+PY
+}
+
+main() {
+	parse_args "$@"
+	[[ -x $REPO_DIR/compare ]] || make -C "$REPO_DIR" compare >/dev/null 2>&1 ||
+		die "cannot build $REPO_DIR/compare"
+	command -v python3 >/dev/null || die "python3 is needed to pool the results"
+	OUT=${OUT:-$VM_DIR/out/ab-$(date +%Y%m%d-%H%M%S)}
+	mkdir -p "$OUT" || die "cannot create '$OUT'"
+	OUT=$(realpath "$OUT")
+	local base=() new=() label_a=${LABELS%,*} label_b=${LABELS#*,}
+	read -ra base <<<"$BASE_SPEC"
+	read -ra new <<<"$NEW_SPEC"
+
+	# Build both first: a kernel that does not build fails here, once.
+	local spec side rc t0=$SECONDS
+	for side in A B; do
+		if [[ $side == A ]]; then spec=("${base[@]}"); else spec=("${new[@]}"); fi
+		[[ " ${spec[*]} " == *" --build "* ]] || continue
+		"$VM_DIR/run.sh" "${spec[@]}" --build-only >"$OUT/build-$side.out" 2>"$OUT/build-$side.err" || {
+			rc=$?
+			tail -n 20 "$OUT/build-$side.err" >&2
+			exit "$rc"
+		}
+	done
+	echo "$PROG: kernels ready after $((SECONDS - t0)) s; $ROUNDS round(s) of A B"
+
+	local r rounds_a=() rounds_b=() dir label
+	for ((r = 1; r <= ROUNDS; r++)); do
+		for side in A B; do
+			if [[ $side == A ]]; then
+				spec=("${base[@]}") label=$label_a
+			else
+				spec=("${new[@]}") label=$label_b
+			fi
+			dir=$OUT/$side-$r
+			rc=0
+			"$VM_DIR/run.sh" "${spec[@]}" "${RUN_OPTS[@]}" -o "$dir" -- "${RUN_ARGS[@]}" \
+				>"$dir.out" 2>"$dir.err" || rc=$?
+			echo "$PROG: round $r $label: vm/run.sh exit $rc, $(grep -m1 '^seconds ' "$dir/vm-info.txt" 2>/dev/null | cut -d' ' -f2) s"
+			case $rc in
+			0|1) ;;
+			3) tail -n 10 "$dir.err" >&2
+			   echo "$PROG: round $r $label: the guest gave no result (log $dir.err)" >&2
+			   exit 3 ;;
+			*) tail -n 10 "$dir.err" >&2
+			   die "round $r $label: vm/run.sh exited $rc (log $dir.err)" ;;
+			esac
+			compgen -G "$dir/suite/*.json" >/dev/null ||
+				die "round $r $label: no results in $dir/suite"
+			if [[ $side == A ]]; then rounds_a+=("$dir"); else rounds_b+=("$dir"); fi
+		done
+	done
+	pool "$OUT/$label_a" "${rounds_a[@]}"
+	pool "$OUT/$label_b" "${rounds_b[@]}"
+
+	(cd "$OUT" && "$REPO_DIR/compare" "${CMP_OPTS[@]}" "$label_a" "$label_b") >"$OUT/compare.txt" ||
+		die "compare failed on $OUT/$label_a and $OUT/$label_b"
+	(cd "$OUT" && "$REPO_DIR/compare" --markdown "${CMP_OPTS[@]}" "$label_a" "$label_b") >"$OUT/compare.md"
+	cat "$OUT/compare.txt"
+	echo
+	echo "Markdown ($OUT/compare.md):"
+	echo
+	cat "$OUT/compare.md"
+	echo
+	echo "$PROG: done in $((SECONDS - t0)) s; every result under"
+	echo "  $OUT"
+}
+
+main "$@"

@@ -1,0 +1,139 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm/bisect-step.sh - one step of `git bisect run` inside a kernel git
+# tree: build the checked-out commit (vm/run.sh --build, cached config,
+# incremental), boot it, run the chosen test, and judge its result
+# against a baseline with compare --bisect.  See docs/vm.md "Bisecting".
+#
+#   cd ~/linux
+#   git checkout GOOD && /path/to/vm/bisect-step.sh --save-baseline /tmp/base \
+#           -- -t timer_softirq -- --phase quiet --quick
+#   git bisect start BAD GOOD
+#   git bisect run /path/to/vm/bisect-step.sh --baseline /tmp/base \
+#           --metric timer_softirq_raised_per_tick -- -t timer_softirq -- --phase quiet --quick
+#
+# Exit: 0 good, 1 bad, 125 cannot decide (the commit does not build, the
+# guest crashed, the metric is too noisy or an emulated timing), 255 setup
+# error (git bisect run stops).
+
+set -uo pipefail
+
+readonly PROG=vm/bisect-step.sh
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+readonly VM_DIR
+readonly REPO_DIR=${VM_DIR%/*}
+
+TREE=.
+BASELINE=
+SAVE_BASELINE=
+OUT=
+RUN_OPTS=()
+CMP_OPTS=()
+RUN_ARGS=()
+
+usage() {
+	cat <<EOF
+Usage: $PROG (--baseline DIR | --save-baseline DIR) [options] [-- run.sh args...]
+
+Build the kernel checked out in a git tree, boot it in qemu, run the
+suite's test and judge it against a baseline; for git bisect run.
+
+  --baseline DIR        judge against the results saved in DIR
+  --save-baseline DIR   run the test and save its results as the baseline
+  --tree DIR            the kernel git tree (default: the current directory)
+  --out DIR             where each step's results go
+                        (default vm/out/bisect/COMMIT)
+  --metric NAME         compare --bisect: the metric to judge
+  --threshold PCT       compare --bisect: how much worse is still good
+  --emulated-timings    compare --bisect: judge timings measured under TCG
+  --config FRAG, --append ARGS, --cmdline ARGS, --cpus N, --max-cpus N,
+  --mem MB, --timeout S, --accel MODE
+                        passed to vm/run.sh
+  -h, --help
+
+Exit: 0 good, 1 bad, 125 skip this commit (it does not build, the guest
+gave no result, or compare cannot decide), 255 setup error.
+EOF
+}
+
+setup_error() {
+	echo "$PROG: $*" >&2
+	exit 255
+}
+
+need() {
+	[[ $# -ge 2 && -n $2 ]] || setup_error "option $1 needs a value"
+}
+
+while [[ $# -gt 0 ]]; do
+	case $1 in
+	--baseline)	need "$@"; BASELINE=$2; shift ;;
+	--save-baseline) need "$@"; SAVE_BASELINE=$2; shift ;;
+	--tree)		need "$@"; TREE=$2; shift ;;
+	--out)		need "$@"; OUT=$2; shift ;;
+	--metric|--threshold)
+			need "$@"; CMP_OPTS+=("$1" "$2"); shift ;;
+	--emulated-timings) CMP_OPTS+=("$1") ;;
+	--config|--append|--cmdline|--cpus|--max-cpus|--mem|--timeout|--accel)
+			[[ $# -ge 2 ]] || setup_error "option $1 needs a value"
+			RUN_OPTS+=("$1" "$2"); shift ;;
+	-h|--help)	usage; exit 0 ;;
+	--)		shift; RUN_ARGS=("$@"); break ;;
+	*)		setup_error "unknown option '$1' (try --help)" ;;
+	esac
+	shift
+done
+
+[[ -n $BASELINE || -n $SAVE_BASELINE ]] ||
+	setup_error "give --baseline DIR (or --save-baseline DIR to make one)"
+[[ -z $BASELINE || -z $SAVE_BASELINE ]] ||
+	setup_error "give --baseline or --save-baseline, not both"
+if [[ -n $BASELINE ]]; then
+	compgen -G "$BASELINE/*.json" >/dev/null ||
+		setup_error "baseline '$BASELINE' holds no result (*.json); make one with --save-baseline"
+fi
+TREE=$(git -C "$TREE" rev-parse --show-toplevel 2>/dev/null) ||
+	setup_error "'$TREE' is not in a git tree (run it from the kernel tree git bisect works in)"
+COMMIT=$(git -C "$TREE" rev-parse --verify -q --short=12 HEAD) ||
+	setup_error "no commit checked out in $TREE"
+[[ -x $REPO_DIR/compare ]] || make -C "$REPO_DIR" compare >/dev/null 2>&1 ||
+	setup_error "cannot build $REPO_DIR/compare"
+
+OUT=${OUT:-$VM_DIR/out/bisect/$COMMIT}
+rm -rf "$OUT"
+mkdir -p "$OUT" || setup_error "cannot create '$OUT'"
+
+echo "$PROG: $COMMIT $(git -C "$TREE" log -1 --format=%s HEAD)"
+"$VM_DIR/run.sh" --build "$TREE" --build-failure-exit 125 "${RUN_OPTS[@]}" \
+	-o "$OUT" -- "${RUN_ARGS[@]}" >"$OUT/run.out" 2>"$OUT/run.err"
+rc=$?
+case $rc in
+0|1)	;;	# run.sh's own verdicts; the metric decides below
+125)	tail -n 3 "$OUT/run.err" >&2
+	echo "$PROG: $COMMIT does not build: skip it (125)"
+	exit 125 ;;
+3)	tail -n 5 "$OUT/run.err" >&2
+	echo "$PROG: the guest of $COMMIT gave no result (crash or hang): skip it (125)"
+	exit 125 ;;
+*)	tail -n 5 "$OUT/run.err" >&2
+	setup_error "vm/run.sh exited $rc (setup error; log $OUT/run.err)" ;;
+esac
+compgen -G "$OUT/suite/*.json" >/dev/null || {
+	echo "$PROG: $COMMIT: the guest wrote no result: skip it (125)"
+	exit 125
+}
+
+if [[ -n $SAVE_BASELINE ]]; then
+	mkdir -p "$SAVE_BASELINE" || setup_error "cannot create '$SAVE_BASELINE'"
+	cp "$OUT"/suite/*.json "$SAVE_BASELINE/"
+	echo "$PROG: baseline of $COMMIT saved in $SAVE_BASELINE"
+	exit 0
+fi
+
+"$REPO_DIR/compare" --bisect "${CMP_OPTS[@]}" "$BASELINE" "$OUT/suite" | tee "$OUT/verdict.txt"
+rc=${PIPESTATUS[0]}
+case $rc in
+0|1|125) exit "$rc" ;;
+*)	setup_error "compare --bisect exited $rc" ;;
+esac

@@ -1,0 +1,214 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm/cid_batches.sh - the RSEQ mm_cid scan at batch sizes 8, 16 and 32 on
+# real kernels (seed 003): build linux-source-6.12 with and without
+# vm/patches/cid-scan-batch.patch (or take bzImages you built), boot each
+# in qemu with many possible CPUs and a few online, run cid_scan with
+# function_graph under each workload, keep every JSON and print the
+# table with the seed's numbers beside ours.  One patched kernel serves
+# every batch size and the scan-off control through its boot parameters
+# (rseq_cid_scan_batch=N, rseq_cid_scan=off).  See docs/cid_scan.md.
+#
+# Exit: 0 every verdict passed; 1 a verdict failed or a run gave no
+# result; 2 bad input or a setup error; 130/143 interrupted.
+
+set -euo pipefail
+
+readonly PROG=vm/cid_batches.sh
+VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+readonly VM_DIR
+readonly REPO_DIR=${VM_DIR%/*}
+readonly PATCH=$VM_DIR/patches/cid-scan-batch.patch
+readonly FRAG=$VM_DIR/cid_batches.config
+
+BATCHES="8 16 32"
+WORKLOADS="cyclic hackbench"
+BASE=1
+OFF=1
+DURATION=10
+CPUS=4
+MAX_CPUS=128
+PERIOD_US=100
+OUT=
+MARKDOWN=
+BASE_KERNEL=
+BATCH_KERNEL=
+SRC=debian:6.12
+ACCEL=auto
+TIMEOUT=600
+
+usage() {
+	cat <<EOF
+Usage: $PROG [options]
+
+Run cid_scan (function_graph) on linux-source-6.12 unpatched and with the
+batch patch at each batch size and scan off, under each workload, in
+qemu; print the table (scripts/cid_scan_table.py --check) and keep every
+JSON under the output directory.
+
+  -o, --out DIR          results (default vm/out/cid-batches-DATE)
+      --batches "LIST"   batch sizes (default "$BATCHES")
+      --workloads "LIST" cid_scan workloads (default "$WORKLOADS")
+      --no-base          skip the unpatched kernel
+      --no-off           skip the scan-off control
+  -D, --duration SECS    cid_scan -D per run (default $DURATION)
+      --cpus N           online vCPUs (default $CPUS)
+      --max-cpus N       possible CPUs (default $MAX_CPUS)
+      --period-us US     cyclic workload period (default $PERIOD_US)
+      --reduced          the CI matrix: batches 8 and 32 and scan off, no
+                         unpatched kernel, cyclic only, 8 s runs
+      --src SRC          kernel source for vm/run.sh --build (default $SRC)
+      --base-kernel BZ   an unpatched bzImage: no build
+      --batch-kernel BZ  a bzImage with the batch patch: no build
+      --accel MODE       vm/run.sh --accel (default $ACCEL)
+      --markdown         the table in Markdown
+  -h, --help
+EOF
+}
+
+die() {
+	echo "$PROG: $*" >&2
+	exit 2
+}
+
+note() {
+	echo "$PROG: $*" >&2
+}
+
+need_arg() {
+	[[ $# -ge 2 && -n $2 ]] || die "option $1 needs a value"
+}
+
+parse_args() {
+	while [[ $# -gt 0 ]]; do
+		case $1 in
+		-o|--out)	need_arg "$@"; OUT=$2; shift ;;
+		--batches)	need_arg "$@"; BATCHES=$2; shift ;;
+		--workloads)	need_arg "$@"; WORKLOADS=$2; shift ;;
+		--no-base)	BASE=0 ;;
+		--no-off)	OFF=0 ;;
+		-D|--duration)	need_arg "$@"; DURATION=$2; shift ;;
+		--cpus)		need_arg "$@"; CPUS=$2; shift ;;
+		--max-cpus)	need_arg "$@"; MAX_CPUS=$2; shift ;;
+		--period-us)	need_arg "$@"; PERIOD_US=$2; shift ;;
+		--reduced)	BATCHES="8 32"; WORKLOADS=cyclic; BASE=0; DURATION=8 ;;
+		--src)		need_arg "$@"; SRC=$2; shift ;;
+		--base-kernel)	need_arg "$@"; BASE_KERNEL=$2; shift ;;
+		--batch-kernel)	need_arg "$@"; BATCH_KERNEL=$2; shift ;;
+		--accel)	need_arg "$@"; ACCEL=$2; shift ;;
+		--markdown)	MARKDOWN=--markdown ;;
+		-h|--help)	usage; exit 0 ;;
+		*)		die "unknown option '$1' (try --help)" ;;
+		esac
+		shift
+	done
+	local b w
+	for b in $BATCHES; do
+		if [[ ! $b =~ ^[1-9][0-9]*$ ]] || ((b > 256)); then
+			die "--batches: '$b' is not a batch size (1..256)"
+		fi
+	done
+	for w in $WORKLOADS; do
+		case $w in spin|cyclic|hackbench) ;;
+		*) die "--workloads: unknown workload '$w' (spin, cyclic, hackbench)" ;;
+		esac
+	done
+	[[ $DURATION =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--duration: '$DURATION' is not a number of seconds"
+	if [[ ! $CPUS =~ ^[1-9][0-9]*$ || ! $MAX_CPUS =~ ^[1-9][0-9]*$ ]] ||
+	   ((CPUS > MAX_CPUS)); then
+		die "--cpus $CPUS --max-cpus $MAX_CPUS: need 1 <= cpus <= max-cpus"
+	fi
+	[[ $PERIOD_US =~ ^[1-9][0-9]*$ ]] || die "--period-us: '$PERIOD_US' is not a period"
+	[[ -z $BASE_KERNEL || -f $BASE_KERNEL ]] || die "--base-kernel '$BASE_KERNEL': no such file"
+	[[ -z $BATCH_KERNEL || -f $BATCH_KERNEL ]] || die "--batch-kernel '$BATCH_KERNEL': no such file"
+	[[ -n $BATCHES || $OFF == 1 || $BASE == 1 ]] || die "nothing to run"
+}
+
+# How vm/run.sh gets each kernel: a bzImage given, else a cached build.
+kernel_args() {	# base|batch
+	local given=$BASE_KERNEL
+	[[ $1 == base ]] || given=$BATCH_KERNEL
+	if [[ -n $given ]]; then
+		KARGS=(--kernel "$given" --no-headers)
+		return
+	fi
+	"$VM_DIR/run.sh" --help 2>/dev/null | grep -q -- '--build SRC' ||
+		die "this vm/run.sh cannot build kernels: give --base-kernel and --batch-kernel"
+	KARGS=(--build "$SRC" --config "$FRAG")
+	[[ $1 == base ]] || KARGS+=(--patch "$PATCH")
+}
+
+FAILED=()
+CHILD=
+
+# One boot: NAME, kernel (base|batch), extra kernel parameters, workload.
+run_one() {
+	local name=$1 kind=$2 append=$3 wl=$4 dir=$OUT/$1 rc=0 args
+	args=(--workload "$wl" -D "$DURATION")
+	[[ $wl != cyclic ]] || args+=(--period-us "$PERIOD_US")
+	kernel_args "$kind"
+	note "$name: $kind kernel${append:+ with $append}, --workload $wl, $DURATION s"
+	# in the background, so that a signal reaches us and is passed on
+	"$VM_DIR/run.sh" "${KARGS[@]}" --suite "$OUT/suite" --accel "$ACCEL" \
+		--cpus "$CPUS" --max-cpus "$MAX_CPUS" --cmdline "" \
+		${append:+--append "$append"} --timeout "$TIMEOUT" -o "$dir" \
+		-- -t cid_scan -- "${args[@]}" >"$OUT/$name.log" 2>&1 &
+	CHILD=$!
+	wait "$CHILD" || rc=$?
+	CHILD=
+	# 1: a verdict failed in the guest (expected for scan off); the table judges
+	if [[ ! -s $dir/suite/cid_scan.json ]] || ((rc > 1)); then
+		note "$name: no result (vm/run.sh exit $rc, see $OUT/$name.log)"
+		tail -n 5 "$OUT/$name.log" >&2 || true
+		FAILED+=("$name")
+	fi
+}
+
+# shellcheck disable=SC2317  # called by the traps
+on_signal() {
+	trap - INT TERM
+	if [[ -n $CHILD ]]; then	# vm/run.sh stops its qemu on TERM
+		kill -TERM "$CHILD" 2>/dev/null || true
+		wait "$CHILD" 2>/dev/null || true
+	fi
+	note "interrupted"
+	exit "$1"
+}
+
+main() {
+	local b w t0=$SECONDS rc=0 table
+	parse_args "$@"
+	[[ -n $OUT ]] || OUT=$VM_DIR/out/cid-batches-$(date +%Y%m%d-%H%M%S)
+	mkdir -p "$OUT" || die "cannot create $OUT"
+	OUT=$(cd "$OUT" && pwd)
+	trap 'on_signal 130' INT
+	trap 'on_signal 143' TERM
+	command -v python3 >/dev/null || die "python3 not found"
+	make -C "$REPO_DIR" -s install INSTALL_PATH="$OUT/suite" >"$OUT/install.log" 2>&1 ||
+		die "make install failed (see $OUT/install.log)"
+	for w in $WORKLOADS; do
+		((BASE == 0)) || run_one "base-$w" base "" "$w"
+		for b in $BATCHES; do
+			run_one "b$b-$w" batch "rseq_cid_scan_batch=$b" "$w"
+		done
+		((OFF == 0)) || run_one "off-$w" batch "rseq_cid_scan=off" "$w"
+	done
+	note "matrix done in $((SECONDS - t0)) s; results in $OUT"
+	table=("$REPO_DIR/scripts/cid_scan_table.py" --check)
+	[[ -z $MARKDOWN ]] || table+=("$MARKDOWN")
+	if compgen -G "$OUT/*/suite/cid_scan.json" >/dev/null; then
+		"${table[@]}" "$OUT"/*/suite/cid_scan.json | tee "$OUT/table.txt" ||
+			rc=$?
+	else
+		rc=1
+	fi
+	if ((${#FAILED[@]})); then
+		note "runs without a result: ${FAILED[*]}"
+		rc=1
+	fi
+	((rc <= 1)) || rc=1
+	exit "$rc"
+}
+
+main "$@"
