@@ -14,10 +14,13 @@
 #   kbuild/FAMILY/src     a hard-linked copy of the tree, patches applied
 #   kbuild/FAMILY/out     the O= build directory
 #   kernels/KEY/          bzImage, config, build.json, module/*.ko
-# FAMILY is the tree's location, the merged config and the compiler: all
-# builds of one family share the object files, so a patch or a new commit
-# recompiles only what it touched.  KEY adds the source's identity and the
-# patches' contents; a kernel with a known KEY is not rebuilt.
+# FAMILY is the kernel's VERSION.PATCHLEVEL and the compiler: all builds
+# of one family share the object files, so a patch, a new commit, another
+# tree of the same release or another config fragment recompiles only
+# what changed (kbuild tracks the config per object; a file whose size or
+# time differs from the last build's copy is copied afresh, so that make
+# sees it newer).  KEY adds the source's identity, the merged config and
+# the patches' contents; a kernel with a known KEY is not rebuilt.
 
 KB_SRC=
 KB_PATCHES=()
@@ -241,8 +244,11 @@ kb_build() {
 	for c in "$VM_DIR/guest.config" "$REPO_DIR/config" "${KB_CONFIGS[@]}"; do
 		[[ -f $c ]] && { cat "$c"; echo; }
 	done >"$frag"
-	fam=$( { echo "$KB_SRC_DIR"; cat "$frag"; echo "$KB_CC"; } | kb_hash)
-	KB_KEY=$( { echo "$fam $KB_SRC_ID"; for p in "${KB_PATCHES[@]}"; do
+	local ver
+	ver=$(sed -nE 's/^(VERSION|PATCHLEVEL) = ([0-9]+)$/\2/p' "$KB_SRC_DIR/Makefile" |
+		head -n2 | paste -sd.)
+	fam=$ver-$(echo "$KB_CC" | kb_hash | cut -c1-8)
+	KB_KEY=$( { echo "$fam $KB_SRC_ID"; cat "$frag"; for p in "${KB_PATCHES[@]}"; do
 		kb_file_sha "$p"; done; kb_module_hash; } | kb_hash)
 	art=$CACHE_DIR/kernels/$KB_KEY
 	KB_KERNEL=$art/bzImage
@@ -258,6 +264,7 @@ kb_build() {
 	kb_check_space
 	fam=$CACHE_DIR/kbuild/$fam
 	mkdir -p "$fam"
+	fam=$(realpath "$fam")
 	exec {lock}>"$fam/.lock"
 	flock "$lock"
 	log=$fam/build.log
@@ -265,27 +272,35 @@ kb_build() {
 
 	# The tree: a fresh hard-linked copy (cheap; kbuild writes only to
 	# O=, and patch replaces the files it changes rather than writing
-	# into the shared inodes).  Files the last build patched are copied
-	# instead, so that their new time makes make recompile them.
+	# into the shared inodes).  A file whose size or time differs from
+	# the last build's copy (the last patches, another commit, another
+	# tree) is copied instead, so that its new time makes make
+	# recompile what uses it even when it is older than the objects.
 	local src=$fam/src new=$fam/src.new f
 	rm -rf "$new"
 	mkdir -p "$new"
 	for f in "$KB_SRC_DIR"/* "$KB_SRC_DIR"/.[!.]*; do
-		[[ -e $f && ${f##*/} != .git ]] || continue
+		[[ -e $f && ${f##*/} != .git && ${f##*/} != .unpacked ]] || continue
 		cp -al "$f" "$new/" || die "cannot copy $KB_SRC_DIR to $new"
 	done
-	if [[ -f $fam/touched ]]; then
+	if [[ -d $src ]]; then
+		(cd "$new" && find . -type f -printf '%P %s %T@\n' | LC_ALL=C sort) >"$fam/manifest.new"
+		[[ -f $fam/manifest ]] ||
+			(cd "$src" && find . -type f -printf '%P %s %T@\n' | LC_ALL=C sort) >"$fam/manifest"
+		LC_ALL=C comm -23 "$fam/manifest.new" "$fam/manifest" | sed 's/ [^ ]* [^ ]*$//' |
 		while IFS= read -r f; do
-			[[ -f $KB_SRC_DIR/$f ]] && cp --remove-destination "$KB_SRC_DIR/$f" "$new/$f"
-		done <"$fam/touched"
+			if [[ -e $src/$f ]]; then
+				cp --remove-destination "$KB_SRC_DIR/$f" "$new/$f"
+			fi
+		done
 	fi
-	kb_apply_patches "$new" "$fam/touched.new"
+	kb_apply_patches "$new" "$fam/patched"
 	if [[ -d $src ]]; then
 		mv "$src" "$fam/src.old.$$"
 		rm -rf "$fam/src.old.$$" &
 	fi
 	mv "$new" "$src"
-	mv "$fam/touched.new" "$fam/touched"
+	(cd "$src" && find . -type f -printf '%P %s %T@\n' | LC_ALL=C sort) >"$fam/manifest"
 
 	local out=$fam/out
 	mkdir -p "$out"

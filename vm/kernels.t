@@ -1,0 +1,169 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm/kernels.t - the checks that build kernels (make check-kernels, run by
+# .ci/run): linux-source-6.12 built with a patch and booted with nohz_full
+# CPUs running the suite; the build's bad input (an option that does not
+# stick, a build that fails); an A/B of the base kernel against one with a
+# planted regression on a count metric; and git bisect run over a series
+# of eight commits, which must name the planted one. TAP, for prove.
+# Prints the wall time of each part. A cold vm/cache costs one download,
+# two full kernel builds (Debian's tree and the bisect tree) and
+# incremental ones; see docs/vm.md for the measured times.
+
+set -u
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$TOP/tests/lib.sh"
+
+if ! command -v qemu-system-x86_64 >/dev/null || ! command -v gcc >/dev/null; then
+	echo "1..0 # SKIP qemu-system-x86_64 or gcc not installed"
+	exit 0
+fi
+plan 20
+cd "$TOP" || exit 1
+SERIES=$TOP/vm/patches/bisect-demo
+PLANTED=$SERIES/0005-timers-Let-the-softirq-decide-whether-timers-expired.patch
+METRIC=timer_softirq_raised_per_tick
+# timer_softirq's quiet phase on cpu 1, a housekeeping CPU whose tick runs
+# (the default guest isolates 2-3): three windows, three samples.
+TEST_ARGS=(-t timer_softirq -- --phase quiet --cpu 1 --runs 3 --duration 1)
+T0=$SECONDS
+
+elapsed() { echo "$(($(date +%s) - $1)) s"; }
+
+# 1. One command: Debian's linux-source-6.12, a patch, nohz_full, the suite.
+t=$(date +%s)
+vm/run.sh --build debian:6.12 --patch "$SERIES/0001-timers-Fix-the-grammar-of-a-comment-in-run_local_tim.patch" \
+	-o "$TMP/one" -- --quick >"$TMP/one.out" 2>"$TMP/one.err"
+rc=$?
+diag "vm/run.sh --build debian:6.12 --patch 0001 -- --quick: exit $rc after $(elapsed "$t")"
+grep -E 'built .* in [0-9]+ s|from the cache' "$TMP/one.err" | sed 's/^/# /'
+grep -E '^(not )?ok [0-9]+ selftests' "$TMP/one.out" | sed 's/^/# /'
+[ $rc -le 1 ] || tail -n 30 "$TMP/one.err" | sed 's/^/# /'
+# the suite's own verdicts are vm/ci.t's business; here: it ran to the end
+n=$(grep -cE '^(not )?ok [0-9]+ selftests' "$TMP/one/ktap.txt" 2>/dev/null)
+plan_n=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$TMP/one/ktap.txt" 2>/dev/null | head -n1)
+grep '^not ok [0-9]* selftests' "$TMP/one/ktap.txt" | sed 's/^/# failed in the guest: /'
+[ $rc -le 1 ] && [ -n "$plan_n" ] && [ "$n" -eq "$plan_n" ]
+ok $? "the whole suite ran on the built kernel ($n of ${plan_n:-?} results, exit $rc)"
+grep -qx 'nohz_full 2-3' "$TMP/one/guest-cpus.txt" && grep -qx 'online 0-3' "$TMP/one/guest-cpus.txt"
+ok $? "all 4 vCPUs came up, 2-3 nohz_full"
+json_check "$TMP/one/suite/timer_softirq.json" \
+	'd["kernel_build"]["source"]=="debian:6.12" and len(d["kernel_build"]["patches"])==1 and len(d["kernel_build"]["patches"][0]["sha256"])==64 and d["kernel_build"]["source_id"].startswith("debian:linux-source-6.12=")'
+ok $? "the JSON says how the kernel was made (source, the patch and its hash)"
+json_check "$TMP/one/suite/timer_softirq.json" \
+	'any(m["name"]=="timer_softirq_raised_per_tick" and m.get("extra",{}).get("ticks",0)>0 for m in d["metrics"])'
+ok $? "timer_softirq counted ticks in the guest"
+grep -q 'module: ipistorm_kmod.ko built with' "$TMP/one.err" &&
+	grep -q '^ok [0-9]* selftests: isolbench: ipistorm_kmod$' "$TMP/one/ktap.txt"
+ok $? "the ipistorm module was built against the new kernel and loaded"
+grep -q 'mm_cid available' "$TMP/one/suite/cid_scan.ktap"
+ok $? "cid_scan found mm_cid (SCHED_MM_CID is in the guest config)"
+secs=$(sed -n 's/^seconds //p' "$TMP/one/vm-info.txt")
+! grep -q 'timeout' "$TMP/one.err" && [ -n "$secs" ]
+ok $? "the guest ended by itself after its results (${secs:-?} s in qemu)"
+
+# 2. Bad input that needs a real tree.
+printf 'CONFIG_NR_CPUS=99999\nCONFIG_NO_SUCH_OPTION=y\n' >"$TMP/bad.config"
+t=$(date +%s)
+vm/run.sh --build debian:6.12 --config "$TMP/bad.config" --build-only >"$TMP/out" 2>"$TMP/err"
+rc=$?
+diag "an option that does not stick: exit $rc after $(elapsed "$t"): $(tail -n1 "$TMP/err")"
+[ $rc -eq 2 ] && tail -n1 "$TMP/err" | grep -q 'did not stick after olddefconfig: CONFIG_NR_CPUS=99999 (got [0-9]*) CONFIG_NO_SUCH_OPTION=y (got n)'
+ok $? "options that did not stick are named, exit 2"
+cat >"$TMP/broken.patch" <<'EOF'
+--- a/kernel/time/timer.c
++++ b/kernel/time/timer.c
+@@ -1,3 +1,4 @@
++#error isolbench: this kernel does not build
+ // SPDX-License-Identifier: GPL-2.0
+ /*
+  *  Kernel internal timers
+EOF
+t=$(date +%s)
+vm/run.sh --build debian:6.12 --patch "$TMP/broken.patch" --build-only >"$TMP/out" 2>"$TMP/err"
+rc=$?
+diag "a build that fails: exit $rc after $(elapsed "$t")"
+[ $rc -eq 2 ] && grep -q 'isolbench: this kernel does not build' "$TMP/err" &&
+	tail -n1 "$TMP/err" | grep -q 'the kernel build of debian:6.12 failed'
+ok $? "a failing build: its last log lines, one closing message, exit 2"
+
+# 3. A/B: the base kernel against the planted regression, a count metric.
+t=$(date +%s)
+vm/ab.sh --base "--build debian:6.12" --patched "--build debian:6.12 --patch $PLANTED" \
+	--rounds 2 -o "$TMP/ab" -- "${TEST_ARGS[@]}" >"$TMP/ab.out" 2>"$TMP/ab.err"
+rc=$?
+diag "vm/ab.sh --rounds 2: exit $rc after $(elapsed "$t")"
+[ $rc -eq 0 ] || tail -n 20 "$TMP/ab.err" | sed 's/^/# /'
+[ $rc -eq 0 ]; ok $? "vm/ab.sh ran both kernels"
+grep -A4 "timer_softirq: $METRIC" "$TMP/ab.out" | sed 's/^/# /'
+grep -A4 "timer_softirq: $METRIC" "$TMP/ab.out" | grep -Eq '^  patched .* regression \*$'
+ok $? "the table calls the count metric a significant regression"
+grep -A4 "timer_softirq: $METRIC" "$TMP/ab.out" | grep -Eq '^  base +6 '
+ok $? "two rounds of three windows pooled: 6 samples a side"
+long=$(awk 'length > 72' "$TMP/ab.out" | wc -l)
+[ "$long" -eq 0 ]; ok $? "every line vm/ab.sh printed fits 72 columns ($long longer)"
+ls "$TMP"/ab/A-1/suite/timer_softirq.json "$TMP"/ab/B-2/suite/timer_softirq.json >/dev/null 2>&1 &&
+	grep -q '^```' "$TMP/ab.out" && grep -q 'significant)' "$TMP/ab.out"
+ok $? "every round's JSON kept; Markdown and paste lines printed"
+grep -E 'round [0-9] ' "$TMP/ab.out" | awk '{ sub(":", "", $4); printf "%s", $4 }' | grep -qx 'basepatchedbasepatched'
+ok $? "booted alternately: base patched base patched"
+
+# 4. git bisect run over the series names the planted commit.
+t=$(date +%s)
+src=$(ls -d vm/cache/src/linux-source-6.12-*/ 2>/dev/null | head -n1)
+G=$TOP/vm/cache/bisect-demo/linux
+export GIT_AUTHOR_NAME=isolbench GIT_AUTHOR_EMAIL=isolbench@example.invalid
+export GIT_COMMITTER_NAME=isolbench GIT_COMMITTER_EMAIL=isolbench@example.invalid
+# a scratch tree made before from the same series is reused
+want=$(sed -n 's/^Subject: \[PATCH [0-9]*\/[0-9]*\] //p' "$SERIES"/0*.patch | tac)
+if [ -d "$G/.git" ] && git -C "$G" bisect reset -q >/dev/null 2>&1 &&
+   git -C "$G" checkout -q -f master 2>/dev/null &&
+   [ "$(git -C "$G" log --format=%s -8 master)" = "$want" ]; then
+	git -C "$G" clean -qfdx && git -C "$G" reset -q --hard master
+	ok $? "the scratch git tree of an earlier run, reset ($(elapsed "$t"))"
+else
+	rm -rf "$G"
+	mkdir -p "$G"
+	if [ -n "$src" ]; then
+		for f in "$src"* "$src".[!.]*; do
+			[ -e "$f" ] && [ "${f##*/}" != .unpacked ] && cp -al "$f" "$G/"
+		done
+	fi
+	# -f: the .gitignore of Debian's linux-source ignores its top level
+	(cd "$G" && git init -q -b master && git add -A -f && git commit -q -m "linux-source-6.12" &&
+		git am -q "$SERIES"/0*.patch) >"$TMP/git.log" 2>&1
+	ok $? "a scratch git tree: linux-source-6.12 and the 8 commits ($(elapsed "$t"))"
+fi
+base=$(git -C "$G" rev-list --max-parents=0 HEAD)
+planted=$(git -C "$G" log --format=%H -1 --grep='^timers: Let the softirq decide')
+t=$(date +%s)
+(cd "$G" && git checkout -q "$base" &&
+	"$TOP/vm/bisect-step.sh" --save-baseline "$TMP/baseline" -- "${TEST_ARGS[@]}") \
+	>"$TMP/baseline.out" 2>&1
+ok $? "the baseline on the base commit ($(elapsed "$t"))"
+t=$(date +%s)
+(cd "$G" && git checkout -q master && git bisect start master "$base" &&
+	git bisect run "$TOP/vm/bisect-step.sh" --baseline "$TMP/baseline" \
+		--metric "$METRIC" -- "${TEST_ARGS[@]}") >"$TMP/bisect.out" 2>&1
+rc=$?
+wall=$(elapsed "$t")
+grep -E 'is the first bad commit|^vm/bisect-step.sh: [0-9a-f]{12}|^bisect: verdict' "$TMP/bisect.out" | sed 's/^/# /'
+diag "git bisect run: exit $rc, wall time $wall"
+first=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' "$TMP/bisect.out")
+[ -n "$planted" ] && [ "$first" = "$planted" ]
+ok $? "git bisect run named the planted commit (${first:-none})"
+steps=$(grep -c '^vm/bisect-step.sh: [0-9a-f]\{12\} ' "$TMP/bisect.out")
+[ "$steps" -ge 2 ] && [ "$steps" -le 4 ]; ok $? "in $steps steps (8 commits)"
+git -C "$G" bisect reset -q >/dev/null 2>&1
+
+# bisect-step's own exits: a commit that does not build is skipped (125)
+(cd "$G" && git checkout -q master && git apply "$TMP/broken.patch" &&
+	git commit -q -am "broken" &&
+	"$TOP/vm/bisect-step.sh" --baseline "$TMP/baseline" --metric "$METRIC" -- "${TEST_ARGS[@]}") \
+	>"$TMP/broken.out" 2>&1
+rc=$?
+[ $rc -eq 125 ]; ok $? "bisect-step: a commit that does not build exits 125 (rc=$rc)"
+git -C "$G" reset -q --hard HEAD~1
+diag "vm/kernels.t: $((SECONDS - T0)) s in all"
+done_testing
