@@ -35,6 +35,8 @@ guest() {	# guest VERSION: boot it, run the quick suite, keep the results
 	RC=$?
 	diag "vm/run.sh --debian $1 -- --quick: exit $RC after $(($(date +%s) - start)) s"
 	grep -E '^(not )?ok [0-9]+ selftests' "$TMP/out-$1" | sed 's/^/# /'
+	# a failed program's failed checks, so that a CI log says which
+	grep -E '^# (# )?not ok ' "$TMP/out-$1" | sed 's/^/# /'
 	[ $RC -eq 0 ] || tail -n 30 "$TMP/err-$1" | sed 's/^/# /'
 }
 
