@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# vm/kernels.t - the checks that build kernels (make check-kernels, run by
+# vm/kernels.t - the checks that build kernels (make check-kernels; not yet in
 # .ci/run): linux-source-6.12 built with a patch and booted with nohz_full
 # CPUs running the suite; the build's bad input (an option that does not
 # stick, a build that fails); an A/B of the base kernel against one with a
