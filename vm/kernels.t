@@ -94,7 +94,10 @@ ok $? "a failing build: its last log lines, one closing message, exit 2"
 
 # 3. A/B: the base kernel against the planted regression, a count metric.
 t=$(date +%s)
-vm/ab.sh --base "--build debian:6.12" --patched "--build debian:6.12 --patch $PLANTED" \
+# (0005 applies on top of 0001-0004: base has those, patched 0005 too)
+before=""
+for p in "$SERIES"/000[1-4]-*.patch; do before="$before --patch $p"; done
+vm/ab.sh --base "--build debian:6.12$before" --patched "--build debian:6.12$before --patch $PLANTED" \
 	--rounds 2 -o "$TMP/ab" -- "${TEST_ARGS[@]}" >"$TMP/ab.out" 2>"$TMP/ab.err"
 rc=$?
 diag "vm/ab.sh --rounds 2: exit $rc after $(elapsed "$t")"
