@@ -18,6 +18,7 @@ set -euo pipefail
 
 readonly PROG=vm/ab.sh
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$VM_DIR/lib.sh"
 readonly VM_DIR
 readonly REPO_DIR=${VM_DIR%/*}
 
@@ -56,11 +57,6 @@ Options:
   -h, --help
 Everything after -- goes to run.sh in the guests.
 EOF
-}
-
-die() {
-	echo "$PROG: $*" >&2
-	exit 2
 }
 
 need() {

@@ -17,6 +17,7 @@ set -euo pipefail
 
 readonly PROG=vm/cid_batches.sh
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$VM_DIR/lib.sh"
 readonly VM_DIR
 readonly REPO_DIR=${VM_DIR%/*}
 readonly PATCH=$VM_DIR/patches/cid-scan-batch.patch
@@ -65,19 +66,6 @@ JSON under the output directory.
       --markdown         the table in Markdown
   -h, --help
 EOF
-}
-
-die() {
-	echo "$PROG: $*" >&2
-	exit 2
-}
-
-note() {
-	echo "$PROG: $*" >&2
-}
-
-need_arg() {
-	[[ $# -ge 2 && -n $2 ]] || die "option $1 needs a value"
 }
 
 parse_args() {

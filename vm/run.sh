@@ -14,6 +14,7 @@ set -euo pipefail
 
 readonly PROG=vm/run.sh
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$VM_DIR/lib.sh"
 readonly VM_DIR
 readonly REPO_DIR=${VM_DIR%/*}
 readonly CACHE_DIR=${ISOLBENCH_VM_CACHE:-$VM_DIR/cache}
@@ -112,19 +113,6 @@ Output:
 Everything after -- goes to run.sh (do not pass -o; the harness sets it).
 Exit: run.sh's status; 2 bad input/setup error; 3 guest gave no status.
 EOF
-}
-
-die() {	# usage or setup error: one line, exit 2
-	echo "$PROG: $*" >&2
-	exit 2
-}
-
-note() {
-	echo "$PROG: $*" >&2
-}
-
-need_arg() {
-	[[ $# -ge 2 && -n $2 ]] || die "option $1 needs a value"
 }
 
 parse_args() {
