@@ -560,6 +560,23 @@ static void paste_line(const struct compare *c, const struct result_metric **ms,
 	}
 }
 
+/*
+ * "prog: metric (unit, lower is better)", the unit and direction on a
+ * line of their own when the whole would pass the email width (a
+ * Markdown heading cannot be wrapped).
+ */
+static void metric_heading(const struct compare *c, const char *prog,
+			   const char *name, const char *unit, enum better better)
+{
+	const char *lead = c->o.markdown ? "\n#### " : "";
+	int len = (int)(strlen(lead) + strlen(prog) + strlen(name) + strlen(unit) +
+			strlen(better_words(better))) + 7;
+	const char *sep = len > WIDTH ? (c->o.markdown ? "\n\n" : "\n  ") : " ";
+
+	printf("%s%s: %s%s(%s, %s)\n%s", lead, prog, name, sep, unit,
+	       better_words(better), c->o.markdown ? "\n" : "");
+}
+
 static void compare_program(struct compare *c, const char *prog, char (*paste)[512],
 			    size_t *npaste)
 {
@@ -591,12 +608,11 @@ static void compare_program(struct compare *c, const char *prog, char (*paste)[5
 				continue;
 			for (size_t j = 0; j < c->nsides; j++)
 				ms[j] = rs[j] ? result_metric_find(rs[j], name) : NULL;
+			metric_heading(c, prog, name, rs[i]->metrics[k].unit, better);
 			if (c->o.markdown)
-				printf("\n#### %s: %s (%s, %s)\n\n|kernel|n|mean|median|CoV|change|95%% CI||\n|---|--:|--:|--:|--:|--:|--:|---|\n",
-				       prog, name, rs[i]->metrics[k].unit, better_words(better));
+				printf("|kernel|n|mean|median|CoV|change|95%% CI||\n|---|--:|--:|--:|--:|--:|--:|---|\n");
 			else
-				printf("%s: %s (%s, %s)\n  %-8s %4s %9s %9s %6s %7s %7s\n",
-				       prog, name, rs[i]->metrics[k].unit, better_words(better),
+				printf("  %-8s %4s %9s %9s %6s %7s %7s\n",
 				       "kernel", "n", "mean", "median", "CoV", "change", "95% CI");
 			for (size_t j = 0; j < c->nsides; j++) {
 				row_stats(c, c->sides[j].label, ms[j]);
