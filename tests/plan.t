@@ -5,10 +5,10 @@
 # results and prints --print of them.
 . "$(dirname "$0")/lib.sh"
 
-plan 10
+plan 13
 P=${ISOLBENCH_BIN:-$TOP/build/san}/harness/planned
 if [ ! -x "$P" ]; then
-	for i in $(seq 10); do skip "not built (make san)" "plan check"; done
+	for i in $(seq 13); do skip "not built (make san)" "plan check"; done
 	exit 0
 fi
 
@@ -42,4 +42,18 @@ ok $? "a phase that runs 0 times adds nothing to the plan (rc=$rc)"
 rc=$?
 [ $rc -eq 0 ] && grep -qx '1\.\.6' "$TMP/out"
 ok $? "one result per pair: 1 + 5 = 6 (rc=$rc)"
+"$P" --skip "per pair" --print 2 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '^ok 1 per pair phase # SKIP asked for$' "$TMP/out" &&
+	grep -q '^ok 3 result 2$' "$TMP/out"
+ok $? "bench_phase_skip prints one run's declared result of the phase as a SKIP (rc=$rc)"
+"$P" --skip nosuch --print 3 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 1 ] && grep -qx 'Bail out! harness bug: planned has no phase nosuch' "$TMP/out"
+ok $? "skipping a phase that was not declared: harness bug, exit 1 (rc=$rc)"
+"$P" --many >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 1 ] && grep -qx 'Bail out! harness bug: planned declares more than 8 phases' "$TMP/out" &&
+	! grep -q '^1\.\.' "$TMP/out"
+ok $? "more phases than the harness holds: harness bug before any plan, exit 1 (rc=$rc)"
 done_testing
