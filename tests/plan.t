@@ -5,10 +5,10 @@
 # results and prints --print of them.
 . "$(dirname "$0")/lib.sh"
 
-plan 13
+plan 14
 P=${ISOLBENCH_BIN:-$TOP/build/san}/harness/planned
 if [ ! -x "$P" ]; then
-	for i in $(seq 13); do skip "not built (make san)" "plan check"; done
+	for i in $(seq 14); do skip "not built (make san)" "plan check"; done
 	exit 0
 fi
 
@@ -56,4 +56,12 @@ rc=$?
 [ $rc -eq 1 ] && grep -qx 'Bail out! harness bug: planned declares more than 8 phases' "$TMP/out" &&
 	! grep -q '^1\.\.' "$TMP/out"
 ok $? "more phases than the harness holds: harness bug before any plan, exit 1 (rc=$rc)"
+"$P" --print 1 --hold >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+for i in $(seq 100); do grep -q '^ok 1 ' "$TMP/out" && break; sleep 0.1; done
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 130 ] && ! grep -q 'harness bug' "$TMP/out" "$TMP/err"
+ok $? "an interrupted run (1 of 3 printed) ends by its signal, no harness bug (rc=$rc)"
 done_testing

@@ -3,15 +3,18 @@
  * The plan check's own test (tests/plan.t): a program that declares two
  * phases, "once" with one result and "per pair" with one result for each
  * of --pairs pairs, and prints --print results, right or wrong; --skip
- * PHASE prints a phase's SKIPs first, --many declares one phase too many.
+ * PHASE prints a phase's SKIPs first, --many declares one phase too many,
+ * --hold waits (up to 10 s) for a signal after the results.
  */
+#include <unistd.h>
+
 #include "lib/bench.h"
 
 int main(int argc, char **argv)
 {
 	uint64_t print = 3, pairs = 2;
 	const char *skip = NULL;
-	bool many = false;
+	bool many = false, hold = false;
 	struct plan_phase too_many[PLAN_MAX_PHASES + 2] = { 0 };
 	const struct opt opts[] = {
 		{ .name = "print", .type = OPT_UINT, .dest = &print, .arg = "N",
@@ -22,6 +25,8 @@ int main(int argc, char **argv)
 		  .help = "print the phase's results as SKIPs first" },
 		{ .name = "many", .type = OPT_FLAG, .dest = &many,
 		  .help = "declare one phase more than the harness holds" },
+		{ .name = "hold", .type = OPT_FLAG, .dest = &hold,
+		  .help = "after the results, wait up to 10 s for a signal" },
 		{ NULL }
 	};
 	const struct prog_spec spec = {
@@ -46,5 +51,7 @@ int main(int argc, char **argv)
 		bench_phase_skip(&b, skip, "asked for");
 	for (uint64_t i = 0; i < print; i++)
 		bench_verdict(&b, KSFT_PASS, NULL, "result %llu", (unsigned long long)i + 1);
+	for (int i = 0; hold && !bench_stop && i < 1000; i++)
+		usleep(10000);
 	bench_finish(&b);
 }
