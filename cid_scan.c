@@ -22,6 +22,7 @@
 
 static const char *const method_names[] = { "auto", "trace", "estimate", NULL };
 
+/* The seed's table row from the per-call (and complete-scan) metric. */
 void row_fill(struct row *row, const struct scan_model *sm,
 	      const struct cid_opts *o, const char *method,
 	      struct metric *call, struct metric *full)
@@ -45,6 +46,7 @@ void row_fill(struct row *row, const struct scan_model *sm,
 		row->full = row->call;	/* a full scan is one call */
 }
 
+/* The workload on --cpu for -D seconds, with @nprobe timed busy loops. */
 void run_workload(struct bench *b, const struct cid_opts *o,
 		  struct wl_run *r, int nprobe, bool with_wl)
 {
