@@ -18,12 +18,17 @@ CFLAGS += -O2 -g -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 	  -Wno-format-nonliteral
 LDLIBS += -lhwloc -lnuma -lm -lpthread
 
+# A program is its main file NAME.c and its parts NAME_*.c (timer_softirq.c,
+# timer_softirq_cyclic.c, ...), with NAME.h where they share types.
+.SECONDEXPANSION:
+PARTS = $$(wildcard $$*_*.c) $$(wildcard $$*.h)
+
 ifneq ($(wildcard ../lib.mk),)
 # Inside a kernel tree: kselftest's lib.mk drives all/run_tests/install.
 TEST_GEN_FILES += $(TOOLS)
 include ../lib.mk
-$(TEST_GEN_PROGS) $(addprefix $(OUTPUT)/,$(TOOLS)): $(OUTPUT)/%: %.c $(LIB_SRCS) $(LIB_HDRS)
-	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $< $(LIB_SRCS) $(LDLIBS) -o $@
+$(TEST_GEN_PROGS) $(addprefix $(OUTPUT)/,$(TOOLS)): $(OUTPUT)/%: %.c $(PARTS) $(LIB_SRCS) $(LIB_HDRS)
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $(filter %.c,$^) $(LDLIBS) -o $@
 else
 # Standalone.
 OUTPUT := $(CURDIR)
@@ -43,8 +48,8 @@ $(BUILD)/%.o: lib/%.c $(LIB_HDRS)
 
 LIB_OBJS := $(patsubst lib/%.c,$(BUILD)/%.o,$(LIB_SRCS:$(dir $(lastword $(MAKEFILE_LIST)))lib/%=lib/%))
 
-$(TEST_GEN_PROGS) $(TOOLS): %: %.c $(LIB_OBJS) $(LIB_HDRS)
-	$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
+$(TEST_GEN_PROGS) $(TOOLS): %: %.c $(PARTS) $(LIB_OBJS) $(LIB_HDRS)
+	$(CC) $(CFLAGS) $(filter %.c,$^) $(LIB_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
 
 # The same programs and the unit tests with ASan and UBSan, for make check.
 $(BUILD)/san/%.o: lib/%.c $(LIB_HDRS)
@@ -55,15 +60,22 @@ SAN_OBJS := $(patsubst $(BUILD)/%,$(BUILD)/san/%,$(LIB_OBJS))
 SAN_PROGS := $(addprefix $(BUILD)/san/,$(TEST_GEN_PROGS) $(TOOLS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_PROGS := $(patsubst tests/unit/%.c,$(BUILD)/san/unit/%,$(UNIT_SRCS))
+# Programs the tests run to check the harness itself (tests/plan.t).
+HARNESS_SRCS := $(wildcard tests/harness/*.c)
+HARNESS_PROGS := $(patsubst tests/harness/%.c,$(BUILD)/san/harness/%,$(HARNESS_SRCS))
 
-$(SAN_PROGS): $(BUILD)/san/%: %.c $(SAN_OBJS) $(LIB_HDRS)
-	$(CC) $(CFLAGS) $(SAN_FLAGS) $< $(SAN_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
+$(SAN_PROGS): $(BUILD)/san/%: %.c $(PARTS) $(SAN_OBJS) $(LIB_HDRS)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) $(filter %.c,$^) $(SAN_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
 
 $(BUILD)/san/unit/%: tests/unit/%.c $(SAN_OBJS) $(LIB_HDRS)
 	@mkdir -p $(BUILD)/san/unit
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -I. $< $(SAN_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
 
-san: $(SAN_PROGS) $(UNIT_PROGS)
+$(BUILD)/san/harness/%: tests/harness/%.c $(SAN_OBJS) $(LIB_HDRS)
+	@mkdir -p $(BUILD)/san/harness
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -I. $< $(SAN_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
+
+san: $(SAN_PROGS) $(UNIT_PROGS) $(HARNESS_PROGS)
 
 # libFuzzer build of the result reader (needs clang): make fuzz, then
 # build/fuzz/result_read -dict=tests/fuzz/json.dict CORPUS_DIR tests/data

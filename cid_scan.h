@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cid_scan's parts (cid_scan.c reads as the experiment): what the kernel
+ * has (cid_scan_detect.c), the scan timed by function_graph
+ * (cid_scan_graph.c) or estimated from user space (cid_scan_estimate.c),
+ * compaction and the CID invariants (cid_scan_compaction.c), the model
+ * (cid_scan_model.c).
+ */
+#ifndef ISOLBENCH_CID_SCAN_H
+#define ISOLBENCH_CID_SCAN_H
+
+#include "lib/bench.h"
+#include "lib/graph_passes.h"
+#include "lib/periodic.h"
+#include "lib/rseq.h"
+#include "lib/workload.h"
+
+#define SCAN_PERIOD_NS		(100 * 1000000ULL)	/* MM_CID_SCAN_DELAY */
+/* scans hidden by a context switch leave holes: look 1 to 3 periods away */
+#define SCAN_MULTIPLES		3
+
+enum method { M_AUTO, M_TRACE, M_ESTIMATE };
+
+struct cid_opts {
+	int workload, method;
+	uint64_t threads, period_us, gap_min_ns, compaction_threads;
+	double compaction_timeout_s;
+	bool hackbench_threads, model, no_compaction, compaction_control;
+	bool model_gap_given;
+	uint64_t model_max_cpus, trace_buffer_kb;
+	double model_call_gap_us;
+};
+
+/* What the kernel has (detection). */
+struct scan_model {
+	struct rseq_info rseq;
+	bool periodic;		/* task_mm_cid_work in kallsyms */
+	int batch;		/* CPUs per call: 0 full scan, -1 batched, size unknown */
+	char batch_from[96];	/* where the batch size was read */
+	bool scan_off;		/* the batch patch's rseq_cid_scan=off */
+	bool walk_retval;	/* the scan returns where its walk stands */
+	int walk_calls;		/* calls in a complete walk: ceil(possible / batch) */
+	const char *func;	/* the function to trace */
+	int hz;
+	int possible;
+};
+
+struct estimate {
+	size_t events, marked, switched, candidates, periodic, host_gaps;
+	size_t control;			/* matches half a period off */
+	size_t below_tick;		/* picked, but no longer than a tick */
+	double expected_scans, allowed;
+	double base_p25, base_p50, base_p75;	/* unmarked gaps, us */
+	double scan_p50, scan_max;	/* picked gaps, us */
+	bool resolved;
+	struct periodic_ev *ev;		/* candidates, picked ones marked */
+	struct metric *m;
+};
+
+struct row {			/* one line of the seed's table */
+	char scan[24];
+	const char *workload, *method;
+	struct stats call, full, delay;
+	size_t n;
+	bool walks_judged;	/* the calls-per-walk verdict was given */
+};
+
+/* cid_scan.c */
+void run_workload(struct bench *b, const struct cid_opts *o,
+		  struct wl_run *r, int nprobe, bool with_wl);
+void row_fill(struct row *row, const struct scan_model *sm,
+	      const struct cid_opts *o, const char *method,
+	      struct metric *call, struct metric *full);
+
+/* cid_scan_detect.c */
+void detect(struct bench *b, struct scan_model *m);
+
+/* cid_scan_estimate.c */
+void estimate_analyse(struct wl_run *r, const struct scan_model *sm,
+		      double seconds, struct estimate *e);
+void latency_estimated(struct bench *b, const struct cid_opts *o,
+		       const struct scan_model *sm, struct row *row);
+
+/* cid_scan_graph.c */
+void latency_traced(struct bench *b, const struct cid_opts *o,
+		    const struct scan_model *sm, struct row *row);
+
+/* cid_scan_compaction.c */
+void compaction(struct bench *b, const struct cid_opts *o,
+		const struct scan_model *sm);
+void invariants(struct bench *b, const struct cid_opts *o,
+		const struct scan_model *sm);
+
+/* cid_scan_model.c */
+void run_model(struct bench *b, const struct cid_opts *o,
+	       const struct scan_model *sm, const struct row *traced);
+
+#endif

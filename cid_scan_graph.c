@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cid_scan's scan timed by function_graph: each call, the walks the
+ * batched scan's calls form (their return values say where a walk
+ * stands), and on a spin workload the estimate checked against them.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "lib/tracefs.h"
+#include "lib/util.h"
+#include "cid_scan.h"
+
+/* How the calls of the batched scan formed complete walks. */
+static void walks_report(struct bench *b, const struct scan_model *sm,
+			 const struct graph_passes *gp, uint64_t lost, struct row *row)
+{
+	char other[160] = "", why[256];
+	size_t off = 0, n;
+	int code;
+
+	for (int k = 1; k <= GRAPH_WALK_CALLS_MAX + 1; k++) {
+		if (k == sm->walk_calls || !gp->walk_calls[k] || off >= sizeof(other))
+			continue;
+		off += snprintf(other + off, sizeof(other) - off, "%s%s%d calls x%zu",
+				off ? ", " : "", k > GRAPH_WALK_CALLS_MAX ? ">" : "",
+				k > GRAPH_WALK_CALLS_MAX ? GRAPH_WALK_CALLS_MAX : k,
+				gp->walk_calls[k]);
+	}
+	n = graph_walks_other(gp);
+	ksft_print_msg("walks (function_graph return values): %zu complete with %d calls, %zu with other counts%s%s%s; %zu partial at the trace's ends; %zu calls claimed no batch (-EBUSY)%s\n",
+		       gp->walk_calls[sm->walk_calls], sm->walk_calls, n,
+		       n ? " (" : "", other, n ? ")" : "", gp->partial, gp->busy,
+		       lost ? ", events lost" : "");
+	if (row->delay.n)
+		ksft_print_msg("delay between the calls of a walk (function_graph): min %.2f us, p50 %.2f, p99 %.2f, max %.2f\n",
+			       row->delay.min, row->delay.p50, row->delay.p99, row->delay.max);
+	metric_extra(gp->call, "walks_expected_calls", gp->walk_calls[sm->walk_calls]);
+	metric_extra(gp->call, "walks_other_calls", n);
+	metric_extra(gp->call, "walks_partial", gp->partial);
+	metric_extra(gp->call, "calls_no_batch", gp->busy);
+	code = graph_walks_verdict(gp, why, sizeof(why));
+	bench_verdict(b, code, NULL, "calls per complete scan: %s", why);
+	row->walks_judged = true;
+}
+
+
+
+/*
+ * Both methods on one run (spin workload under function_graph): the
+ * traced walks (the longest call per period, in a busy loop's thread)
+ * against the returns the estimate attributed. A match is the same
+ * thread with the estimate's return within 2 ms after the traced call
+ * ended. Needs the trace clock on CLOCK_MONOTONIC.
+ */
+static void cross_check(struct wl_run *r, const struct graph_passes *gp,
+			const struct scan_model *sm, double seconds, struct metric *call)
+{
+	struct estimate e = { 0 };
+	struct periodic_ev *tw = calloc(gp->nts + 1, sizeof(*tw));
+	size_t ntw = 0, real = 0, missed = 0, walks;
+	/* why a traced walk was missed: the return after it was ... */
+	size_t m_none = 0, m_switched = 0, m_unmarked = 0, m_lonely = 0, m_other = 0;
+	uint64_t jiffy = 1000000000ULL / sm->hz, tol = 2000000;
+
+	if (!tw)
+		ksft_exit_fail_msg("out of memory\n");
+	estimate_analyse(r, sm, seconds, &e);
+	for (size_t k = 0; k < gp->nts; k++)
+		for (int i = 0; i < r->nworkers; i++)
+			if (r->w[i].tid == gp->ts_pid[k])
+				tw[ntw++] = (struct periodic_ev){
+					(uint64_t)(gp->ts_s[k] * 1e9), gp->ts_us[k], i, false };
+	walks = periodic_pick(tw, ntw, sm->batch ? 0 : SCAN_PERIOD_NS - jiffy / 2);
+	for (size_t k = 0; k < ntw; k++) {
+		struct wl_worker *w = &r->w[tw[k].tag];
+		struct wl_event *ret = NULL;
+		bool found = false, cand = false;
+
+		if (!tw[k].picked)
+			continue;
+		for (size_t j = 0; j < e.candidates && !found; j++) {
+			uint64_t t = workload_mono_ns(r, e.ev[j].t);
+			bool near = e.ev[j].tag == tw[k].tag && t >= tw[k].t &&
+				    t - tw[k].t < tol + tw[k].w * 1e3;
+
+			cand |= near;
+			found = near && e.ev[j].picked;
+		}
+		real += found;
+		if (found)
+			continue;
+		missed++;
+		/* the return in the window, a marked one if there is one */
+		for (size_t j = 0; j < w->nev && !(ret && ret->marked); j++) {
+			uint64_t t = workload_mono_ns(r, w->ev[j].t_ns);
+
+			if (t >= tw[k].t && t - tw[k].t < tol + tw[k].w * 1e3)
+				ret = &w->ev[j];
+		}
+		if (!ret)
+			m_none++;
+		else if (!ret->marked)
+			m_unmarked++;
+		else if (ret->switched)
+			m_switched++;
+		else if (!cand)
+			m_lonely++;
+		else
+			m_other++;
+	}
+	ksft_print_msg("both methods on this run: the estimate attributed %zu scans, %zu of them real (a traced walk in the same thread ending within 2 ms before), %zu not; function_graph saw %zu walks (%zu calls in the busy loops), the estimate missed %zu: %zu returned after a context switch, %zu without a periodic neighbour, %zu another pick in their period, %zu unmarked, %zu with no return recorded\n",
+		       e.periodic, real, e.periodic - real, walks, ntw, missed, m_switched,
+		       m_lonely, m_other, m_unmarked, m_none);
+	if (r->clk1_ns > r->clk0_ns)
+		ksft_print_msg("both methods: the busy loops' clock ran %+.0f ppm against CLOCK_MONOTONIC over the run (mapped linearly)\n",
+			       1e6 * ((double)(r->mono1_ns - r->mono0_ns) /
+				      (r->clk1_ns - r->clk0_ns) - 1));
+	metric_extra(call, "cross_estimated_scans", e.periodic);
+	metric_extra(call, "cross_estimated_real", real);
+	metric_extra(call, "cross_traced_walks", walks);
+	metric_extra(call, "cross_missed", missed);
+	metric_extra(call, "cross_missed_switched", m_switched);
+	free(e.ev);
+	free(tw);
+}
+
+/*
+ * The workload under function_graph on the scan function: 0, or -1
+ * with the function_graph verdict given (it could not be set up).
+ */
+static int graph_run(struct bench *b, const struct cid_opts *o,
+		     const struct scan_model *sm, struct wl_run *r, double *run_s)
+{
+	bool spin = o->workload == WL_SPIN;
+	char err[256];
+	uint64_t t0;
+
+	if (o->trace_buffer_kb) {
+		char kb[32];
+
+		snprintf(kb, sizeof(kb), "%llu", (unsigned long long)o->trace_buffer_kb);
+		if (tracefs_set("buffer_size_kb", kb, err, sizeof(err))) {
+			tracefs_restore_all();
+			bench_verdict(b, KSFT_FAIL, NULL, "function_graph: %s", err);
+			return -1;
+		}
+	}
+	if (tracefs_graph_start(sm->func, err, sizeof(err))) {
+		tracefs_restore_all();
+		bench_verdict(b, KSFT_SKIP, err, "function_graph timed %s", sm->func);
+		return -1;
+	}
+	t0 = mono_ns();
+	run_workload(b, o, r, spin ? (int)o->threads : 0, !spin);
+	tracefs_graph_stop();
+	*run_s = (mono_ns() - t0) / 1e9;
+	return 0;
+}
+
+/* The workload's tasks and the metrics the calls and walks go to. */
+static void graph_setup(struct bench *b, const struct wl_run *r,
+			struct graph_passes *gp, struct hist *h)
+{
+	graph_passes_init(gp, r->nworkers + r->nchildren, r->nchildren + 1);
+	if (hist_init(h, 0, 1, 200))
+		ksft_exit_fail_msg("out of memory\n");
+	/* this process is group 0, each hackbench child its own */
+	graph_passes_task(gp, getpid(), 0);
+	for (int i = 0; i < r->nworkers; i++)
+		graph_passes_task(gp, r->w[i].tid, 0);
+	for (int i = 0; i < r->nchildren; i++)
+		graph_passes_task(gp, -r->children[i], i + 1);
+	gp->h = h;
+	gp->call = bench_metric(b, "scan_call_us", "us", BETTER_LOWER,
+				"one call of the scan function (function_graph)");
+	gp->pass_us = bench_metric(b, "complete_scan_us", "us", BETTER_LOWER,
+				   gp->by_retval ? "first to last call of one complete walk over all CPUs, walks with the expected number of calls (function_graph)"
+						 : "first to last call of one walk over all CPUs (function_graph)");
+	if (gp->by_retval)
+		gp->gap_us = bench_metric(b, "scan_call_delay_us", "us", BETTER_NONE,
+					  "end of one call to the start of the next within a walk (function_graph)");
+}
+
+/* The calls and walks read from the trace: metric, table row, text. */
+static void graph_report(struct bench *b, const struct cid_opts *o,
+			 const struct scan_model *sm, struct graph_passes *gp,
+			 uint64_t lost, struct row *row)
+{
+	metric_extra(gp->call, "batch_cpus", sm->batch);
+	metric_extra(gp->call, "possible_cpus", sm->possible);
+	metric_extra(gp->call, "walk_calls_expected", sm->walk_calls);
+	metric_extra(gp->call, "scan_off", sm->scan_off);
+	metric_extra(gp->call, "below_10us_share", gp->calls ? (double)gp->below / gp->calls : 0);
+	metric_extra(gp->call, "nonleaf_calls", gp->nonleaf);
+	metric_extra(gp->call, "events_lost", lost);
+	gp->call->hist = gp->h;
+	metric_sample_noun(gp->call, "call", "calls");
+	metric_summary(gp->call, "scan per call", "%s, %s, %d possible CPUs, %zu calls, function_graph",
+		       sm->scan_off ? "scan off" : sm->batch ? "batched" : "full scan",
+		       workload_names[o->workload], sm->possible, gp->calls);
+	row_fill(row, sm, o, "function_graph", gp->call, gp->pass_us);
+	if (gp->gap_us && gp->gap_us->n)
+		stats_compute(gp->gap_us->samples, gp->gap_us->n, &row->delay);
+	if (!gp->calls)
+		return;
+	ksft_print_msg("scan per call (function_graph, %s): min %.2f us, p50 %.2f, p99 %.2f, max %.2f; %.0f%% below 10 us; %zu calls (%zu non-leaf: preempted or interrupted inside), %zu in other processes ignored\n",
+		       sm->func, row->call.min, row->call.p50, row->call.p99,
+		       row->call.max, 100.0 * gp->below / gp->calls, gp->calls,
+		       gp->nonleaf, gp->other);
+	if (row->full.n)
+		ksft_print_msg("complete scan (function_graph): %zu walks, min %.2f us, p50 %.2f, max %.2f\n",
+			       row->full.n, row->full.min, row->full.p50, row->full.max);
+	if (!b->opt.quiet)
+		hist_print(gp->h, stdout, "us", 50);
+}
+
+void latency_traced(struct bench *b, const struct cid_opts *o,
+		    const struct scan_model *sm, struct row *row)
+{
+	struct wl_run r = { 0 };
+	/* with batches, one walk is the calls less than 50 ms apart */
+	struct graph_passes gp = { .split_s = sm->batch ? 0.05 : 0, .below_us = 10,
+				   .by_retval = sm->walk_retval, .expect = sm->walk_calls };
+	/* the metric keeps it until the JSON is written: not on this stack */
+	static struct hist h;
+	struct graph_read_info info;
+	uint64_t lost;
+	double run_s;
+
+	if (graph_run(b, o, sm, &r, &run_s))
+		return;
+	graph_setup(b, &r, &gp, &h);
+	graph_passes_read(&gp, &info);
+	tracefs_restore_all();
+	lost = graph_read_lost(&info);
+	if (o->workload == WL_SPIN && tracefs_graph_mono())
+		cross_check(&r, &gp, sm, run_s, gp.call);
+	graph_report(b, o, sm, &gp, lost, row);
+	ksft_print_msg("function_graph trace: %llu events lost (%llu in LOST markers, %llu overwritten, %llu per-CPU overrun and dropped), %zu entries cut by the end of tracing\n",
+		       (unsigned long long)lost, (unsigned long long)info.lost_lines,
+		       (unsigned long long)info.overwritten, (unsigned long long)info.overrun,
+		       info.unmatched);
+	bench_verdict(b, gp.calls && !lost ? KSFT_PASS : KSFT_FAIL, NULL,
+		      "function_graph timed %zu calls of %s in %.1f s (%s)%s",
+		      gp.calls, sm->func, run_s, workload_names[o->workload],
+		      lost ? ", but the trace lost events: calls are missing" : "");
+	if (gp.by_retval)
+		walks_report(b, sm, &gp, lost, row);
+	graph_passes_free(&gp);
+	workload_free(&r);
+}

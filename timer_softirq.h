@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * timer_softirq's parts (timer_softirq.c reads as the experiment): the
+ * counted windows of the quiet and control phases in
+ * timer_softirq_windows.c, the cyclic phase in timer_softirq_cyclic.c.
+ */
+#ifndef ISOLBENCH_TIMER_SOFTIRQ_H
+#define ISOLBENCH_TIMER_SOFTIRQ_H
+
+#include <math.h>
+
+#include "lib/bench.h"
+#include "lib/cpu_events.h"
+#include "lib/cpu_trace.h"
+#include "lib/cyclic.h"
+#include "lib/knob.h"
+
+enum policy { POL_FIFO, POL_OTHER };
+
+struct ts_opts {
+	int phase, policy;
+	double interval_us, hist_max_us, warmup_s, max_ticks_per_s;
+	double max_needless_per_tick;
+	int64_t priority;
+	uint64_t max_softirqs;
+	bool mlock, laptop, assert_nohz, perf_counters;
+};
+
+/*
+ * Counted with perf counters: the cyclic phase's counted pass, and the
+ * windows with --perf-counters (the cross-check and the old method).
+ */
+enum ev {
+	EV_TIMER_RAISE, EV_TIMER_RUN, EV_HRTIMER_RUN, EV_TIMER_EXPIRE,
+	EV_HRTIMER_EXPIRE, EV_N
+};
+/* ...and the target CPU's rows of /proc/interrupts and /proc/softirqs */
+enum row { ROW_LOC, ROW_TIMER, ROW_HRTIMER };
+
+/* One counted window of the quiet or control phase. */
+struct ts_window {
+	struct cpu_trace_counts t;	/* from the trace instance */
+	struct cpu_window w;		/* rows, jiffies; perf counts if asked */
+	uint64_t timeouts;		/* control: recv() timeouts */
+	uint64_t ticks;			/* t.ticks, or jiffies without the tick's symbol */
+};
+
+struct cyclic_result {
+	struct cyclic c;	/* wakeups, overruns, early: all runs */
+	struct hist h;
+	struct cpu_window w;	/* the rows over the measured runs */
+	struct cpu_window counted;	/* the counted pass */
+	uint64_t counted_wakeups;
+	double *p50_us, *p99_us, *max_us;	/* per run */
+	uint64_t runs;
+	struct stats st;	/* all wakeups (up to the cap) */
+	bool dma_held;
+	char policy[32];
+};
+
+/* One run: the phases asked for, the counting and what they found. */
+struct ts_run {
+	bool quiet, control, cyclic, nohz;
+	bool tick_fn;		/* the tick's hrtimer function is known */
+	char cpu_desc[96];
+	struct cpu_trace tr;
+	struct cpu_events rows;	/* /proc rows and jiffies only: no IPIs */
+	struct cpu_events k;	/* perf counters */
+	struct ts_window *quiet_w, *ctl_w, quiet_sum, ctl_sum;
+	uint64_t quiet_max_softirqs;	/* the worst quiet window */
+	struct cyclic_result cyc;
+};
+
+static inline double per(double n, double d)
+{
+	return d > 0 ? n / d : NAN;
+}
+
+/* timer_softirq_windows.c: the quiet and control windows */
+void counters_open(struct bench *b, struct cpu_events *k);
+void counting_open(struct bench *b, const struct ts_opts *o, struct ts_run *r);
+void timer_migration_off(struct bench *b, bool nohz, struct knob *k);
+uint64_t spin_windows(struct bench *b, const struct ts_opts *o, struct ts_run *r,
+		      bool control, struct ts_window *w, char *err, size_t errlen);
+void windows_sum(const struct ts_window *w, uint64_t n, struct ts_window *sum);
+void window_print(const char *what, int cpu, const struct ts_window *s);
+struct metric *window_metric(struct bench *b, const char *name, const char *label,
+			     const char *ctx, const struct ts_window *w, uint64_t n,
+			     const struct ts_window *s);
+void raised_metric(struct bench *b, const struct ts_opts *o, const struct ts_run *r,
+		   uint64_t n);
+void ipis_print(int cpu, const struct cpu_trace_counts *t);
+
+/* timer_softirq_cyclic.c */
+void cyclic_phase(struct bench *b, const struct ts_opts *o, struct ts_run *r);
+
+#endif

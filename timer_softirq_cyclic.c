@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * timer_softirq's cyclic phase: cyclictest's loop on the target, at the
+ * asked policy and priority, with its latency distribution, then a short
+ * counted pass (are the wakeups hrtimer expiries there?).
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/sched.h"
+#include "timer_softirq.h"
+
+/* the cyclic phase's counted pass, after the measured runs */
+#define COUNTED_PASS_S		1.0
+
+/*
+ * cyclictest's loop on the target: --runs runs of -D (or -n wakeups)
+ * each, one histogram, per-run percentiles; the /proc rows around them
+ * (reading them sends nothing); then the counted pass with the perf
+ * counters, kept apart from the measured runs.
+ */
+static void cyclic_run(struct bench *b, const struct ts_opts *o, struct ts_run *r)
+{
+	struct cyclic_result *y = &r->cyc;
+	size_t cap = b->opt.duration_s * 1e6 / o->interval_us + 16;
+	double *all;
+	size_t nall = 0, allcap;
+
+	if (b->opt.loops_given && cap > b->opt.loops)
+		cap = b->opt.loops;
+	if (cap > (1u << 22))
+		cap = 1u << 22;	/* exact percentiles of the first 4M wakeups of a run */
+	allcap = cap * b->opt.runs < (1u << 22) ? cap * b->opt.runs : 1u << 22;
+	all = malloc(allcap * sizeof(*all));
+	y->p50_us = calloc(b->opt.runs, sizeof(double));
+	y->p99_us = calloc(b->opt.runs, sizeof(double));
+	y->max_us = calloc(b->opt.runs, sizeof(double));
+	y->c = (struct cyclic){ .interval_ns = o->interval_us * 1000, .h = &y->h,
+				.lat_us = malloc(cap * sizeof(double)), .cap = cap };
+	if (!all || !y->p50_us || !y->p99_us || !y->max_us || !y->c.lat_us)
+		ksft_exit_fail_msg("out of memory\n");
+	cpu_events_begin(&r->rows);
+	for (y->runs = 0; y->runs < b->opt.runs && !bench_stop; y->runs++) {
+		struct cyclic c = y->c;
+		struct stats st;
+
+		c.wakeups = c.overruns = c.early = c.nlat = 0;
+		c.max_wakeups = b->opt.loops_given ? b->opt.loops : 0;
+		c.duration_ns = b->opt.duration_given || !b->opt.loops_given ?
+				b->opt.duration_s * 1e9 : 0;
+		cyclic_loop(&c);
+		if (!c.nlat)
+			break;
+		stats_compute(c.lat_us, c.nlat, &st);
+		y->p50_us[y->runs] = st.p50;
+		y->p99_us[y->runs] = st.p99;
+		y->max_us[y->runs] = st.max;
+		for (size_t i = 0; i < c.nlat && nall < allcap; i++)
+			all[nall++] = c.lat_us[i];
+		y->c.wakeups += c.wakeups;
+		y->c.overruns += c.overruns;
+		y->c.early += c.early;
+	}
+	cpu_events_end(&r->rows, &y->w);
+	if (nall)
+		stats_compute(all, nall, &y->st);
+	free(all);
+	/* the counted pass: are the wakeups hrtimer expiries on the target? */
+	if (!bench_stop) {
+		struct cyclic c = { .interval_ns = o->interval_us * 1000,
+				    .duration_ns = COUNTED_PASS_S * 1e9 };
+
+		counters_open(b, &r->k);
+		cpu_events_begin(&r->k);
+		cyclic_loop(&c);
+		cpu_events_end(&r->k, &y->counted);
+		y->counted_wakeups = c.wakeups;
+		y->c.early += c.early;
+	}
+	free(y->c.lat_us);
+	y->c.lat_us = NULL;
+}
+
+/*
+ * The cyclic thread (this one) on the target at the asked policy, with
+ * memory locked if asked and /dev/cpu_dma_latency held at 0 unless
+ * --laptop; all of it undone before returning.
+ */
+static void cyclic_measure(struct bench *b, const struct ts_opts *o, struct ts_run *r,
+			   struct mlock_saved *ms, struct cpu_dma_latency *dl)
+{
+	struct sched_saved ss = { .handle = -1 };
+	struct cyclic_result *y = &r->cyc;
+	char err[160];
+
+	if (hist_init(&y->h, 0, 1, (size_t)o->hist_max_us))
+		ksft_exit_fail_msg("no memory for the histogram\n");
+	if (!o->laptop && cpu_dma_latency_hold(dl, 0, err, sizeof(err)))
+		bench_note(b, "%s: cpu_dma_latency left alone (as with --laptop)", err);
+	y->dma_held = dl->fd >= 0;
+	if (cpu_pin_self(b->target))
+		ksft_exit_fail_msg("cannot pin to cpu %d: %s\n", b->target, strerror(errno));
+	if (o->mlock && mlock_enter(ms, err, sizeof(err)))
+		bench_note(b, "%s: running without locked memory", err);
+	if (o->policy == POL_FIFO && sched_fifo_enter(&ss, o->priority, err, sizeof(err)))
+		bench_note(b, "%s: the cyclic thread runs SCHED_OTHER", err);
+	sched_describe(y->policy, sizeof(y->policy));
+	cyclic_run(b, o, r);
+	sched_restore(&ss);
+	mlock_restore(ms);
+	cpu_dma_latency_release(dl);
+	cpu_pin_self_mask(&b->opt.housekeeping);
+}
+
+static struct metric *run_metric(struct bench *b, const char *name, const char *what,
+				 const double *v, uint64_t n)
+{
+	struct metric *m = bench_metric(b, name, "us", BETTER_LOWER, what);
+
+	for (uint64_t i = 0; i < n; i++)
+		metric_add(m, v[i]);
+	return m;
+}
+
+/* The latency distribution and what each wakeup cost, text and JSON. */
+static void cyclic_report(struct bench *b, const struct ts_opts *o, const struct ts_run *r)
+{
+	const struct cyclic_result *y = &r->cyc;
+	const struct cpu_window *w = &y->w, *k = &y->counted;
+	const struct stats *st = &y->st;
+	double n = y->c.wakeups;
+	struct metric *m;
+
+	m = run_metric(b, "wakeup_latency_us",
+		       "median wakeup latency (wake time - programmed time) of one run",
+		       y->p50_us, y->runs);
+	m->hist = (struct hist *)&y->h;
+	metric_extra(m, "wakeups", y->c.wakeups);
+	metric_extra(m, "interval_us", o->interval_us);
+	metric_extra(m, "min_us", st->min);
+	metric_extra(m, "avg_us", st->mean);
+	metric_extra(m, "p50_us", st->p50);
+	metric_extra(m, "p90_us", st->p90);
+	metric_extra(m, "p99_us", st->p99);
+	metric_extra(m, "p99_9_us", st->p999);
+	metric_extra(m, "max_us", y->h.max);
+	metric_extra(m, "overruns", y->c.overruns);
+	metric_extra(m, "cpu_dma_latency_us", y->dma_held ? 0 : -1);
+	metric_extra(m, "timer_softirqs_per_wakeup", per(w->row[ROW_TIMER], n));
+	metric_extra(m, "hrtimer_softirqs_per_wakeup", per(w->row[ROW_HRTIMER], n));
+	metric_extra(m, "local_timer_irqs_per_wakeup", per(w->row[ROW_LOC], n));
+	metric_extra(m, "hrtimer_expiries_per_wakeup",
+		     per(cpu_window_ev(k, EV_HRTIMER_EXPIRE), y->counted_wakeups));
+	metric_sample_noun(m, "run", "runs");
+	run_metric(b, "wakeup_latency_p99_us", "99th percentile wakeup latency of one run",
+		   y->p99_us, y->runs);
+	run_metric(b, "wakeup_latency_max_us", "largest wakeup latency of one run",
+		   y->max_us, y->runs);
+	if (!y->c.wakeups)
+		return;
+	ksft_print_msg("cyclic: %s %s, %llu wakeups every %g us in %llu runs, cpu_dma_latency %s: min %.1f avg %.1f p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f us (%llu overruns)\n",
+		       r->cpu_desc, y->policy, (unsigned long long)y->c.wakeups,
+		       o->interval_us, (unsigned long long)y->runs,
+		       y->dma_held ? "held at 0 us" : "left alone",
+		       st->min, st->mean, st->p50, st->p90, st->p99, st->p999, y->h.max,
+		       (unsigned long long)y->c.overruns);
+	ksft_print_msg("cyclic per wakeup: TIMER softirqs %.3f, HRTIMER softirqs %.3f, local timer interrupts %.3f (/proc); hrtimer expiries %.3f (counted pass of %llu wakeups)\n",
+		       per(w->row[ROW_TIMER], n), per(w->row[ROW_HRTIMER], n),
+		       per(w->row[ROW_LOC], n),
+		       per(cpu_window_ev(k, EV_HRTIMER_EXPIRE), y->counted_wakeups),
+		       (unsigned long long)y->counted_wakeups);
+	if (!b->opt.quiet)
+		hist_print(&y->h, stdout, "us", 50);
+}
+
+/* cyclic: cyclictest's measurement on the target */
+void cyclic_phase(struct bench *b, const struct ts_opts *o, struct ts_run *r)
+{
+	struct cyclic_result *c = &r->cyc;
+	const struct cpu_window *k = &c->counted;
+	struct mlock_saved ms = { .handle = -1 };
+	struct cpu_dma_latency dl = { .fd = -1, .handle = -1 };
+	struct sched_param before, after;
+	int pol_before = sched_getscheduler(0), pol_after;
+	long locked;
+
+	if (bench_stop) {
+		bench_phase_skip(b, "cyclic", "interrupted");
+		return;
+	}
+	sched_getparam(0, &before);
+	cyclic_measure(b, o, r, &ms, &dl);
+	pol_after = sched_getscheduler(0);
+	sched_getparam(0, &after);
+	locked = mlock_locked_kb();
+	cyclic_report(b, o, r);
+
+	bench_verdict(b, c->c.wakeups && !c->c.early ? KSFT_PASS : KSFT_FAIL,
+		      bench_stop ? "interrupted" : NULL,
+		      "cyclic: %llu wakeups on cpu %d in %llu runs, none early (%llu early)",
+		      (unsigned long long)c->c.wakeups, b->target,
+		      (unsigned long long)c->runs, (unsigned long long)c->c.early);
+	if (k->ev[EV_HRTIMER_EXPIRE] == UINT64_MAX)
+		bench_verdict(b, KSFT_SKIP, bench_stop ? "interrupted" :
+			      cpu_events_error(&r->k, EV_HRTIMER_EXPIRE),
+			      "cyclic: the wakeups were hrtimer expiries on cpu %d", b->target);
+	else
+		/* at least half: under emulation many sleeps are already past due */
+		bench_verdict(b, c->counted_wakeups &&
+			      2 * k->ev[EV_HRTIMER_EXPIRE] >= c->counted_wakeups ?
+			      KSFT_PASS : KSFT_FAIL, NULL,
+			      "cyclic: the wakeups were hrtimer expiries on cpu %d (%llu expiries, %llu wakeups of the counted pass)",
+			      b->target, (unsigned long long)k->ev[EV_HRTIMER_EXPIRE],
+			      (unsigned long long)c->counted_wakeups);
+	bench_verdict(b, pol_after == pol_before &&
+		      after.sched_priority == before.sched_priority &&
+		      (ms.was_locked || locked == 0) && dl.fd < 0 ? KSFT_PASS : KSFT_FAIL, NULL,
+		      "cyclic: scheduling policy, memory locking and cpu_dma_latency restored (policy %d, %ld kB locked, cpu_dma_latency %s)",
+		      pol_after, locked, dl.fd < 0 ? "released" : "still held");
+}

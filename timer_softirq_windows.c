@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * timer_softirq's quiet and control windows: a busy loop on the target
+ * (and for the control a thread sleeping in recv() beside it), counted
+ * by a trace instance read from a housekeeping thread after each window.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "lib/knob.h"
+#include "lib/ksym.h"
+#include "lib/spinner.h"
+#include "timer_softirq.h"
+
+#define TIMER_MIGRATION	"/proc/sys/kernel/timer_migration"
+
+/*
+ * The control's sleeping thread on the target CPU, next to the busy
+ * loop (lib/spinner.h).
+ */
+struct sleeper {
+	int cpu;
+	uint64_t deadline_ns;
+	atomic_int ready, failed, stop;
+	atomic_ullong timeouts;		/* recv() calls that timed out */
+	char error[160];
+};
+
+/* Perf counters on the target, opened from this (housekeeping) thread. */
+void counters_open(struct bench *b, struct cpu_events *k)
+{
+	cpu_events_init(k, b->target);
+	cpu_events_tracepoint(k, EV_TIMER_RAISE, "irq:softirq_raise", "vec == 1");
+	cpu_events_tracepoint(k, EV_TIMER_RUN, "irq:softirq_entry", "vec == 1");
+	cpu_events_tracepoint(k, EV_HRTIMER_RUN, "irq:softirq_entry", "vec == 8");
+	cpu_events_tracepoint(k, EV_TIMER_EXPIRE, "timer:timer_expire_entry", NULL);
+	cpu_events_tracepoint(k, EV_HRTIMER_EXPIRE, "timer:hrtimer_expire_entry", NULL);
+	cpu_events_row(k, ROW_LOC, "/proc/interrupts", "LOC");
+	cpu_events_row(k, ROW_TIMER, "/proc/softirqs", "TIMER");
+	cpu_events_row(k, ROW_HRTIMER, "/proc/softirqs", "HRTIMER");
+}
+
+/* The trace instance and the rows, for the quiet and control windows. */
+void counting_open(struct bench *b, const struct ts_opts *o, struct ts_run *r)
+{
+	unsigned long long addr;
+	char err[192];
+
+	/* the counting thread (this one) stays on the housekeeping CPUs */
+	if (cpu_pin_self_mask(&b->opt.housekeeping))
+		ksft_exit_fail_msg("cannot pin to the housekeeping cpus: %s\n", strerror(errno));
+	if (cpu_trace_open(&r->tr, b->target, err, sizeof(err)))
+		bench_skip(b, "cannot count on cpu %d with a trace instance: %s", b->target, err);
+	for (int i = 0; i < r->tr.nnotes; i++)
+		bench_note(b, "%s", r->tr.notes[i]);
+	if (!r->tr.have_ipi_cpu || !r->tr.have_ipi_mask)
+		bench_note(b, "IPIs to cpu %d not fully traced: %s", b->target, r->tr.ipi_error);
+	r->tick_fn = !ksym_addr("tick_nohz_handler", &addr) ||
+		     !ksym_addr("tick_sched_timer", &addr);
+	if (!r->tick_fn)
+		bench_note(b, "no tick_nohz_handler or tick_sched_timer in /proc/kallsyms: ticks are the window's jiffies");
+	if (o->perf_counters) {
+		counters_open(b, &r->k);
+		bench_note(b, "--perf-counters: per-cpu perf counters on cpu %d are enabled, disabled and read inside each window (each by an IPI to it)",
+			   b->target);
+	}
+}
+
+static void sleeper_fail(struct sleeper *s, const char *what)
+{
+	snprintf(s->error, sizeof(s->error), "%s: %s", what, strerror(errno));
+	atomic_store(&s->failed, 1);
+}
+
+/*
+ * The positive control: recv() on a datagram socket that never receives,
+ * with a 1 ms SO_RCVTIMEO, sleeps in schedule_timeout(): a timer-wheel
+ * timer (process_timeout) armed on this CPU, which expires in a TIMER
+ * softirq here, since the spinner keeps this CPU from going idle (an
+ * idle CPU's timers may be expired by another one).
+ */
+static void *timeout_main(void *arg)
+{
+	struct sleeper *s = arg;
+	struct timeval tmo = { .tv_usec = 1000 };
+	char buf[1];
+	int sv[2];
+
+	if (cpu_pin_self(s->cpu)) {
+		sleeper_fail(s, "pin to the target cpu");
+		return NULL;
+	}
+	/* AF_UNIX: no network needed (a guest's loopback may be down) */
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv)) {
+		sleeper_fail(s, "socketpair");
+		return NULL;
+	}
+	if (setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo)))
+		sleeper_fail(s, "SO_RCVTIMEO");
+	else
+		atomic_store(&s->ready, 1);
+	while (!atomic_load(&s->failed) && !atomic_load(&s->stop) && !bench_stop &&
+	       mono_ns() < s->deadline_ns)
+		if (recv(sv[0], buf, sizeof(buf), 0) < 0 && errno == EAGAIN)
+			atomic_fetch_add(&s->timeouts, 1);
+	close(sv[0]);
+	close(sv[1]);
+	return NULL;
+}
+
+/*
+ * Before Linux 6.9 an unpinned timer armed on a nohz_full CPU is queued
+ * on a housekeeping CPU while timer migration is on, so the control's
+ * timers would expire elsewhere. Switch migration off for the control
+ * windows only (restored after them, and on every exit path).
+ */
+void timer_migration_off(struct bench *b, bool nohz, struct knob *k)
+{
+	char err[192];
+
+	k->handle = -1;
+	if (!nohz || access(TIMER_MIGRATION, F_OK))
+		return;
+	if (knob_set(k, TIMER_MIGRATION, "0", err, sizeof(err)))
+		bench_note(b, "control: %s; its timers may expire on a housekeeping CPU", err);
+	else if (k->handle >= 0)
+		bench_note(b, "control: %s set to 0 for the window (restored after): unpinned timers of a nohz_full CPU otherwise may go to a housekeeping CPU",
+			   TIMER_MIGRATION);
+}
+
+/*
+ * One counted window: tracing on, -D seconds, tracing off, the records
+ * read. The /proc rows are read just outside it: reading them sends
+ * nothing, but the tables are allocated and freed, and memory this
+ * process unmaps is flushed from the TLB of the target (the spinner
+ * runs there in the same mm) by an IPI. With --perf-counters the perf
+ * counters are enabled, disabled and read inside it, as before.
+ */
+static int count_window(struct bench *b, const struct ts_opts *o, struct ts_run *r,
+			const char *what, struct sleeper *sl, struct ts_window *w)
+{
+	uint64_t t0, on_ns, off_ns;
+	int ret;
+
+	cpu_events_begin(&r->rows);
+	if (cpu_trace_begin(&r->tr))
+		return -1;
+	on_ns = mono_ns();
+	if (b->opt.verbose)	/* bench/timer_softirq.sh enables perf stat here */
+		ksft_print_msg("%s window: counting on cpu %d for %.1f s\n",
+			       what, b->target, b->opt.duration_s);
+	if (o->perf_counters)
+		cpu_events_begin(&r->k);
+	t0 = atomic_load(&sl->timeouts);
+	for (uint64_t end = mono_ns() + b->opt.duration_s * 1e9; mono_ns() < end && !bench_stop;)
+		usleep(20000);
+	w->timeouts = atomic_load(&sl->timeouts) - t0;
+	if (o->perf_counters)
+		cpu_events_end(&r->k, &w->w);
+	if (b->opt.verbose)
+		ksft_print_msg("%s window: done\n", what);
+	off_ns = mono_ns();
+	ret = cpu_trace_end(&r->tr, &w->t);
+	if (o->perf_counters) {
+		struct cpu_window rows;
+
+		cpu_events_end(&r->rows, &rows);
+		memcpy(w->w.row, rows.row, sizeof(rows.row));
+		w->w.jiffies = rows.jiffies;
+		w->w.hz = rows.hz;
+	} else {
+		cpu_events_end(&r->rows, &w->w);
+	}
+	w->w.seconds = (off_ns - on_ns) / 1e9;	/* the trace window's length */
+	if (ret)
+		return -1;
+	w->ticks = r->tick_fn ? w->t.ticks : w->w.jiffies;
+	return w->w.seconds > 0 ? 0 : -1;
+}
+
+/*
+ * --runs windows: a busy loop (and, for the control, the sleeper) get
+ * ready on the target and warm up once, then the counted windows run
+ * one after the other while they do their work. Returns the windows
+ * counted; with a reason in @err when fewer than asked (none when
+ * interrupted).
+ */
+uint64_t spin_windows(struct bench *b, const struct ts_opts *o, struct ts_run *r,
+		      bool control, struct ts_window *w, char *err, size_t errlen)
+{
+	uint64_t runs = b->opt.runs, done = 0;
+	double max_s = o->warmup_s + runs * (b->opt.duration_s + 2) + 10;
+	struct sleeper sl = { .cpu = b->target };
+	struct spinner sp = { 0 };
+	bool sleeping = false;
+	pthread_t th;
+
+	*err = '\0';
+	if (spinner_start(&sp, b->target, 0, max_s, err, errlen))
+		return 0;
+	sl.deadline_ns = mono_ns() + (uint64_t)(max_s * 1e9);
+	if (control) {
+		sleeping = !pthread_create(&th, NULL, timeout_main, &sl);
+		if (!sleeping)
+			snprintf(err, errlen, "pthread_create failed");
+		while (sleeping && !atomic_load(&sl.ready) && !atomic_load(&sl.failed) &&
+		       !bench_stop)
+			usleep(1000);
+		if (atomic_load(&sl.failed))
+			snprintf(err, errlen, "%s", sl.error);
+	}
+	if (!*err && !bench_stop)
+		usleep(o->warmup_s * 1e6);
+	while (!*err && !bench_stop && done < runs) {
+		if (count_window(b, o, r, control ? "control" : "quiet", &sl, &w[done])) {
+			snprintf(err, errlen, "window %llu could not be counted: %s",
+				 (unsigned long long)done + 1, strerror(errno));
+			break;
+		}
+		done++;
+	}
+	atomic_store(&sl.stop, 1);
+	if (sleeping)
+		pthread_join(th, NULL);
+	spinner_stop(&sp);
+	return done;
+}
+
+/* @sum = the windows added up (counts, rows, seconds, jiffies). */
+void windows_sum(const struct ts_window *w, uint64_t n, struct ts_window *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (int i = 0; i < CPU_EVENTS_MAX; i++)
+		sum->w.ev[i] = n ? 0 : UINT64_MAX;
+	for (uint64_t i = 0; i < n; i++) {
+		cpu_trace_add(&sum->t, &w[i].t);
+		sum->w.seconds += w[i].w.seconds;
+		sum->w.jiffies += w[i].w.jiffies;
+		sum->w.hz = w[i].w.hz ? w[i].w.hz : sum->w.hz;
+		for (int j = 0; j < CPU_EVENTS_MAX_ROWS; j++)
+			sum->w.row[j] += w[i].w.row[j] < 0 ? 0 : w[i].w.row[j];
+		for (int j = 0; j < CPU_EVENTS_MAX; j++)
+			sum->w.ev[j] = w[i].w.ev[j] == UINT64_MAX || sum->w.ev[j] == UINT64_MAX ?
+				       UINT64_MAX : sum->w.ev[j] + w[i].w.ev[j];
+		sum->timeouts += w[i].timeouts;
+		sum->ticks += w[i].ticks;
+	}
+}
+
+void window_print(const char *what, int cpu, const struct ts_window *s)
+{
+	const struct cpu_trace_counts *t = &s->t;
+	const struct cpu_window *w = &s->w;
+	char deps[160] = "";
+	size_t off = 0;
+
+	for (int i = 0; i < CPU_TRACE_DEPS; i++)
+		if (t->tick_kept[i])
+			off += snprintf(deps + off, sizeof(deps) - off, " %s=%llu",
+					cpu_trace_dep_names[i],
+					(unsigned long long)t->tick_kept[i]);
+	ksft_print_msg("%s cpu %d: %d x %.2f s, %llu ticks, %llu jiffies (HZ %d): TIMER softirqs raised %llu run %llu (%.2f/s, %.4f/tick), HRTIMER run %llu, timer expiries %llu (process_timeout %llu), hrtimer expiries %llu\n",
+		       what, cpu, t->windows, w->seconds / (t->windows ? t->windows : 1),
+		       (unsigned long long)s->ticks, (unsigned long long)w->jiffies, w->hz,
+		       (unsigned long long)t->timer_raised, (unsigned long long)t->timer_runs,
+		       per(t->timer_runs, w->seconds), per(t->timer_raised, s->ticks),
+		       (unsigned long long)t->hrtimer_runs, (unsigned long long)t->timer_expiries,
+		       (unsigned long long)t->sleep_expiries,
+		       (unsigned long long)t->hrtimer_expiries);
+	ksft_print_msg("%s cpu %d: raised %llu: %llu without a due timer (%.4f/tick), %llu runs expired timers, %llu ran after the window\n",
+		       what, cpu, (unsigned long long)t->timer_raised,
+		       (unsigned long long)t->raised_without_expiry,
+		       per(t->raised_without_expiry, s->ticks),
+		       (unsigned long long)t->runs_with_expiry,
+		       (unsigned long long)t->raised_unrun);
+	ksft_print_msg("%s cpu %d: local timer interrupts %lld (%.1f/s), /proc/softirqs TIMER %lld HRTIMER %lld, tick_stop stopped %llu kept%s\n",
+		       what, cpu, (long long)w->row[ROW_LOC], per(w->row[ROW_LOC], w->seconds),
+		       (long long)w->row[ROW_TIMER], (long long)w->row[ROW_HRTIMER],
+		       (unsigned long long)t->tick_stopped, deps[0] ? deps : " 0");
+	if (w->ev[EV_TIMER_RUN] != UINT64_MAX)
+		ksft_print_msg("%s cpu %d: perf counters: TIMER softirqs raised %.0f run %.0f, timer expiries %.0f, hrtimer expiries %.0f\n",
+			       what, cpu, cpu_window_ev(w, EV_TIMER_RAISE),
+			       cpu_window_ev(w, EV_TIMER_RUN), cpu_window_ev(w, EV_TIMER_EXPIRE),
+			       cpu_window_ev(w, EV_HRTIMER_EXPIRE));
+}
+
+/* A phase's windows as one metric, a sample per window, totals as extras. */
+struct metric *window_metric(struct bench *b, const char *name, const char *label,
+			     const char *ctx, const struct ts_window *w, uint64_t n,
+			     const struct ts_window *s)
+{
+	struct metric *m = bench_metric(b, name, "softirqs/s", BETTER_LOWER,
+					"TIMER softirqs run on the target per second of one window");
+	const struct cpu_trace_counts *t = &s->t;
+	uint64_t kept = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		metric_add(m, per(w[i].t.timer_runs, w[i].w.seconds));
+	metric_sample_noun(m, "window", "windows");
+	metric_summary(m, label, "%s, %llu x %.1f s", ctx, (unsigned long long)n,
+		       s->w.seconds / (n ? n : 1));
+	for (int i = 0; i < CPU_TRACE_DEPS; i++)
+		kept += t->tick_kept[i];
+	metric_extra(m, "window_s", s->w.seconds);
+	metric_extra(m, "timer_softirqs_raised", t->timer_raised);
+	metric_extra(m, "timer_softirqs_run", t->timer_runs);
+	metric_extra(m, "hrtimer_softirqs_run", t->hrtimer_runs);
+	metric_extra(m, "timer_expiries", t->timer_expiries);
+	metric_extra(m, "process_timeout_expiries", t->sleep_expiries);
+	metric_extra(m, "hrtimer_expiries", t->hrtimer_expiries);
+	metric_extra(m, "tick_stop_success", t->tick_stopped);
+	metric_extra(m, "tick_stop_kept", kept);
+	metric_extra(m, "ticks", s->ticks);
+	metric_extra(m, "local_timer_irqs", s->w.row[ROW_LOC]);
+	metric_extra(m, "proc_softirqs_timer", s->w.row[ROW_TIMER]);
+	metric_extra(m, "jiffies", s->w.jiffies);
+	metric_extra(m, "hz", s->w.hz);
+	metric_extra(m, "timer_softirqs_per_tick", per(t->timer_runs, s->ticks));
+	return m;	/* 15 extras: room for the control's recv_timeouts */
+}
+
+/* Seed 004's figure: TIMER softirqs raised per tick, one sample per window. */
+void raised_metric(struct bench *b, const struct ts_opts *o, const struct ts_run *r,
+		   uint64_t n)
+{
+	struct metric *m = bench_metric(b, "timer_softirq_raised_per_tick", "softirqs/tick",
+					BETTER_LOWER,
+					"TIMER softirqs raised on the target per tick of one quiet window");
+	const struct ts_window *s = &r->quiet_sum;
+
+	for (uint64_t i = 0; i < n; i++)
+		metric_add(m, per(r->quiet_w[i].t.timer_raised, r->quiet_w[i].ticks));
+	metric_sample_noun(m, "window", "windows");
+	metric_summary(m, "TIMER softirqs raised per tick", "%s busy loop, %llu raised in %llu ticks, %llu timer expiries",
+		       r->cpu_desc, (unsigned long long)s->t.timer_raised,
+		       (unsigned long long)s->ticks, (unsigned long long)s->t.timer_expiries);
+	metric_extra(m, "timer_softirqs_raised", s->t.timer_raised);
+	metric_extra(m, "ticks", s->ticks);
+	metric_extra(m, "ticks_are_jiffies", !r->tick_fn);
+	metric_extra(m, "timer_expiries", s->t.timer_expiries);
+	metric_extra(m, "raised_without_expiry", s->t.raised_without_expiry);
+	metric_extra(m, "raised_without_expiry_per_tick",
+		     per(s->t.raised_without_expiry, s->ticks));
+	metric_extra(m, "max_without_expiry_per_tick", o->max_needless_per_tick);
+	metric_extra(m, "runs_with_expiry", s->t.runs_with_expiry);
+	metric_extra(m, "raised_after_window", s->t.raised_unrun);
+	metric_extra(m, "ipis_to_target", s->t.ipis);
+	metric_extra(m, "ipis_to_target_from_counting", s->t.ipis_self - s->t.ipis_self_resched);
+	metric_extra(m, "resched_ipis_to_target_from_us", s->t.ipis_self_resched);
+	metric_extra(m, "window_s", s->w.seconds);
+}
+
+/* The IPIs sent to the target in the windows, by callback; ours apart. */
+void ipis_print(int cpu, const struct cpu_trace_counts *t)
+{
+	char list[400] = "";
+	size_t off = 0;
+
+	for (int i = 0; i < t->ncb && off < sizeof(list); i++)
+		off += snprintf(list + off, sizeof(list) - off, "%s %s %llu (%llu ours)",
+				i ? "," : ":", t->cb[i].callback,
+				(unsigned long long)t->cb[i].n,
+				(unsigned long long)t->cb[i].self);
+	ksft_print_msg("quiet cpu %d: %llu IPIs sent to it inside the windows, %llu by this process%s\n",
+		       cpu, (unsigned long long)t->ipis, (unsigned long long)t->ipis_self, list);
+	if (t->ipis_self)
+		ksft_print_msg("quiet cpu %d: %llu of this process's IPIs were reschedules (a wakeup or preemption there, not a remote call); the last was sent from %s\n",
+			       cpu, (unsigned long long)t->ipis_self_resched, t->self_callsite);
+}
