@@ -13,7 +13,7 @@ TEST_FILES := settings config
 LIB_SRCS := $(wildcard $(dir $(lastword $(MAKEFILE_LIST)))lib/*.c)
 LIB_HDRS := $(wildcard $(dir $(lastword $(MAKEFILE_LIST)))lib/*.h)
 
-CFLAGS += -O2 -g -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
+CFLAGS += -O2 -g -std=gnu11 -D_GNU_SOURCE= -Wall -Wextra -Werror \
 	  -Wmissing-prototypes -Wstrict-prototypes -Wshadow -Wformat=2 \
 	  -Wno-format-nonliteral
 LDLIBS += -lhwloc -lnuma -lm -lpthread

@@ -19,7 +19,7 @@ if ! command -v qemu-system-x86_64 >/dev/null || ! command -v gcc >/dev/null; th
 	echo "1..0 # SKIP qemu-system-x86_64 or gcc not installed"
 	exit 0
 fi
-plan 20
+plan 21
 cd "$TOP" || exit 1
 SERIES=$TOP/vm/patches/bisect-demo
 PLANTED=$SERIES/0005-timers-Let-the-softirq-decide-whether-timers-expired.patch
@@ -66,6 +66,21 @@ ok $? "cid_scan found mm_cid (SCHED_MM_CID is in the guest config)"
 secs=$(sed -n 's/^seconds //p' "$TMP/one/vm-info.txt")
 ! grep -q 'timeout' "$TMP/one.err" && [ -n "$secs" ]
 ok $? "the guest ended by itself after its results (${secs:-?} s in qemu)"
+
+# The suite built the kselftest way, by the lib.mk of the tree just
+# unpacked (6.12's adds -D_GNU_SOURCE= to CFLAGS: our own definition
+# must not clash with it under -Werror).
+src=$(ls -d vm/cache/src/linux-source-6.12-*/ 2>/dev/null | head -n1)
+kst=$TMP/kst/tools/testing/selftests
+mkdir -p "$kst/isolbench" "$TMP/kst/out"
+cp "${src}tools/testing/selftests/lib.mk" "$kst/" 2>/dev/null
+git ls-files | tar -cf - -T - | tar -xf - -C "$kst/isolbench"
+make -C "$kst/isolbench" OUTPUT="$TMP/kst/out" >"$TMP/kst.log" 2>&1
+rc=$?
+[ $rc -eq 0 ] || tail -n 5 "$TMP/kst.log" | sed 's/^/# /'
+[ $rc -eq 0 ] && [ -x "$TMP/kst/out/getpid_bench" ] && [ -x "$TMP/kst/out/compare" ] &&
+	grep -q -- '-D_GNU_SOURCE=' "$TMP/kst.log"
+ok $? "built in a kernel tree through linux-source-6.12's lib.mk (rc=$rc)"
 
 # 2. Bad input that needs a real tree.
 printf 'CONFIG_NR_CPUS=99999\nCONFIG_NO_SUCH_OPTION=y\n' >"$TMP/bad.config"
