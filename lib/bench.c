@@ -117,6 +117,19 @@ bool bench_progress_wanted(const struct bench *b)
 	return !b->opt.quiet && isatty(STDERR_FILENO);
 }
 
+void bench_progress_run(const struct bench *b, uint64_t done, uint64_t runs)
+{
+	if (bench_progress_wanted(b))
+		fprintf(stderr, "\r%s: run %llu/%llu done", b->spec->name,
+			(unsigned long long)done, (unsigned long long)runs);
+}
+
+void bench_progress_end(const struct bench *b)
+{
+	if (bench_progress_wanted(b))
+		fprintf(stderr, "\n");
+}
+
 void bench_load_start(struct bench *b)
 {
 	char err[192];

@@ -106,5 +106,11 @@ noreturn void bench_skip(struct bench *b, const char *fmt, ...)
 
 /* Whether to show progress: stderr is a terminal and not --quiet. */
 bool bench_progress_wanted(const struct bench *b);
+/*
+ * The progress line, when wanted: "\rNAME: run DONE/RUNS done" after each
+ * run, and the end of the line once the runs are over.
+ */
+void bench_progress_run(const struct bench *b, uint64_t done, uint64_t runs);
+void bench_progress_end(const struct bench *b);
 
 #endif

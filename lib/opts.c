@@ -310,6 +310,17 @@ static void opts_list(const struct parsed *ps)
 	printf("--help -h 0\n--version - 0\n--list-options - 0\n");
 }
 
+/* --quick: the program's smoke-run sizes where the user gave none. */
+static void quick_sizes(const struct prog_spec *spec, struct common_opts *co)
+{
+	if (spec->quick.loops && !co->loops_given)
+		co->loops = spec->quick.loops;
+	if (spec->quick.runs && !co->runs_given)
+		co->runs = spec->quick.runs;
+	if (spec->quick.duration_s && !co->duration_given)
+		co->duration_s = spec->quick.duration_s;
+}
+
 void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 		int argc, char **argv)
 {
@@ -391,6 +402,8 @@ void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 				argv[optind]);
 	if (co->load_kind_given)
 		co->load = true;
+	if (co->quick)
+		quick_sizes(spec, co);
 	rules_check(spec, &ps, common_rules);
 	rules_check(spec, &ps, spec->rules);
 }

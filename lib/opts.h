@@ -92,6 +92,14 @@ struct prog_spec {
 	 * bench_lock_cpus(); otherwise bench_init locks the target CPUs.
 	 */
 	bool own_cpu_locks;
+	/*
+	 * --quick: the sizes of a short smoke run, each used unless the
+	 * user gave that option (0: the program's default stays).
+	 */
+	struct {
+		uint64_t loops, runs;
+		double duration_s;
+	} quick;
 };
 
 /*
