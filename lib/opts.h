@@ -61,6 +61,8 @@ struct common_opts {
 	bool wait;		/* for target CPUs another run holds */
 	bool cpus_given, housekeeping_given, loops_given, runs_given;
 	bool duration_given, load_kind_given;
+	char **operands;	/* what follows the options (spec->operands) */
+	int noperands;
 };
 
 /*
@@ -100,6 +102,15 @@ struct prog_spec {
 		uint64_t loops, runs;
 		double duration_s;
 	} quick;
+	/*
+	 * A tool, not a kselftest (compare): the operands it takes after
+	 * the options ("BASE RESULT..."), none of the common options, the
+	 * exit status of a usage error (0: 1, kselftest's) and the help's
+	 * text about exit statuses.
+	 */
+	const char *operands;
+	int usage_exit;
+	const char *exit_help;
 };
 
 /*
