@@ -267,6 +267,65 @@ static void paste_line(const struct compare *c, const struct result_metric **ms,
 	}
 }
 
+/* The base against side @j in metric @ms: the change, and a KCIDB record. */
+static void metric_change(struct compare *c, const struct result **rs,
+			  const struct result_metric **ms, size_t j,
+			  enum better better, struct cmp *x, bool *emu)
+{
+	cmp_metrics(&ms[0]->st, &ms[j]->st, x);
+	*emu = compare_emulated_timing(c, rs[0], rs[j], ms[j]);
+	row_change(c, x, better, *emu);
+	if (c->nkc < ARRAY_SIZE(c->kc)) {
+		struct kcidb_cmp *kc = &c->kc[c->nkc++];
+
+		kc->res = rs[j];
+		kc->metric = ms[j];
+		kc->base_label = c->sides[0].label;
+		kc->c = *x;
+		kc->threshold_pct = c->o.threshold_pct;
+		kc->verdict = cmp_bisect(x, better, c->o.threshold_pct, &kc->why);
+		if (*emu) {
+			kc->verdict = BISECT_UNDECIDED;
+			kc->why = COMPARE_EMULATED_WHY;
+		}
+	}
+}
+
+/* One metric's table (and plot), its paste line kept for the end. */
+static void compare_metric(struct compare *c, const char *prog,
+			   const struct result **rs, const struct result_metric *m,
+			   char *paste, size_t pastelen)
+{
+	const struct result_metric *ms[MAX_SIDES];
+	struct cmp xs[MAX_SIDES] = { 0 };
+	bool emu[MAX_SIDES] = { 0 };
+
+	for (size_t j = 0; j < c->nsides; j++)
+		ms[j] = rs[j] ? result_metric_find(rs[j], m->name) : NULL;
+	if (c->o.markdown)
+		printf("\n#### %s: %s (%s, %s)\n\n|kernel|n|mean|median|CoV|change|95%% CI||\n|---|--:|--:|--:|--:|--:|--:|---|\n",
+		       prog, m->name, m->unit, better_words(m->better));
+	else
+		printf("%s: %s (%s, %s)\n  %-8s %4s %9s %9s %6s %7s %7s\n",
+		       prog, m->name, m->unit, better_words(m->better),
+		       "kernel", "n", "mean", "median", "CoV", "change", "95% CI");
+	for (size_t j = 0; j < c->nsides; j++) {
+		row_stats(c, c->sides[j].label, ms[j]);
+		if (!ms[j])
+			continue;
+		if (!j || !ms[0])
+			row_change(c, NULL, m->better, false);
+		else
+			metric_change(c, rs, ms, j, m->better, &xs[j], &emu[j]);
+	}
+	if (c->o.plot)
+		plot_metric(c, ms);
+	if (!c->o.markdown)
+		printf("\n");
+	if (paste)
+		paste_line(c, ms, xs, emu, paste, pastelen);
+}
+
 static void compare_program(struct compare *c, const char *prog, char (*paste)[512],
 			    size_t *npaste)
 {
@@ -285,60 +344,18 @@ static void compare_program(struct compare *c, const char *prog, char (*paste)[5
 	/* every metric of any side, in the order of first appearance */
 	for (size_t i = 0; i < c->nsides; i++) {
 		for (size_t k = 0; rs[i] && k < rs[i]->nmetrics; k++) {
-			const char *name = rs[i]->metrics[k].name;
-			const struct result_metric *ms[MAX_SIDES];
-			struct cmp xs[MAX_SIDES] = { 0 };
-			bool emu[MAX_SIDES] = { 0 };
+			const struct result_metric *m = &rs[i]->metrics[k];
 			bool seen = false;
-			enum better better = rs[i]->metrics[k].better;
 
 			for (size_t j = 0; j < i; j++)
-				seen |= rs[j] && result_metric_find(rs[j], name);
+				seen |= rs[j] && result_metric_find(rs[j], m->name);
 			if (seen)
 				continue;
-			for (size_t j = 0; j < c->nsides; j++)
-				ms[j] = rs[j] ? result_metric_find(rs[j], name) : NULL;
-			if (c->o.markdown)
-				printf("\n#### %s: %s (%s, %s)\n\n|kernel|n|mean|median|CoV|change|95%% CI||\n|---|--:|--:|--:|--:|--:|--:|---|\n",
-				       prog, name, rs[i]->metrics[k].unit, better_words(better));
-			else
-				printf("%s: %s (%s, %s)\n  %-8s %4s %9s %9s %6s %7s %7s\n",
-				       prog, name, rs[i]->metrics[k].unit, better_words(better),
-				       "kernel", "n", "mean", "median", "CoV", "change", "95% CI");
-			for (size_t j = 0; j < c->nsides; j++) {
-				row_stats(c, c->sides[j].label, ms[j]);
-				if (!ms[j])
-					continue;
-				if (!j || !ms[0]) {
-					row_change(c, NULL, better, false);
-					continue;
-				}
-				cmp_metrics(&ms[0]->st, &ms[j]->st, &xs[j]);
-				emu[j] = compare_emulated_timing(c, rs[0], rs[j], ms[j]);
-				row_change(c, &xs[j], better, emu[j]);
-				if (c->nkc < ARRAY_SIZE(c->kc)) {
-					struct kcidb_cmp *kc = &c->kc[c->nkc++];
-
-					kc->res = rs[j];
-					kc->metric = ms[j];
-					kc->base_label = c->sides[0].label;
-					kc->c = xs[j];
-					kc->threshold_pct = c->o.threshold_pct;
-					kc->verdict = cmp_bisect(&xs[j], better,
-								 c->o.threshold_pct, &kc->why);
-					if (emu[j]) {
-						kc->verdict = BISECT_UNDECIDED;
-						kc->why = COMPARE_EMULATED_WHY;
-					}
-				}
-			}
-			if (c->o.plot)
-				plot_metric(c, ms);
-			if (!c->o.markdown)
-				printf("\n");
+			compare_metric(c, prog, rs, m,
+				       *npaste < 64 ? paste[*npaste] : NULL,
+				       sizeof(paste[0]));
 			if (*npaste < 64)
-				paste_line(c, ms, xs, emu, paste[(*npaste)++],
-					   sizeof(paste[0]));
+				(*npaste)++;
 		}
 	}
 }

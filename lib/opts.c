@@ -342,24 +342,24 @@ static void quick_sizes(const struct prog_spec *spec, struct common_opts *co)
 		co->duration_s = spec->quick.duration_s;
 }
 
-void opts_parse(const struct prog_spec *spec, struct common_opts *co,
-		int argc, char **argv)
+/*
+ * The program's table and the common options it takes, as getopt_long's
+ * long options and short option string (the short keys, ':' after those
+ * that take a value); help, version and list-options last.
+ */
+static void getopt_tables(const struct prog_spec *spec, struct parsed *ps,
+			  struct option *lopts, char *sopts)
 {
-	struct option lopts[OPTS_MAX + 4];
-	struct parsed ps = { .n = 0 };
-	const struct opt **table = ps.table;
-	char sopts[3 * OPTS_MAX + 8] = ":h";
-	int n, c;
+	int n;
 
-	common_bind(co);
 	for (const struct opt *o = spec->opts; o && o->name; o++)
-		table[ps.n++] = o;
+		ps->table[ps->n++] = o;
 	for (size_t i = 0; i < ARRAY_SIZE(common_table); i++)
 		if (common_wanted(spec, i))
-			table[ps.n++] = &common_table[i];
-	n = ps.n;
+			ps->table[ps->n++] = &common_table[i];
+	n = ps->n;
 	for (int i = 0; i < n; i++) {
-		const struct opt *o = table[i];
+		const struct opt *o = ps->table[i];
 		int has_arg = o->type == OPT_FLAG ? no_argument : required_argument;
 
 		lopts[i] = (struct option){ o->name, has_arg, NULL,
@@ -378,7 +378,35 @@ void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 	lopts[n++] = (struct option){ "list-options", no_argument, NULL,
 				      KEY_LONG_ONLY + OPTS_MAX + 1 };
 	lopts[n] = (struct option){ 0 };
+}
 
+/* getopt_long returned '?' or ':': name the option as the user wrote it. */
+static noreturn void bad_option(const struct prog_spec *spec, int c, char **argv)
+{
+	const char *what = c == '?' ? "unknown option" : "missing value for";
+	const char *arg = argv[optind - 1];
+
+	/* a long option: name it as written, not by its key */
+	if (!strncmp(arg, "--", 2) && c == '?' && optopt)
+		opts_usage(spec, "option '%.*s' takes no value ('%s')",
+			   (int)strcspn(arg, "="), arg, arg);
+	if (!strncmp(arg, "--", 2))
+		opts_usage(spec, "%s '%s' (see --help)", what, arg);
+	if (optopt && optopt < KEY_LONG_ONLY)
+		opts_usage(spec, "%s '-%c' (see --help)", what, optopt);
+	opts_usage(spec, "%s '%s' (see --help)", what, arg);
+}
+
+void opts_parse(const struct prog_spec *spec, struct common_opts *co,
+		int argc, char **argv)
+{
+	struct option lopts[OPTS_MAX + 4];
+	struct parsed ps = { .n = 0 };
+	char sopts[3 * OPTS_MAX + 8] = ":h";
+	int c;
+
+	common_bind(co);
+	getopt_tables(spec, &ps, lopts, sopts);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
 		if (c == 'h') {
@@ -393,26 +421,11 @@ void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 			opts_list(&ps);
 			exit(KSFT_PASS);
 		}
-		if (c == '?' || c == ':') {
-			const char *what = c == '?' ? "unknown option" : "missing value for";
-			const char *arg = argv[optind - 1];
-
-			/* a long option: name it as written, not by its key */
-			if (!strncmp(arg, "--", 2) && c == '?' && optopt)
-				opts_usage(spec, "option '%.*s' takes no value ('%s')",
-					   (int)strcspn(arg, "="), arg, arg);
-			if (!strncmp(arg, "--", 2))
-				opts_usage(spec, "%s '%s' (see --help)",
-					   what, arg);
-			if (optopt && optopt < KEY_LONG_ONLY)
-				opts_usage(spec, "%s '-%c' (see --help)",
-					   what, optopt);
-			opts_usage(spec, "%s '%s' (see --help)", what,
-				   arg);
-		}
+		if (c == '?' || c == ':')
+			bad_option(spec, c, argv);
 		for (int i = 0; i < ps.n; i++) {
 			if (lopts[i].val == c) {
-				opt_store(spec, table[i], optarg);
+				opt_store(spec, ps.table[i], optarg);
 				ps.given[i] = true;
 				break;
 			}
