@@ -221,13 +221,19 @@ static void distribution_pass(int entry, long nr, uint64_t n, struct hist *h)
 static void getpid_setup(struct getpid_run *g)
 {
 	struct bench *b = &g->b;
+	const struct plan_phase phases[] = {
+		/* values returned, kernel count, runs completed, migrations */
+		{ "runs", 4, 1 },
+		{ "distribution", 1, g->o.distribution },	/* verdict_distribution() */
+		{ NULL }
+	};
 
 	g->name = syscall_names[g->o.syscall];
 	g->ent = entry_names[g->o.entry];
 	if (CPU_COUNT(&b->opt.cpus) > 1)
 		bench_note(b, "getpid_bench measures one CPU: using cpu %d of the list",
 			   b->target);
-	bench_plan(b, 4 + g->o.distribution);
+	bench_phases(b, phases);
 
 	if (cpu_pin_self(b->target))
 		ksft_exit_fail_msg("cannot pin to cpu %d: %s\n", b->target,
@@ -388,6 +394,7 @@ static void verdict_distribution(struct getpid_run *g)
 		      (unsigned long long)h->count);
 }
 
+/* The "runs" phase's four results, then the distribution's. */
 static void getpid_verdicts(struct getpid_run *g)
 {
 	struct bench *b = &g->b;
