@@ -50,13 +50,10 @@ static void bench_choose_cpus(struct bench *b)
 
 void bench_usage_error(struct bench *b, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	ksft_exit_usage(b->spec->name, "%s", msg);
+	exit_usage_status(KSFT_FAIL, b->spec->name, fmt, ap);
 }
 
 void bench_init(struct bench *b, const struct prog_spec *spec,

@@ -25,6 +25,16 @@ static const char *opt_string(const struct jr_value *o, const char *key)
 	return s ? s : "";
 }
 
+/* Room for @n members of a JSON array (at least one), or NULL and why. */
+static void *array_alloc(size_t n, size_t size, char *err, size_t errlen)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p)
+		snprintf(err, errlen, "out of memory");
+	return p;
+}
+
 static void system_read(const struct jr_value *sys, struct result_system *s)
 {
 	s->kernel_release = opt_string(sys, "kernel_release");
@@ -115,12 +125,9 @@ static int metric_read(const struct jr_value *m, size_t idx,
 			 rm->name, samples->count, RESULT_MAX_SAMPLES);
 		return -1;
 	}
-	rm->samples = calloc(samples->count ? samples->count : 1,
-			     sizeof(*rm->samples));
-	if (!rm->samples) {
-		snprintf(err, errlen, "out of memory");
+	rm->samples = array_alloc(samples->count, sizeof(*rm->samples), err, errlen);
+	if (!rm->samples)
 		return -1;
-	}
 	for (const struct jr_value *v = samples->child; v; v = v->next) {
 		if (v->type == JR_NULL) {
 			rm->dropped++;
@@ -211,11 +218,9 @@ static int metrics_read(const struct jr_value *root, struct result *r,
 			 metrics->count, RESULT_MAX_METRICS);
 		return -1;
 	}
-	r->metrics = calloc(metrics->count ? metrics->count : 1, sizeof(*r->metrics));
-	if (!r->metrics) {
-		snprintf(err, errlen, "out of memory");
+	r->metrics = array_alloc(metrics->count, sizeof(*r->metrics), err, errlen);
+	if (!r->metrics)
 		return -1;
-	}
 	for (const struct jr_value *m = metrics->child; m; m = m->next, i++) {
 		r->nmetrics = i + 1;
 		if (metric_read(m, i, &r->metrics[i], err, errlen))
@@ -238,12 +243,9 @@ static int verdicts_read(const struct jr_value *root, struct result *r,
 
 	if (!verdicts || verdicts->type != JR_ARRAY)
 		return 0;
-	r->verdicts = calloc(verdicts->count ? verdicts->count : 1,
-			     sizeof(*r->verdicts));
-	if (!r->verdicts) {
-		snprintf(err, errlen, "out of memory");
+	r->verdicts = array_alloc(verdicts->count, sizeof(*r->verdicts), err, errlen);
+	if (!r->verdicts)
 		return -1;
-	}
 	for (const struct jr_value *v = verdicts->child; v; v = v->next) {
 		struct result_verdict *rv = &r->verdicts[r->nverdicts++];
 
