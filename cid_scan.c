@@ -88,13 +88,11 @@ static void scan_latency(struct bench *b, const struct cid_opts *o,
 	walks_unjudged(b, sm, row);
 }
 
-/* Defaults that depend on --cpu and --quick; what the table cannot check. */
+/* Defaults that depend on --cpu; what the table cannot check. */
 static void opts_finish(struct bench *b, struct cid_opts *o, bool threads_given)
 {
 	if (!b->opt.cpus_given)
 		CPU_AND(&b->opt.cpus, &b->sets.allowed, &b->sets.online);
-	if (b->opt.quick && !b->opt.duration_given)
-		b->opt.duration_s = 2;
 	if (!threads_given)
 		o->threads = CPU_COUNT(&b->opt.cpus);
 	if (o->workload == WL_HACKBENCH && o->threads < 2)
@@ -221,6 +219,7 @@ int main(int argc, char **argv)
 		.summary = "RSEQ mm_cid scan latency per call, complete-scan time and CID compaction.",
 		.common = COMMON_CPU | COMMON_DURATION,
 		.opts = opts,
+		.quick = { .duration_s = 2 },
 		.rules = (const struct opt_rule[]){
 			{ "model", OPT_CONFLICTS, "workload" },
 			{ "model", OPT_CONFLICTS, "threads" },

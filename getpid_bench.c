@@ -42,6 +42,19 @@ struct getpid_opts {
 	double hist_max_ns;
 };
 
+/* One run of the program: its options, what it measures, what it saw. */
+struct getpid_run {
+	struct bench b;
+	struct getpid_opts o;
+	const char *name, *ent;		/* the syscall, the entry path */
+	long nr, expected;
+	char cpu_desc[96];
+	struct counter hw[2], mig;	/* cycles, instructions; migrations */
+	struct metric *ns, *wall, *user, *sys, *cyc, *ins;
+	struct hist h;
+	uint64_t bad, migrations, runs_done;
+};
+
 struct run_sample {
 	double ns_per_call, wall_s, user_s, sys_s;
 	uint64_t cycles, instructions, migrations, bad;
@@ -204,22 +217,226 @@ static void distribution_pass(int entry, long nr, uint64_t n, struct hist *h)
 	}
 }
 
+/* Pin, resolve the syscall, describe the run, open the counters. */
+static void getpid_setup(struct getpid_run *g)
+{
+	struct bench *b = &g->b;
+	const struct plan_phase phases[] = {
+		/* values returned, kernel count, runs completed, migrations */
+		{ "runs", 4, 1 },
+		{ "distribution", 1, g->o.distribution },	/* verdict_distribution() */
+		{ NULL }
+	};
+
+	g->name = syscall_names[g->o.syscall];
+	g->ent = entry_names[g->o.entry];
+	if (CPU_COUNT(&b->opt.cpus) > 1)
+		bench_note(b, "getpid_bench measures one CPU: using cpu %d of the list",
+			   b->target);
+	bench_phases(b, phases);
+
+	if (cpu_pin_self(b->target))
+		ksft_exit_fail_msg("cannot pin to cpu %d: %s\n", b->target,
+				   strerror(errno));
+	g->nr = syscall_nr(g->o.syscall);
+	g->expected = syscall_expected(g->o.syscall);
+	snprintf(g->cpu_desc, sizeof(g->cpu_desc), "cpu %d (%s%s)", b->target,
+		 cpu_isolation_name(&b->sets, b->target),
+		 b->opt.load ? ", housekeeping load" : "");
+	bench_note(b, "entry: %s (--entry %s)", g->o.entry == ENTRY_RAW ?
+		   "the syscall instruction inline" :
+		   "libc's syscall(3), as seed 000 and perf bench",
+		   g->ent);
+	bench_param(b, "entry", g->ent);
+
+	counter_open_hw(&g->hw[0], PERF_COUNT_HW_CPU_CYCLES, 0, -1);
+	counter_open_hw(&g->hw[1], PERF_COUNT_HW_INSTRUCTIONS, 0, -1);
+	if (g->hw[0].fd < 0 || g->hw[1].fd < 0)
+		bench_note(b, "no cycles/instructions per call: %s",
+			   g->hw[0].fd < 0 ? g->hw[0].error : g->hw[1].error);
+	if (counter_open_sw(&g->mig, PERF_COUNT_SW_CPU_MIGRATIONS, 0, -1))
+		bench_note(b, "migrations not counted: %s", g->mig.error);
+}
+
+/* One run-time metric with its summary line: "run time: cpu 3 ...". */
+static struct metric *time_metric(struct getpid_run *g, const char *name,
+				  const char *label, const char *aggregate)
+{
+	struct metric *m = bench_metric(&g->b, name, "s", BETTER_LOWER, aggregate);
+
+	metric_summary(m, label, "%s %llu %s calls, entry %s", g->cpu_desc,
+		       (unsigned long long)g->b.opt.loops, g->name, g->ent);
+	return m;
+}
+
+static void getpid_metrics(struct getpid_run *g)
+{
+	struct bench *b = &g->b;
+
+	g->ns = bench_metric(b, "syscall_ns", "ns", BETTER_LOWER,
+			     "average ns per call of one run");
+	metric_summary(g->ns, g->name, "%s %llu calls, entry %s", g->cpu_desc,
+		       (unsigned long long)b->opt.loops, g->ent);
+	g->wall = time_metric(g, "run_time_s", "run time", "wall time of one run");
+	g->user = time_metric(g, "user_time_s", "user time",
+			      "user time of one run (getrusage)");
+	g->sys = time_metric(g, "system_time_s", "system time",
+			     "system time of one run (getrusage)");
+	if (g->hw[0].fd >= 0 && g->hw[1].fd >= 0) {
+		g->cyc = bench_metric(b, "cycles_per_call", "cycles", BETTER_LOWER,
+				      "cycles per call of one run");
+		g->ins = bench_metric(b, "instructions_per_call", "instructions",
+				      BETTER_LOWER, "instructions per call of one run");
+	}
+}
+
+static void run_record(struct getpid_run *g, uint64_t r, const struct run_sample *s)
+{
+	uint64_t loops = g->b.opt.loops;
+
+	g->runs_done++;
+	g->bad += s->bad;
+	g->migrations += s->migrations;
+	metric_add(g->ns, s->ns_per_call);
+	metric_add(g->wall, s->wall_s);
+	metric_add(g->user, s->user_s);
+	metric_add(g->sys, s->sys_s);
+	if (g->cyc) {
+		metric_add(g->cyc, (double)s->cycles / loops);
+		metric_add(g->ins, (double)s->instructions / loops);
+	}
+	if (g->b.opt.verbose)
+		ksft_print_msg("run %llu: %.1f ns/call, wall %.3f s, user %.3f s, sys %.3f s\n",
+			       (unsigned long long)r + 1, s->ns_per_call,
+			       s->wall_s, s->user_s, s->sys_s);
+}
+
+/* The load if asked, a warm-up pass, then the measured runs. */
+static void getpid_measure(struct getpid_run *g)
+{
+	struct bench *b = &g->b;
+	struct run_sample s;
+
+	if (b->opt.load)
+		bench_load_start(b);
+	/* warm up: caches, TLB and the branch predictors see the loop once */
+	syscall_loop(g->o.entry, g->nr, g->expected, b->opt.loops / 10 + 1);
+	for (uint64_t r = 0; r < b->opt.runs && !bench_stop; r++) {
+		if (!run_once(g->o.entry, g->nr, g->expected, b->opt.loops,
+			      g->hw, &g->mig, &s))
+			break;
+		run_record(g, r, &s);
+		bench_progress_run(b, r + 1, b->opt.runs);
+	}
+	bench_progress_end(b);
+}
+
+/* --distribution: one more pass, every call timed on its own. */
+static void getpid_distribution(struct getpid_run *g)
+{
+	struct hist *h = &g->h;
+	struct metric *dist;
+
+	if (!g->o.distribution || bench_stop)
+		return;
+	if (hist_init(h, 0, 10, (size_t)(g->o.hist_max_ns / 10)))
+		ksft_exit_fail_msg("no memory for the histogram\n");
+	distribution_pass(g->o.entry, g->nr, g->b.opt.loops, h);
+	dist = bench_metric(&g->b, "syscall_call_ns", "ns", BETTER_LOWER,
+			    "one call, timer overhead subtracted");
+	dist->hist = h;
+	metric_extra(dist, "p50_ns", hist_quantile(h, 0.5));
+	metric_extra(dist, "p90_ns", hist_quantile(h, 0.9));
+	metric_extra(dist, "p99_ns", hist_quantile(h, 0.99));
+	metric_extra(dist, "p99_9_ns", hist_quantile(h, 0.999));
+	metric_extra(dist, "max_ns", h->max);
+	metric_extra(dist, "timer_overhead_ns", bench_clock.overhead_ns);
+}
+
+/* Whether the kernel saw the calls: a SKIP when it cannot be counted. */
+static void verdict_kernel_count(struct getpid_run *g)
+{
+	uint64_t seen = 0;
+	char why[192];
+	int ret = -1;
+
+	if (bench_stop)
+		snprintf(why, sizeof(why), "interrupted before the check");
+	else if (g->nr == NR_NONE)
+		snprintf(why, sizeof(why), "--syscall none issues no syscall");
+	else
+		ret = syscalls_seen_by_kernel(g->o.entry, g->nr, g->expected,
+					      10000, &seen, why, sizeof(why));
+	if (ret)
+		bench_verdict(&g->b, KSFT_SKIP, why, "kernel counted the %s syscalls",
+			      g->name);
+	else
+		bench_verdict(&g->b, seen >= 10000 ? KSFT_PASS : KSFT_FAIL, NULL,
+			      "kernel counted %llu of 10000 %s syscalls (raw_syscalls:sys_enter)",
+			      (unsigned long long)seen, g->name);
+}
+
+static void verdict_distribution(struct getpid_run *g)
+{
+	const struct hist *h = &g->h;
+
+	if (h->count) {
+		ksft_print_msg("%s per call: p50 %.0f ns, p90 %.0f, p99 %.0f, p99.9 %.0f, max %.0f (%llu calls, timer overhead %.1f ns subtracted)\n",
+			       g->name, hist_quantile(h, 0.5), hist_quantile(h, 0.9),
+			       hist_quantile(h, 0.99), hist_quantile(h, 0.999),
+			       h->max, (unsigned long long)h->count,
+			       bench_clock.overhead_ns);
+		if (!g->b.opt.quiet)
+			hist_print(h, stdout, "ns", 50);
+	}
+	bench_verdict(&g->b, h->count == g->b.opt.loops ? KSFT_PASS : KSFT_FAIL,
+		      NULL, "per-call distribution of %llu calls",
+		      (unsigned long long)h->count);
+}
+
+/* The "runs" phase's four results, then the distribution's. */
+static void getpid_verdicts(struct getpid_run *g)
+{
+	struct bench *b = &g->b;
+
+	bench_verdict(b, g->bad ? KSFT_FAIL : KSFT_PASS, NULL,
+		      "%s returned the expected %ld on all %llu calls (%llu wrong)",
+		      g->name, g->expected,
+		      (unsigned long long)(g->runs_done * b->opt.loops),
+		      (unsigned long long)g->bad);
+	verdict_kernel_count(g);
+	bench_verdict(b, g->runs_done == b->opt.runs ? KSFT_PASS : KSFT_FAIL,
+		      bench_stop ? "interrupted" : NULL, "%llu of %llu runs completed",
+		      (unsigned long long)g->runs_done, (unsigned long long)b->opt.runs);
+	if (g->mig.fd >= 0)
+		bench_verdict(b, g->migrations ? KSFT_FAIL : KSFT_PASS, NULL,
+			      "stayed on cpu %d (%llu migrations)", b->target,
+			      (unsigned long long)g->migrations);
+	else
+		bench_verdict(b, KSFT_SKIP, g->mig.error, "stayed on cpu %d", b->target);
+	if (g->o.distribution)
+		verdict_distribution(g);
+}
+
 int main(int argc, char **argv)
 {
-	struct getpid_opts o = { .syscall = SC_GETPID, .entry = ENTRY_LIBC,
-				 .hist_max_ns = 100000 };
+	struct getpid_run g = {
+		.o = { .syscall = SC_GETPID, .entry = ENTRY_LIBC,
+		       .hist_max_ns = 100000 },
+		.b = { .opt = { .loops = 10000000, .runs = 5 } },
+	};
 	const struct opt opts[] = {
 		{ .name = "syscall", .key = 's', .type = OPT_CHOICE,
-		  .dest = &o.syscall, .arg = "NAME",
+		  .dest = &g.o.syscall, .arg = "NAME",
 		  .help = "the syscall to issue", .choices = syscall_names },
-		{ .name = "entry", .type = OPT_CHOICE, .dest = &o.entry,
+		{ .name = "entry", .type = OPT_CHOICE, .dest = &g.o.entry,
 		  .arg = "PATH",
 		  .help = "how the call enters the kernel: libc's syscall(3) as the seed and perf bench, or the inline syscall instruction",
 		  .choices = entry_names },
 		{ .name = "distribution", .key = 'd', .type = OPT_FLAG,
-		  .dest = &o.distribution,
+		  .dest = &g.o.distribution,
 		  .help = "also time every call of one more pass (p50/p90/p99/p99.9, histogram)" },
-		{ .name = "hist-max", .type = OPT_DOUBLE, .dest = &o.hist_max_ns,
+		{ .name = "hist-max", .type = OPT_DOUBLE, .dest = &g.o.hist_max_ns,
 		  .arg = "NS", .help = "histogram range for --distribution, 10 ns buckets",
 		  .min = 100, .max = 1e7 },
 		{ NULL }
@@ -230,166 +447,15 @@ int main(int argc, char **argv)
 		.common = COMMON_CPU | COMMON_HOUSEKEEPING | COMMON_LOOPS |
 			  COMMON_RUNS | COMMON_LOAD,
 		.opts = opts,
+		.quick = { .loops = 200000, .runs = 3 },
 	};
-	struct bench b = { .opt = { .loops = 10000000, .runs = 5 } };
-	const char *name = syscall_names[o.syscall];
-	struct counter hw[2], mig;
-	struct metric *ns, *wall, *user, *sys, *cyc = NULL, *ins = NULL, *dist;
-	struct run_sample s;
-	struct hist h = { 0 };
-	uint64_t bad = 0, migrations = 0, seen = 0, runs_done = 0;
-	long nr, expected;
-	char why[192], cpu_desc[96], what[48];
-	const char *ent;
-	int seen_ret;
 
-	bench_init(&b, &spec, argc, argv);
-	name = syscall_names[o.syscall];
-	if (b.opt.quick) {
-		if (!b.opt.loops_given)
-			b.opt.loops = 200000;
-		if (!b.opt.runs_given)
-			b.opt.runs = 3;
-	}
-	if (CPU_COUNT(&b.opt.cpus) > 1)
-		bench_note(&b, "getpid_bench measures one CPU: using cpu %d of the list",
-			   b.target);
-	bench_plan(&b, 4 + o.distribution);
-
-	if (cpu_pin_self(b.target))
-		ksft_exit_fail_msg("cannot pin to cpu %d: %s\n", b.target,
-				   strerror(errno));
-	nr = syscall_nr(o.syscall);
-	expected = syscall_expected(o.syscall);
-	snprintf(cpu_desc, sizeof(cpu_desc), "cpu %d (%s%s)", b.target,
-		 cpu_isolation_name(&b.sets, b.target),
-		 b.opt.load ? ", housekeeping load" : "");
-	ent = entry_names[o.entry];
-	snprintf(what, sizeof(what), "%s calls, entry %s", name, ent);
-	bench_note(&b, "entry: %s (--entry %s)", o.entry == ENTRY_RAW ?
-		   "the syscall instruction inline" :
-		   "libc's syscall(3), as seed 000 and perf bench",
-		   ent);
-	bench_param(&b, "entry", ent);
-
-	counter_open_hw(&hw[0], PERF_COUNT_HW_CPU_CYCLES, 0, -1);
-	counter_open_hw(&hw[1], PERF_COUNT_HW_INSTRUCTIONS, 0, -1);
-	if (hw[0].fd < 0 || hw[1].fd < 0)
-		bench_note(&b, "no cycles/instructions per call: %s",
-			   hw[0].fd < 0 ? hw[0].error : hw[1].error);
-	if (counter_open_sw(&mig, PERF_COUNT_SW_CPU_MIGRATIONS, 0, -1))
-		bench_note(&b, "migrations not counted: %s", mig.error);
-
-	ns = bench_metric(&b, "syscall_ns", "ns", BETTER_LOWER,
-			  "average ns per call of one run");
-	metric_summary(ns, name, "%s %llu calls, entry %s", cpu_desc,
-		       (unsigned long long)b.opt.loops, ent);
-	wall = bench_metric(&b, "run_time_s", "s", BETTER_LOWER, "wall time of one run");
-	metric_summary(wall, "run time", "%s %llu %s", cpu_desc,
-		       (unsigned long long)b.opt.loops, what);
-	user = bench_metric(&b, "user_time_s", "s", BETTER_LOWER, "user time of one run (getrusage)");
-	metric_summary(user, "user time", "%s %llu %s", cpu_desc,
-		       (unsigned long long)b.opt.loops, what);
-	sys = bench_metric(&b, "system_time_s", "s", BETTER_LOWER, "system time of one run (getrusage)");
-	metric_summary(sys, "system time", "%s %llu %s", cpu_desc,
-		       (unsigned long long)b.opt.loops, what);
-	if (hw[0].fd >= 0 && hw[1].fd >= 0) {
-		cyc = bench_metric(&b, "cycles_per_call", "cycles", BETTER_LOWER,
-				   "cycles per call of one run");
-		ins = bench_metric(&b, "instructions_per_call", "instructions",
-				   BETTER_LOWER, "instructions per call of one run");
-	}
-
-	if (b.opt.load)
-		bench_load_start(&b);
-	/* warm up: caches, TLB and the branch predictors see the loop once */
-	syscall_loop(o.entry, nr, expected, b.opt.loops / 10 + 1);
-	for (uint64_t r = 0; r < b.opt.runs && !bench_stop; r++) {
-		if (!run_once(o.entry, nr, expected, b.opt.loops, hw, &mig, &s))
-			break;
-		runs_done++;
-		bad += s.bad;
-		migrations += s.migrations;
-		metric_add(ns, s.ns_per_call);
-		metric_add(wall, s.wall_s);
-		metric_add(user, s.user_s);
-		metric_add(sys, s.sys_s);
-		if (cyc) {
-			metric_add(cyc, (double)s.cycles / b.opt.loops);
-			metric_add(ins, (double)s.instructions / b.opt.loops);
-		}
-		if (b.opt.verbose)
-			ksft_print_msg("run %llu: %.1f ns/call, wall %.3f s, user %.3f s, sys %.3f s\n",
-				       (unsigned long long)r + 1, s.ns_per_call,
-				       s.wall_s, s.user_s, s.sys_s);
-		if (bench_progress_wanted(&b))
-			fprintf(stderr, "\r%s: run %llu/%llu done", spec.name,
-				(unsigned long long)r + 1,
-				(unsigned long long)b.opt.runs);
-	}
-	if (bench_progress_wanted(&b))
-		fprintf(stderr, "\n");
-
-	if (o.distribution && !bench_stop) {
-		if (hist_init(&h, 0, 10, (size_t)(o.hist_max_ns / 10)))
-			ksft_exit_fail_msg("no memory for the histogram\n");
-		distribution_pass(o.entry, nr, b.opt.loops, &h);
-		dist = bench_metric(&b, "syscall_call_ns", "ns", BETTER_LOWER,
-				    "one call, timer overhead subtracted");
-		dist->hist = &h;
-		metric_extra(dist, "p50_ns", hist_quantile(&h, 0.5));
-		metric_extra(dist, "p90_ns", hist_quantile(&h, 0.9));
-		metric_extra(dist, "p99_ns", hist_quantile(&h, 0.99));
-		metric_extra(dist, "p99_9_ns", hist_quantile(&h, 0.999));
-		metric_extra(dist, "max_ns", h.max);
-		metric_extra(dist, "timer_overhead_ns", bench_clock.overhead_ns);
-	}
-	bench_load_stop(&b);
-
-	if (bench_stop) {
-		snprintf(why, sizeof(why), "interrupted before the check");
-		seen_ret = -1;
-	} else if (nr == NR_NONE) {
-		snprintf(why, sizeof(why), "--syscall none issues no syscall");
-		seen_ret = -1;
-	} else {
-		seen_ret = syscalls_seen_by_kernel(o.entry, nr, expected, 10000, &seen,
-						   why, sizeof(why));
-	}
-
-	bench_verdict(&b, bad ? KSFT_FAIL : KSFT_PASS, NULL,
-		      "%s returned the expected %ld on all %llu calls (%llu wrong)",
-		      name, expected,
-		      (unsigned long long)(runs_done * b.opt.loops),
-		      (unsigned long long)bad);
-	if (seen_ret)
-		bench_verdict(&b, KSFT_SKIP, why, "kernel counted the %s syscalls", name);
-	else
-		bench_verdict(&b, seen >= 10000 ? KSFT_PASS : KSFT_FAIL, NULL,
-			      "kernel counted %llu of 10000 %s syscalls (raw_syscalls:sys_enter)",
-			      (unsigned long long)seen, name);
-	bench_verdict(&b, runs_done == b.opt.runs ? KSFT_PASS : KSFT_FAIL,
-		      bench_stop ? "interrupted" : NULL, "%llu of %llu runs completed",
-		      (unsigned long long)runs_done, (unsigned long long)b.opt.runs);
-	if (mig.fd >= 0)
-		bench_verdict(&b, migrations ? KSFT_FAIL : KSFT_PASS, NULL,
-			      "stayed on cpu %d (%llu migrations)", b.target,
-			      (unsigned long long)migrations);
-	else
-		bench_verdict(&b, KSFT_SKIP, mig.error, "stayed on cpu %d", b.target);
-	if (o.distribution) {
-		if (h.count) {
-			ksft_print_msg("%s per call: p50 %.0f ns, p90 %.0f, p99 %.0f, p99.9 %.0f, max %.0f (%llu calls, timer overhead %.1f ns subtracted)\n",
-				       name, hist_quantile(&h, 0.5), hist_quantile(&h, 0.9),
-				       hist_quantile(&h, 0.99), hist_quantile(&h, 0.999),
-				       h.max, (unsigned long long)h.count,
-				       bench_clock.overhead_ns);
-			if (!b.opt.quiet)
-				hist_print(&h, stdout, "ns", 50);
-		}
-		bench_verdict(&b, h.count == b.opt.loops ? KSFT_PASS : KSFT_FAIL,
-			      NULL, "per-call distribution of %llu calls",
-			      (unsigned long long)h.count);
-	}
-	bench_finish(&b);
+	bench_init(&g.b, &spec, argc, argv);
+	getpid_setup(&g);
+	getpid_metrics(&g);
+	getpid_measure(&g);
+	getpid_distribution(&g);
+	bench_load_stop(&g.b);
+	getpid_verdicts(&g);
+	bench_finish(&g.b);
 }

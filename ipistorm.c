@@ -782,16 +782,11 @@ static void pair_verdict(struct bench *b, struct pair *p, double spin_share)
 		      p->desc, (unsigned long long)reached, (unsigned long long)d->calls);
 }
 
-/* The --quick sizes and the options that only go together. */
+/* The options that only go together. */
 static void opts_check(struct bench *b, struct ipistorm_opts *o)
 {
 	if (o->watch_given)
 		o->mode = MODE_WATCH;
-	if (b->opt.quick) {
-		b->opt.loops = b->opt.loops_given ? b->opt.loops : 2000;
-		b->opt.runs = b->opt.runs_given ? b->opt.runs : 2;
-		b->opt.duration_s = b->opt.duration_given ? b->opt.duration_s : 2;
-	}
 	if (o->max_given && o->mode != MODE_WATCH)
 		bench_usage_error(b, "--max goes with --watch");
 	if (o->method_given && o->mode != MODE_WATCH)
@@ -946,12 +941,9 @@ static uint64_t storm_runs(struct bench *b, struct ipistorm_opts *o, struct pair
 		if (!ok || bench_stop)
 			break;
 		runs_done++;
-		if (bench_progress_wanted(b))
-			fprintf(stderr, "\ripistorm: run %llu/%llu done", (unsigned long long)r + 1,
-				(unsigned long long)b->opt.runs);
+		bench_progress_run(b, r + 1, b->opt.runs);
 	}
-	if (bench_progress_wanted(b))
-		fprintf(stderr, "\n");
+	bench_progress_end(b);
 	return runs_done;
 }
 
@@ -1048,6 +1040,7 @@ int main(int argc, char **argv)
 			  COMMON_DURATION | COMMON_LOAD,
 		.opts = opts,
 		.own_cpu_locks = true,	/* a storm's pairs; a watch only observes */
+		.quick = { .loops = 2000, .runs = 2, .duration_s = 2 },
 		.rules = (const struct opt_rule[]){
 			{ "watch", OPT_CONFLICTS, "mode!=watch" },
 			{ "pairs", OPT_CONFLICTS, "pair" },

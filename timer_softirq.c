@@ -194,13 +194,8 @@ static bool rt_throttling_off(void)
 /* --quick, the phases asked for, bad combinations, the plan. */
 static void ts_check(struct bench *b, struct ts_opts *o, struct ts_run *r)
 {
-	if (b->opt.quick) {
-		if (!b->opt.duration_given)
-			b->opt.duration_s = 1;
-		if (!b->opt.runs_given)
-			b->opt.runs = 2;
+	if (b->opt.quick)
 		o->warmup_s = o->warmup_s < 0.3 ? o->warmup_s : 0.3;
-	}
 	if (b->opt.runs > MAX_RUNS)
 		bench_usage_error(b, "--runs %llu: at most %d",
 				  (unsigned long long)b->opt.runs, MAX_RUNS);
@@ -279,6 +274,7 @@ int main(int argc, char **argv)
 		.common = COMMON_CPU | COMMON_HOUSEKEEPING | COMMON_LOOPS | COMMON_RUNS |
 			  COMMON_DURATION,
 		.opts = opts,
+		.quick = { .runs = 2, .duration_s = 1 },
 	};
 	struct bench b = { .opt = { .duration_s = 2, .runs = 5 } };
 	struct ts_run r = { 0 };

@@ -10,10 +10,9 @@
 #include "bench.h"
 #include "cpulock.h"
 #include "json.h"
+#include "result_write.h"
 #include "util.h"
 #include "sysinfo.h"
-
-#define RESULT_SCHEMA_VERSION	1
 
 static void bench_choose_cpus(struct bench *b)
 {
@@ -51,13 +50,10 @@ static void bench_choose_cpus(struct bench *b)
 
 void bench_usage_error(struct bench *b, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	ksft_exit_usage(b->spec->name, "%s", msg);
+	exit_usage_status(KSFT_FAIL, b->spec->name, fmt, ap);
 }
 
 void bench_init(struct bench *b, const struct prog_spec *spec,
@@ -154,6 +150,19 @@ bool bench_progress_wanted(const struct bench *b)
 	return !b->opt.quiet && isatty(STDERR_FILENO);
 }
 
+void bench_progress_run(const struct bench *b, uint64_t done, uint64_t runs)
+{
+	if (bench_progress_wanted(b))
+		fprintf(stderr, "\r%s: run %llu/%llu done", b->spec->name,
+			(unsigned long long)done, (unsigned long long)runs);
+}
+
+void bench_progress_end(const struct bench *b)
+{
+	if (bench_progress_wanted(b))
+		fprintf(stderr, "\n");
+}
+
 void bench_load_start(struct bench *b)
 {
 	char err[192];
@@ -203,56 +212,8 @@ struct metric *bench_metric(struct bench *b, const char *name,
 	if (b->nmetrics == BENCH_MAX_METRICS)
 		abort();	/* a programming error */
 	m = &b->metrics[b->nmetrics++];
-	memset(m, 0, sizeof(*m));
-	snprintf(m->name, sizeof(m->name), "%s", name);
-	m->unit = unit;
-	m->better = better;
-	snprintf(m->aggregate, sizeof(m->aggregate), "%s", aggregate);
-	metric_sample_noun(m, "run", "runs");
+	metric_init(m, name, unit, better, aggregate);
 	return m;
-}
-
-void metric_sample_noun(struct metric *m, const char *one, const char *many)
-{
-	m->noun = one;
-	m->nouns = many;
-}
-
-void metric_add(struct metric *m, double v)
-{
-	if (m->n == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 16;
-		double *s = realloc(m->samples, cap * sizeof(*s));
-
-		if (!s)
-			return;	/* keep what we have; reported as n */
-		m->samples = s;
-		m->cap = cap;
-	}
-	m->samples[m->n++] = v;
-}
-
-void metric_extra(struct metric *m, const char *key, double value)
-{
-	for (int i = 0; i < m->nextras; i++) {
-		if (!strcmp(m->extras[i].key, key)) {
-			m->extras[i].value = value;
-			return;
-		}
-	}
-	if (m->nextras < BENCH_MAX_EXTRAS)
-		m->extras[m->nextras++] = (struct metric_extra){ key, value };
-}
-
-void metric_summary(struct metric *m, const char *label,
-		    const char *context_fmt, ...)
-{
-	va_list ap;
-
-	snprintf(m->summary_label, sizeof(m->summary_label), "%s", label);
-	va_start(ap, context_fmt);
-	vsnprintf(m->summary_context, sizeof(m->summary_context), context_fmt, ap);
-	va_end(ap);
 }
 
 void bench_note(struct bench *b, const char *fmt, ...)
@@ -303,130 +264,21 @@ void bench_verdict(struct bench *b, int code, const char *reason,
 	ksft_test_result_code(code, reason, "%s", v->name);
 }
 
-static const char *better_name(enum better b)
-{
-	return b == BETTER_LOWER ? "lower" : b == BETTER_HIGHER ? "higher" : "none";
-}
+struct run_context {
+	struct bench *b;
+	int exit_code;
+};
 
-static const char *verdict_name(int code)
+/* The harness's part of the result: "system" and "run". */
+static void run_json(struct json *j, void *arg)
 {
-	return code == KSFT_PASS ? "pass" : code == KSFT_SKIP ? "skip" : "fail";
-}
-
-/* Enough digits to compare, not more: 270.4, 12.35, 1.234 */
-static int summary_decimals(double v)
-{
-	v = fabs(v);
-	return v >= 100 ? 1 : v >= 10 ? 2 : 3;
-}
-
-/* "getpid: cpu 3 (nohz_full) 10000000 calls, avg 270.4 ns (median ...)" */
-static void metric_print_summary(const struct metric *m)
-{
-	const struct stats *s = &m->st;
-	double ci = s->mean ? 100 * (s->ci95_mean_hi - s->mean) / fabs(s->mean) : 0;
-	int d = summary_decimals(s->mean);
-
-	if (!m->summary_label[0] || !m->n)
-		return;
-	if (m->n == 1) {
-		ksft_print_msg("%s: %s, %.*f %s (1 %s)\n", m->summary_label,
-			       m->summary_context, d, s->mean, m->unit, m->noun);
-		return;
-	}
-	ksft_print_msg("%s: %s, avg %.*f %s (median %.*f, 95%% CI +-%.1f%%, %zu %s)\n",
-		       m->summary_label, m->summary_context, d, s->mean, m->unit,
-		       d, s->median, ci, m->n, m->nouns);
-}
-
-static void stats_json(struct json *j, const struct stats *s)
-{
-	json_object_start(j, "summary");
-	json_u64(j, "n", s->n);
-	json_double(j, "min", s->min);
-	json_double(j, "max", s->max);
-	json_double(j, "mean", s->mean);
-	json_double(j, "median", s->median);
-	json_double(j, "stddev", s->stddev);
-	json_double(j, "cov", s->cov);
-	json_double(j, "p50", s->p50);
-	json_double(j, "p90", s->p90);
-	json_double(j, "p99", s->p99);
-	json_double(j, "p99_9", s->p999);
-	json_array_start(j, "ci95_mean");
-	json_double(j, NULL, s->ci95_mean_lo);
-	json_double(j, NULL, s->ci95_mean_hi);
-	json_array_end(j);
-	json_array_start(j, "ci95_median");
-	json_double(j, NULL, s->ci95_median_lo);
-	json_double(j, NULL, s->ci95_median_hi);
-	json_array_end(j);
-	json_double(j, "ci_median_confidence", s->ci_median_confidence);
-	json_object_end(j);
-}
-
-static void hist_json(struct json *j, const struct hist *h)
-{
-	json_object_start(j, "histogram");
-	json_double(j, "lo", h->lo);
-	json_double(j, "width", h->width);
-	json_u64(j, "underflow", h->under);
-	json_u64(j, "overflow", h->over);
-	json_u64(j, "count", h->count);
-	json_double(j, "min", h->min);
-	json_double(j, "max", h->max);
-	json_double(j, "p50", hist_quantile(h, 0.5));
-	json_double(j, "p90", hist_quantile(h, 0.9));
-	json_double(j, "p99", hist_quantile(h, 0.99));
-	json_double(j, "p99_9", hist_quantile(h, 0.999));
-	/* sparse: [bucket index, count] pairs of the non-empty buckets */
-	json_array_start(j, "buckets");
-	for (size_t i = 0; i < h->nbuckets; i++) {
-		if (!h->buckets[i])
-			continue;
-		json_array_start(j, NULL);
-		json_u64(j, NULL, i);
-		json_u64(j, NULL, h->buckets[i]);
-		json_array_end(j);
-	}
-	json_array_end(j);
-	json_object_end(j);
-}
-
-static void metric_json(struct json *j, const struct metric *m)
-{
-	json_object_start(j, NULL);
-	json_string(j, "name", m->name);
-	json_string(j, "unit", m->unit);
-	json_string(j, "better", better_name(m->better));
-	json_string(j, "aggregate", m->aggregate);
-	if (m->summary_label[0])
-		json_string(j, "label", m->summary_label);
-	if (m->summary_context[0])
-		json_string(j, "context", m->summary_context);
-	json_array_start(j, "samples");
-	for (size_t i = 0; i < m->n; i++)
-		json_double(j, NULL, m->samples[i]);
-	json_array_end(j);
-	if (m->n)
-		stats_json(j, &m->st);
-	if (m->nextras) {
-		json_object_start(j, "extra");
-		for (int i = 0; i < m->nextras; i++)
-			json_double(j, m->extras[i].key, m->extras[i].value);
-		json_object_end(j);
-	}
-	if (m->hist && m->hist->count)
-		hist_json(j, m->hist);
-	json_object_end(j);
-}
-
-static void run_json(struct json *j, struct bench *b, int exit_code)
-{
+	struct bench *b = ((struct run_context *)arg)->b;
+	int exit_code = ((struct run_context *)arg)->exit_code;
 	char buf[1024], stamp[32];
 	time_t now = time(NULL);
 
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	sysinfo_json(j, &b->sets, b->target);
 	json_object_start(j, "run");
 	json_string(j, "finished", stamp);
 	json_double(j, "duration_s", (mono_ns() - b->start_ns) / 1e9);
@@ -478,33 +330,17 @@ static void run_json(struct json *j, struct bench *b, int exit_code)
 static int bench_write_json(struct bench *b, int exit_code)
 {
 	char err[PATH_MAX + 128];
-	struct json j;
+	struct run_context rc = { b, exit_code };
+	struct result_doc d = {
+		.program = b->spec->name,
+		.metrics = b->metrics, .nmetrics = b->nmetrics,
+		.verdicts = b->verdicts, .nverdicts = b->nverdicts,
+		.context = run_json, .arg = &rc,
+	};
 
 	if (!b->out.f)
 		return 0;
-	json_begin(&j, b->out.f);
-	json_object_start(&j, NULL);
-	json_string(&j, "schema", "isolbench-result");
-	json_u64(&j, "schema_version", RESULT_SCHEMA_VERSION);
-	json_string(&j, "program", b->spec->name);
-	json_string(&j, "isolbench_version", isolbench_version());
-	sysinfo_json(&j, &b->sets, b->target);
-	run_json(&j, b, exit_code);
-	json_array_start(&j, "metrics");
-	for (int i = 0; i < b->nmetrics; i++)
-		metric_json(&j, &b->metrics[i]);
-	json_array_end(&j);
-	json_array_start(&j, "verdicts");
-	for (int i = 0; i < b->nverdicts; i++) {
-		json_object_start(&j, NULL);
-		json_string(&j, "name", b->verdicts[i].name);
-		json_string(&j, "result", verdict_name(b->verdicts[i].code));
-		if (b->verdicts[i].reason[0])
-			json_string(&j, "reason", b->verdicts[i].reason);
-		json_object_end(&j);
-	}
-	json_array_end(&j);
-	json_object_end(&j);
+	result_write(b->out.f, &d);
 	if (outfile_commit(&b->out, err, sizeof(err))) {
 		fflush(stdout);
 		fprintf(stderr, "%s: %s\n", b->spec->name, err);
@@ -539,13 +375,8 @@ void bench_finish(struct bench *b)
 	if (bench_stop)
 		ksft_print_msg("interrupted by signal %d: reporting what was measured so far\n",
 			       bench_stop_signal());
-	for (int i = 0; i < b->nmetrics; i++) {
-		struct metric *m = &b->metrics[i];
-
-		if (m->n)
-			stats_compute(m->samples, m->n, &m->st);
-		metric_print_summary(m);
-	}
+	for (int i = 0; i < b->nmetrics; i++)
+		metric_report(&b->metrics[i]);
 	lost = bench_write_json(b, bench_exit_code(b));
 	for (int i = 0; i < b->nmetrics; i++)
 		free(b->metrics[i].samples);

@@ -25,40 +25,12 @@
 #include "opts.h"
 #include "outfile.h"
 #include "plan.h"
+#include "result_write.h"
 #include "stats.h"
 
 #define BENCH_MAX_METRICS	32
 #define BENCH_MAX_VERDICTS	32
-#define BENCH_MAX_EXTRAS	16
-
-enum better { BETTER_LOWER, BETTER_HIGHER, BETTER_NONE };
-
-struct metric_extra {
-	const char *key;	/* with its unit: "user_s", "ipis_delivered" */
-	double value;
-};
-
-struct metric {
-	char name[64];		/* JSON name with unit: "getpid_ns" */
-	const char *unit;	/* "ns", "us", "s", "count" */
-	enum better better;
-	char aggregate[96];	/* what one sample is: "average of one run of N calls" */
-	char summary_label[32];	/* the summary line's lead: "getpid" */
-	char summary_context[160];	/* "cpu 3 (nohz_full) 10000000 calls" */
-	const char *noun, *nouns;	/* what one sample is: "run", "runs" */
-	double *samples;
-	size_t n, cap;
-	struct stats st;
-	struct metric_extra extras[BENCH_MAX_EXTRAS];
-	int nextras;
-	struct hist *hist;	/* optional distribution, not owned */
-};
-
-struct verdict {
-	int code;		/* KSFT_PASS, KSFT_FAIL, KSFT_SKIP */
-	char name[128];
-	char reason[256];
-};
+#define BENCH_MAX_EXTRAS	METRIC_MAX_EXTRAS
 
 struct bench {
 	const struct prog_spec *spec;
@@ -127,15 +99,6 @@ void bench_load_stop(struct bench *b);
 struct metric *bench_metric(struct bench *b, const char *name,
 			    const char *unit, enum better better,
 			    const char *aggregate);
-void metric_add(struct metric *m, double v);
-void metric_extra(struct metric *m, const char *key, double value);
-/* The summary line: "<label>: <context>, avg X unit (median ...)". */
-void metric_summary(struct metric *m, const char *label,
-		    const char *context_fmt, ...) __ktap_printf(3, 4);
-
-/* What one sample is, for the summary line (default "run", "runs"). */
-void metric_sample_noun(struct metric *m, const char *one, const char *many);
-
 /* A context remark for the JSON and a "# " line. */
 void bench_note(struct bench *b, const char *fmt, ...) __ktap_printf(2, 3);
 
@@ -160,5 +123,11 @@ noreturn void bench_skip(struct bench *b, const char *fmt, ...)
 
 /* Whether to show progress: stderr is a terminal and not --quiet. */
 bool bench_progress_wanted(const struct bench *b);
+/*
+ * The progress line, when wanted: "\rNAME: run DONE/RUNS done" after each
+ * run, and the end of the line once the runs are over.
+ */
+void bench_progress_run(const struct bench *b, uint64_t done, uint64_t runs);
+void bench_progress_end(const struct bench *b);
 
 #endif

@@ -203,15 +203,20 @@ void ksft_exit_skip(const char *fmt, ...)
 	ktap_exit(KSFT_SKIP);
 }
 
+void exit_usage_status(int status, const char *prog, const char *fmt,
+		       va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	ktap_exit(status);
+}
+
 void ksft_exit_usage(const char *prog, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	ktap_exit(KSFT_FAIL);
+	exit_usage_status(KSFT_FAIL, prog, fmt, ap);
 }

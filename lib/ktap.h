@@ -49,4 +49,11 @@ noreturn void ksft_exit_skip(const char *fmt, ...) __ktap_printf(1, 2);
 noreturn void ksft_exit_usage(const char *prog, const char *fmt, ...)
 	__ktap_printf(2, 3);
 
+/*
+ * The same line with another exit status, for the tools that are not
+ * kselftests (compare: 2, or 255 under --bisect).
+ */
+noreturn void exit_usage_status(int status, const char *prog,
+				const char *fmt, va_list ap) __ktap_printf(3, 0);
+
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +68,22 @@ static bool common_wanted(const struct prog_spec *spec, size_t i)
 		COMMON_DURATION, COMMON_LOAD, COMMON_LOAD,
 	};
 
+	if (spec->operands)	/* a tool takes none of them */
+		return false;
 	return !bit[i] || (spec->common & bit[i]);
+}
+
+/* A usage error: one line on stderr, the program's usage exit status. */
+static noreturn void opts_usage(const struct prog_spec *spec, const char *fmt, ...)
+	__ktap_printf(2, 3);
+
+static noreturn void opts_usage(const struct prog_spec *spec, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	exit_usage_status(spec->usage_exit ? spec->usage_exit : KSFT_FAIL,
+			  spec->name, fmt, ap);
 }
 
 static void opt_default_str(const struct opt *o, char *buf, size_t len)
@@ -135,7 +151,8 @@ static void opt_help_line(const struct opt *o)
 
 static void opts_help(const struct prog_spec *spec)
 {
-	printf("Usage: %s [OPTION]...\n%s\n\nOptions:\n", spec->name,
+	printf("Usage: %s [OPTION]...%s%s\n%s\n\nOptions:\n", spec->name,
+	       spec->operands ? " " : "", spec->operands ? spec->operands : "",
 	       spec->summary);
 	for (const struct opt *o = spec->opts; o && o->name; o++)
 		opt_help_line(o);
@@ -145,6 +162,10 @@ static void opts_help(const struct prog_spec *spec)
 	printf("  %-30s %s\n  %-30s %s\n  %-30s %s\n", "-h, --help", "this help",
 	       "    --version", "print the version", "    --list-options",
 	       "the options, one per line (for run.sh)");
+	if (spec->exit_help) {
+		printf("\n%s\n", spec->exit_help);
+		return;
+	}
 	printf("\nExit status: 0 pass, 1 fail or usage error, 4 skip (kselftest);\n"
 	       "interrupted by SIGINT/SIGTERM/SIGHUP: reports and saves what it measured,\n"
 	       "then ends by that signal (status 128 + signal).\n");
@@ -165,53 +186,53 @@ static void opt_store(const struct prog_spec *spec, const struct opt *o,
 		break;
 	case OPT_UINT:
 		if (parse_u64(val, &u))
-			ksft_exit_usage(spec->name, "--%s: '%s' is not a whole number >= 0",
-					o->name, val);
+			opts_usage(spec, "--%s: '%s' is not a whole number >= 0",
+				   o->name, val);
 		if (u < o->min || u > o->max)
-			ksft_exit_usage(spec->name, "--%s: %s is out of range (%.0f..%.0f)",
-					o->name, val, o->min, o->max);
+			opts_usage(spec, "--%s: %s is out of range (%.0f..%.0f)",
+				   o->name, val, o->min, o->max);
 		*(uint64_t *)o->dest = u;
 		break;
 	case OPT_INT:
 		if (parse_i64(val, &i))
-			ksft_exit_usage(spec->name, "--%s: '%s' is not a whole number",
-					o->name, val);
+			opts_usage(spec, "--%s: '%s' is not a whole number",
+				   o->name, val);
 		if (i < o->min || i > o->max)
-			ksft_exit_usage(spec->name, "--%s: %s is out of range (%.0f..%.0f)",
-					o->name, val, o->min, o->max);
+			opts_usage(spec, "--%s: %s is out of range (%.0f..%.0f)",
+				   o->name, val, o->min, o->max);
 		*(int64_t *)o->dest = i;
 		break;
 	case OPT_DOUBLE:
 		if (parse_double(val, &d))
-			ksft_exit_usage(spec->name, "--%s: '%s' is not a number",
-					o->name, val);
+			opts_usage(spec, "--%s: '%s' is not a number",
+				   o->name, val);
 		if (d < o->min || d > o->max)
-			ksft_exit_usage(spec->name, "--%s: %s is out of range (%g..%g)",
-					o->name, val, o->min, o->max);
+			opts_usage(spec, "--%s: %s is out of range (%g..%g)",
+				   o->name, val, o->min, o->max);
 		*(double *)o->dest = d;
 		break;
 	case OPT_STRING:
 		if (!*val)
-			ksft_exit_usage(spec->name, "--%s: empty value", o->name);
+			opts_usage(spec, "--%s: empty value", o->name);
 		*(const char **)o->dest = val;
 		break;
 	case OPT_FILE:
 		if (!*val)
-			ksft_exit_usage(spec->name, "--%s: empty value", o->name);
+			opts_usage(spec, "--%s: empty value", o->name);
 		if (stat(val, &st))
-			ksft_exit_usage(spec->name, "--%s %s: %s", o->name, val,
-					strerror(errno));
+			opts_usage(spec, "--%s %s: %s", o->name, val,
+				   strerror(errno));
 		if (!S_ISREG(st.st_mode))
-			ksft_exit_usage(spec->name, "--%s %s: not a regular file",
-					o->name, val);
+			opts_usage(spec, "--%s %s: not a regular file",
+				   o->name, val);
 		if (access(val, R_OK))
-			ksft_exit_usage(spec->name, "--%s %s: %s", o->name, val,
-					strerror(errno));
+			opts_usage(spec, "--%s %s: %s", o->name, val,
+				   strerror(errno));
 		*(const char **)o->dest = val;
 		break;
 	case OPT_CPULIST:
 		if (cpu_mask_parse(val, o->dest, err, sizeof(err)))
-			ksft_exit_usage(spec->name, "--%s: %s", o->name, err);
+			opts_usage(spec, "--%s: %s", o->name, err);
 		break;
 	case OPT_CHOICE:
 		for (int k = 0; o->choices[k]; k++) {
@@ -220,8 +241,8 @@ static void opt_store(const struct prog_spec *spec, const struct opt *o,
 				goto stored;
 			}
 		}
-		ksft_exit_usage(spec->name, "--%s: unknown value '%s'", o->name,
-				val);
+		opts_usage(spec, "--%s: unknown value '%s'", o->name,
+			   val);
 	}
 stored:
 	if (o->given)
@@ -288,10 +309,10 @@ static void rules_check(const struct prog_spec *spec, const struct parsed *ps,
 		if (!rule_term(ps, r->opt, a, sizeof(a)))
 			continue;
 		if (r->kind == OPT_CONFLICTS && rule_term(ps, r->other, b, sizeof(b)))
-			ksft_exit_usage(spec->name, "%s and %s do not go together",
-					a, b);
+			opts_usage(spec, "%s and %s do not go together",
+				   a, b);
 		if (r->kind == OPT_NEEDS && !rule_term(ps, r->other, b, sizeof(b)))
-			ksft_exit_usage(spec->name, "%s needs %s", a, b);
+			opts_usage(spec, "%s needs %s", a, b);
 	}
 }
 
@@ -310,24 +331,35 @@ static void opts_list(const struct parsed *ps)
 	printf("--help -h 0\n--version - 0\n--list-options - 0\n");
 }
 
-void opts_parse(const struct prog_spec *spec, struct common_opts *co,
-		int argc, char **argv)
+/* --quick: the program's smoke-run sizes where the user gave none. */
+static void quick_sizes(const struct prog_spec *spec, struct common_opts *co)
 {
-	struct option lopts[OPTS_MAX + 4];
-	struct parsed ps = { .n = 0 };
-	const struct opt **table = ps.table;
-	char sopts[3 * OPTS_MAX + 8] = ":h";
-	int n, c;
+	if (spec->quick.loops && !co->loops_given)
+		co->loops = spec->quick.loops;
+	if (spec->quick.runs && !co->runs_given)
+		co->runs = spec->quick.runs;
+	if (spec->quick.duration_s && !co->duration_given)
+		co->duration_s = spec->quick.duration_s;
+}
 
-	common_bind(co);
+/*
+ * The program's table and the common options it takes, as getopt_long's
+ * long options and short option string (the short keys, ':' after those
+ * that take a value); help, version and list-options last.
+ */
+static void getopt_tables(const struct prog_spec *spec, struct parsed *ps,
+			  struct option *lopts, char *sopts)
+{
+	int n;
+
 	for (const struct opt *o = spec->opts; o && o->name; o++)
-		table[ps.n++] = o;
+		ps->table[ps->n++] = o;
 	for (size_t i = 0; i < ARRAY_SIZE(common_table); i++)
 		if (common_wanted(spec, i))
-			table[ps.n++] = &common_table[i];
-	n = ps.n;
+			ps->table[ps->n++] = &common_table[i];
+	n = ps->n;
 	for (int i = 0; i < n; i++) {
-		const struct opt *o = table[i];
+		const struct opt *o = ps->table[i];
 		int has_arg = o->type == OPT_FLAG ? no_argument : required_argument;
 
 		lopts[i] = (struct option){ o->name, has_arg, NULL,
@@ -346,7 +378,35 @@ void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 	lopts[n++] = (struct option){ "list-options", no_argument, NULL,
 				      KEY_LONG_ONLY + OPTS_MAX + 1 };
 	lopts[n] = (struct option){ 0 };
+}
 
+/* getopt_long returned '?' or ':': name the option as the user wrote it. */
+static noreturn void bad_option(const struct prog_spec *spec, int c, char **argv)
+{
+	const char *what = c == '?' ? "unknown option" : "missing value for";
+	const char *arg = argv[optind - 1];
+
+	/* a long option: name it as written, not by its key */
+	if (!strncmp(arg, "--", 2) && c == '?' && optopt)
+		opts_usage(spec, "option '%.*s' takes no value ('%s')",
+			   (int)strcspn(arg, "="), arg, arg);
+	if (!strncmp(arg, "--", 2))
+		opts_usage(spec, "%s '%s' (see --help)", what, arg);
+	if (optopt && optopt < KEY_LONG_ONLY)
+		opts_usage(spec, "%s '-%c' (see --help)", what, optopt);
+	opts_usage(spec, "%s '%s' (see --help)", what, arg);
+}
+
+void opts_parse(const struct prog_spec *spec, struct common_opts *co,
+		int argc, char **argv)
+{
+	struct option lopts[OPTS_MAX + 4];
+	struct parsed ps = { .n = 0 };
+	char sopts[3 * OPTS_MAX + 8] = ":h";
+	int c;
+
+	common_bind(co);
+	getopt_tables(spec, &ps, lopts, sopts);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, sopts, lopts, NULL)) != -1) {
 		if (c == 'h') {
@@ -361,37 +421,27 @@ void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 			opts_list(&ps);
 			exit(KSFT_PASS);
 		}
-		if (c == '?' || c == ':') {
-			const char *what = c == '?' ? "unknown option" : "missing value for";
-			const char *arg = argv[optind - 1];
-
-			/* a long option: name it as written, not by its key */
-			if (!strncmp(arg, "--", 2) && c == '?' && optopt)
-				ksft_exit_usage(spec->name, "option '%.*s' takes no value ('%s')",
-						(int)strcspn(arg, "="), arg, arg);
-			if (!strncmp(arg, "--", 2))
-				ksft_exit_usage(spec->name, "%s '%s' (see --help)",
-						what, arg);
-			if (optopt && optopt < KEY_LONG_ONLY)
-				ksft_exit_usage(spec->name, "%s '-%c' (see --help)",
-						what, optopt);
-			ksft_exit_usage(spec->name, "%s '%s' (see --help)", what,
-					arg);
-		}
+		if (c == '?' || c == ':')
+			bad_option(spec, c, argv);
 		for (int i = 0; i < ps.n; i++) {
 			if (lopts[i].val == c) {
-				opt_store(spec, table[i], optarg);
+				opt_store(spec, ps.table[i], optarg);
 				ps.given[i] = true;
 				break;
 			}
 		}
 	}
-	if (optind < argc)
-		ksft_exit_usage(spec->name, "unexpected argument '%s' (see --help)",
-				argv[optind]);
+	if (optind < argc && !spec->operands)
+		opts_usage(spec, "unexpected argument '%s' (see --help)",
+			   argv[optind]);
+	co->operands = argv + optind;
+	co->noperands = argc - optind;
 	if (co->load_kind_given)
 		co->load = true;
-	rules_check(spec, &ps, common_rules);
+	if (co->quick)
+		quick_sizes(spec, co);
+	if (!spec->operands)
+		rules_check(spec, &ps, common_rules);
 	rules_check(spec, &ps, spec->rules);
 }
 

@@ -61,6 +61,8 @@ struct common_opts {
 	bool wait;		/* for target CPUs another run holds */
 	bool cpus_given, housekeeping_given, loops_given, runs_given;
 	bool duration_given, load_kind_given;
+	char **operands;	/* what follows the options (spec->operands) */
+	int noperands;
 };
 
 /*
@@ -92,6 +94,23 @@ struct prog_spec {
 	 * bench_lock_cpus(); otherwise bench_init locks the target CPUs.
 	 */
 	bool own_cpu_locks;
+	/*
+	 * --quick: the sizes of a short smoke run, each used unless the
+	 * user gave that option (0: the program's default stays).
+	 */
+	struct {
+		uint64_t loops, runs;
+		double duration_s;
+	} quick;
+	/*
+	 * A tool, not a kselftest (compare): the operands it takes after
+	 * the options ("BASE RESULT..."), none of the common options, the
+	 * exit status of a usage error (0: 1, kselftest's) and the help's
+	 * text about exit statuses.
+	 */
+	const char *operands;
+	int usage_exit;
+	const char *exit_help;
 };
 
 /*

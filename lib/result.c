@@ -25,6 +25,16 @@ static const char *opt_string(const struct jr_value *o, const char *key)
 	return s ? s : "";
 }
 
+/* Room for @n members of a JSON array (at least one), or NULL and why. */
+static void *array_alloc(size_t n, size_t size, char *err, size_t errlen)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p)
+		snprintf(err, errlen, "out of memory");
+	return p;
+}
+
 static void system_read(const struct jr_value *sys, struct result_system *s)
 {
 	s->kernel_release = opt_string(sys, "kernel_release");
@@ -115,12 +125,9 @@ static int metric_read(const struct jr_value *m, size_t idx,
 			 rm->name, samples->count, RESULT_MAX_SAMPLES);
 		return -1;
 	}
-	rm->samples = calloc(samples->count ? samples->count : 1,
-			     sizeof(*rm->samples));
-	if (!rm->samples) {
-		snprintf(err, errlen, "out of memory");
+	rm->samples = array_alloc(samples->count, sizeof(*rm->samples), err, errlen);
+	if (!rm->samples)
 		return -1;
-	}
 	for (const struct jr_value *v = samples->child; v; v = v->next) {
 		if (v->type == JR_NULL) {
 			rm->dropped++;
@@ -158,43 +165,33 @@ static int array_of(const struct jr_value *root, const char *key,
 	return 0;
 }
 
-int result_parse(const char *buf, size_t len, struct result *r,
-		 char *err, size_t errlen)
+/* The frame: schema, version, program, system and run. */
+static int header_read(const struct jr_value *root, struct result *r,
+		       char *err, size_t errlen)
 {
-	const struct jr_value *root, *metrics, *verdicts, *run;
-	const char *schema;
+	const char *schema = jr_get_string(root, "schema");
+	const struct jr_value *run;
 	double version, code;
-	char jerr[160];
-	size_t i = 0;
 
-	memset(r, 0, sizeof(*r));
-	r->exit_code = -1;
-	r->doc = jr_parse(buf, len, jerr, sizeof(jerr));
-	if (!r->doc) {
-		snprintf(err, errlen, "malformed JSON: %s", jerr);
-		return -1;
-	}
-	root = r->doc;
-	schema = jr_get_string(root, "schema");
 	if (!schema || strcmp(schema, RESULT_SCHEMA)) {
 		snprintf(err, errlen, "not an isolbench result (schema %s%.40s%s, expected \"%s\")",
 			 schema ? "\"" : "", schema ? schema : "missing",
 			 schema ? "\"" : "", RESULT_SCHEMA);
-		goto bad;
+		return -1;
 	}
 	if (!jr_get_number(root, "schema_version", &version)) {
 		snprintf(err, errlen, "no schema_version");
-		goto bad;
+		return -1;
 	}
 	if (version != RESULT_VERSION) {
 		snprintf(err, errlen, "schema_version %.17g, this reader knows %d",
 			 version, RESULT_VERSION);
-		goto bad;
+		return -1;
 	}
 	r->program = jr_get_string(root, "program");
 	if (!r->program || !r->program[0]) {
 		snprintf(err, errlen, "no program name");
-		goto bad;
+		return -1;
 	}
 	r->isolbench_version = opt_string(root, "isolbench_version");
 	system_read(jr_get(root, "system"), &r->sys);
@@ -205,52 +202,79 @@ int result_parse(const char *buf, size_t len, struct result *r,
 	jr_get_number(run, "duration_s", &r->duration_s);
 	if (jr_get_number(run, "exit_code", &code) && code >= 0 && code < 256)
 		r->exit_code = (int)code;
+	return 0;
+}
+
+static int metrics_read(const struct jr_value *root, struct result *r,
+			char *err, size_t errlen)
+{
+	const struct jr_value *metrics;
+	size_t i = 0;
 
 	if (array_of(root, "metrics", &metrics, err, errlen))
-		goto bad;
+		return -1;
 	if (metrics->count > RESULT_MAX_METRICS) {
 		snprintf(err, errlen, "%zu metrics, more than %u: not a result file",
 			 metrics->count, RESULT_MAX_METRICS);
-		goto bad;
+		return -1;
 	}
-	r->metrics = calloc(metrics->count ? metrics->count : 1, sizeof(*r->metrics));
-	if (!r->metrics) {
-		snprintf(err, errlen, "out of memory");
-		goto bad;
-	}
+	r->metrics = array_alloc(metrics->count, sizeof(*r->metrics), err, errlen);
+	if (!r->metrics)
+		return -1;
 	for (const struct jr_value *m = metrics->child; m; m = m->next, i++) {
 		r->nmetrics = i + 1;
 		if (metric_read(m, i, &r->metrics[i], err, errlen))
-			goto bad;
+			return -1;
 		for (size_t k = 0; k < i; k++) {
 			if (!strcmp(r->metrics[k].name, r->metrics[i].name)) {
 				snprintf(err, errlen, "metric %s appears twice",
 					 r->metrics[i].name);
-				goto bad;
+				return -1;
 			}
 		}
 	}
+	return 0;
+}
 
-	verdicts = jr_get(root, "verdicts");
-	if (verdicts && verdicts->type == JR_ARRAY) {
-		r->verdicts = calloc(verdicts->count ? verdicts->count : 1,
-				     sizeof(*r->verdicts));
-		if (!r->verdicts) {
-			snprintf(err, errlen, "out of memory");
-			goto bad;
-		}
-		for (const struct jr_value *v = verdicts->child; v; v = v->next) {
-			struct result_verdict *rv = &r->verdicts[r->nverdicts++];
+static int verdicts_read(const struct jr_value *root, struct result *r,
+			 char *err, size_t errlen)
+{
+	const struct jr_value *verdicts = jr_get(root, "verdicts");
 
-			rv->name = opt_string(v, "name");
-			rv->result = opt_string(v, "result");
-			rv->reason = opt_string(v, "reason");
-		}
+	if (!verdicts || verdicts->type != JR_ARRAY)
+		return 0;
+	r->verdicts = array_alloc(verdicts->count, sizeof(*r->verdicts), err, errlen);
+	if (!r->verdicts)
+		return -1;
+	for (const struct jr_value *v = verdicts->child; v; v = v->next) {
+		struct result_verdict *rv = &r->verdicts[r->nverdicts++];
+
+		rv->name = opt_string(v, "name");
+		rv->result = opt_string(v, "result");
+		rv->reason = opt_string(v, "reason");
 	}
 	return 0;
-bad:
-	result_free(r);
-	return -1;
+}
+
+int result_parse(const char *buf, size_t len, struct result *r,
+		 char *err, size_t errlen)
+{
+	char jerr[160];
+
+	memset(r, 0, sizeof(*r));
+	r->exit_code = -1;
+	r->doc = jr_parse(buf, len, jerr, sizeof(jerr));
+	if (!r->doc) {
+		snprintf(err, errlen, "malformed JSON: %s", jerr);
+		return -1;
+	}
+	if (header_read(r->doc, r, err, errlen) ||
+	    metrics_read(r->doc, r, err, errlen) ||
+	    verdicts_read(r->doc, r, err, errlen)) {
+		result_free(r);
+		return -1;
+	}
+	return 0;
 }
 
 int result_load(const char *path, struct result *r, char *err, size_t errlen)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Reading isolbench result files back (schema "isolbench-result",
- * schema_version 1, docs/result-schema.md): the system context, the run,
+ * The isolbench result format (schema "isolbench-result", schema_version
+ * 1, docs/result-schema.md): its constants, shared with the writer
+ * (lib/result_write.h), and the reader: the system context, the run,
  * the metrics with their raw samples (statistics recomputed from them)
  * and the verdicts. Strict about what compare relies on, lenient about
  * the rest. All strings point into the parsed document.
@@ -12,7 +13,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "bench.h"
 #include "json_read.h"
 #include "stats.h"
 
@@ -20,6 +20,12 @@
 #define RESULT_VERSION		1
 #define RESULT_MAX_BYTES	(64u << 20)	/* a result file is far smaller */
 #define RESULT_MAX_METRICS	1024		/* a program writes at most 32 */
+
+/* Which way a metric improves: the "better" member. */
+enum better { BETTER_LOWER, BETTER_HIGHER, BETTER_NONE };
+
+/* "lower", "higher", "none" */
+const char *better_str(enum better b);
 
 struct result_metric {
 	const char *name, *unit, *label, *aggregate;
@@ -65,6 +71,5 @@ void result_free(struct result *r);
 
 const struct result_metric *result_metric_find(const struct result *r,
 					       const char *name);
-const char *better_str(enum better b);
 
 #endif

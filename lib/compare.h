@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compare (the tool): the results of two or more kernels side by side
+ * (lib/compare_table.c) and the bisect judgement of two
+ * (lib/compare_bisect.c). compare.c parses the options and loads the
+ * results; the statistics are lib/cmp.c's, the reading lib/result.c's.
+ */
+#ifndef ISOLBENCH_COMPARE_H
+#define ISOLBENCH_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdnoreturn.h>
+
+#include "cmp.h"
+#include "kcidb.h"
+#include "ktap.h"
+#include "result.h"
+
+#define MAX_SIDES	8
+#define MAX_RESULTS	64	/* result files in one directory */
+#define WIDTH		72	/* an email line */
+#define EXIT_USAGE	2
+#define LABEL_MAX	8	/* the table's first column */
+
+struct compare_opts {
+	bool markdown, plot, bisect;
+	bool emulated_timings;		/* judge timings measured under TCG */
+	const char *kcidb;		/* KCIDB output file */
+	const char *kcidb_build;	/* the farm's build id */
+	const char *metric;		/* --bisect: the metric to judge */
+	const char *labels;		/* "base,patched" */
+	double threshold_pct;
+};
+
+/* One kernel: a file or a directory of results. */
+struct side {
+	const char *path;
+	char label[16];		/* at most LABEL_MAX characters */
+	struct result res[MAX_RESULTS];
+	size_t nres;
+	char *names[MAX_RESULTS];	/* file paths, owned */
+};
+
+struct compare {
+	struct compare_opts o;
+	struct side sides[MAX_SIDES];
+	size_t nsides;
+	int error_exit;			/* 2, or 255 with --bisect */
+	struct kcidb_cmp kc[MAX_RESULTS * 16];
+	size_t nkc;
+};
+
+#define COMPARE_EMULATED_WHY "a timing measured under emulation (TCG): undecided (--emulated-timings judges it)"
+
+/* One line on stderr, exit c->error_exit (2; 255 or 125 under --bisect). */
+noreturn void compare_die(const struct compare *c, const char *fmt, ...)
+	__ktap_printf(2, 3);
+
+const struct result *compare_side_find(const struct side *s, const char *prog);
+/* Numbers that fit 9 columns with enough digits to compare. */
+const char *compare_num(char *buf, size_t len, double v);
+void compare_wrapped(const char *lead, const char *text, int lines, int indent);
+bool compare_emulated_timing(const struct compare *c, const struct result *a,
+			     const struct result *b, const struct result_metric *m);
+
+/* The side-by-side tables and the paste-ready lines. */
+void compare_all(struct compare *c);
+/* --bisect: BISECT_GOOD, BISECT_BAD or BISECT_UNDECIDED. */
+int compare_bisect(struct compare *c);
+
+#endif

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/* compare --bisect: one result against a baseline, as git bisect run's exit code. */
+#include <stdio.h>
+#include <string.h>
+
+#include "compare.h"
+#include "util.h"
+
+/* The metric to judge: --metric, else the first with a better direction. */
+static const struct result_metric *bisect_metric(const struct compare *c,
+						 const struct result *base)
+{
+	if (c->o.metric) {
+		const struct result_metric *m = result_metric_find(base, c->o.metric);
+
+		if (!m)
+			return NULL;
+		if (m->better == BETTER_NONE)
+			compare_die(c, "%s: metric %s has no better direction to bisect on",
+			    base->path, m->name);
+		return m;
+	}
+	for (size_t i = 0; i < base->nmetrics; i++)
+		if (base->metrics[i].better != BETTER_NONE)
+			return &base->metrics[i];
+	return NULL;
+}
+
+/* The worse of two verdicts: bad over undecided over good. */
+static int verdict_worse(int a, int b)
+{
+	if (a == BISECT_BAD || b == BISECT_BAD)
+		return BISECT_BAD;
+	if (a == BISECT_UNDECIDED || b == BISECT_UNDECIDED)
+		return BISECT_UNDECIDED;
+	return BISECT_GOOD;
+}
+
+/*
+ * Judge the new result @n against its baseline: its verdict, or -1 when
+ * --metric names another program's metric (not judged here).
+ */
+static int bisect_result(struct compare *c, const struct result *n)
+{
+	const struct side *bs = &c->sides[0];
+	const struct result *b = compare_side_find(bs, n->program);
+	const struct result_metric *bm, *nm;
+	enum bisect_verdict v;
+	const char *why;
+	struct cmp x;
+	char bv[32], nv[32];
+
+	if (!b) {
+		if (c->o.metric)
+			return -1;	/* another program's metric */
+		compare_die(c, "baseline %s has no result of %s", bs->path, n->program);
+	}
+	bm = bisect_metric(c, b);
+	if (!bm) {
+		if (c->o.metric)
+			return -1;
+		compare_die(c, "baseline %s: %s has no metric with better lower|higher",
+			    b->path, b->program);
+	}
+	nm = result_metric_find(n, bm->name);
+	if (n->exit_code == 4 || !nm || !nm->n) {
+		printf("bisect: %s %s: %s: undecided\n", n->program, bm->name,
+		       n->exit_code == 4 ? "the test skipped" : "not measured");
+		return BISECT_UNDECIDED;
+	}
+	cmp_metrics(&bm->st, &nm->st, &x);
+	v = cmp_bisect(&x, bm->better, c->o.threshold_pct, &why);
+	if (compare_emulated_timing(c, b, n, nm)) {
+		v = BISECT_UNDECIDED;
+		why = COMPARE_EMULATED_WHY;
+	}
+	if (c->nkc < ARRAY_SIZE(c->kc))
+		c->kc[c->nkc++] = (struct kcidb_cmp){
+			.res = n, .metric = nm, .base_label = bs->label,
+			.c = x, .verdict = v, .why = why,
+			.threshold_pct = c->o.threshold_pct };
+	if (x.tested)
+		printf("bisect: %s %s: baseline %s %s, now %s %s, %+.1f%% +-%.1f%% (%s): %s\n",
+		       n->program, bm->name, compare_num(bv, sizeof(bv), bm->st.mean),
+		       bm->unit, compare_num(nv, sizeof(nv), nm->st.mean), nm->unit,
+		       x.change_pct, x.ci_pct, cmp_judgement(&x, bm->better),
+		       v == BISECT_GOOD ? "good" : v == BISECT_BAD ? "bad" : "undecided");
+	else
+		printf("bisect: %s %s: undecided\n", n->program, bm->name);
+	printf("bisect:   %s\n", why);
+	return v;
+}
+
+int compare_bisect(struct compare *c)
+{
+	const struct side *bs = &c->sides[0], *ns = &c->sides[1];
+	int verdict = BISECT_GOOD, judged = 0;
+
+	printf("bisect: %s against baseline %s, threshold %g%% (Welch's t-test, 95%% CI)\n",
+	       ns->path, bs->path, c->o.threshold_pct);
+	for (size_t i = 0; i < ns->nres; i++) {
+		int v = bisect_result(c, &ns->res[i]);
+
+		if (v < 0)
+			continue;
+		judged++;
+		verdict = verdict_worse(verdict, v);
+	}
+	/* a program the baseline has and the new side lacks: not judged */
+	for (size_t i = 0; i < bs->nres; i++) {
+		const struct result *b = &bs->res[i];
+
+		if (compare_side_find(ns, b->program) ||
+		    (c->o.metric && !result_metric_find(b, c->o.metric)))
+			continue;
+		printf("bisect: %s: no result in %s: undecided\n", b->program,
+		       ns->path);
+		judged++;
+		verdict = verdict_worse(verdict, BISECT_UNDECIDED);
+	}
+	if (!judged)
+		compare_die(c, "metric %s is in no result of the baseline %s", c->o.metric,
+			    bs->path);
+	printf("bisect: verdict %s (exit %d)\n", verdict == BISECT_GOOD ? "good" :
+	       verdict == BISECT_BAD ? "bad" : "undecided, skip this commit", verdict);
+	return verdict;
+}

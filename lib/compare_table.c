@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/* compare: the side-by-side tables, the context above them, the paste lines. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "plot.h"
+#include "util.h"
+
+void compare_die(const struct compare *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	exit_usage_status(c->error_exit, "compare", fmt, ap);
+}
+
+const struct result *compare_side_find(const struct side *s, const char *prog)
+{
+	for (size_t i = 0; i < s->nres; i++)
+		if (!strcmp(s->res[i].program, prog))
+			return &s->res[i];
+	return NULL;
+}
+
+const char *compare_num(char *buf, size_t len, double v)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (a >= 1e9 || (a > 0 && a < 1e-3))
+		snprintf(buf, len, "%.3e", v);
+	else if (a >= 1e5)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.*f", a >= 100 ? 1 : a >= 10 ? 2 : a >= 1 ? 3 : 4, v);
+	return buf;
+}
+
+/*
+ * @lead, then @text wrapped at spaces, continuation lines indented by
+ * @indent (the width of @lead when negative), at most @lines lines.
+ */
+void compare_wrapped(const char *lead, const char *text, int lines,
+		     int indent)
+{
+	const char *p = text;
+
+	if (indent < 0)
+		indent = strlen(lead);
+	for (int l = 0; *p; l++) {
+		int avail = WIDTH - (l ? indent : (int)strlen(lead));
+		int n = strlen(p);
+
+		if (l == lines) {
+			printf("%*s...\n", indent, "");
+			return;
+		}
+		if (n > avail) {
+			n = avail;
+			while (n > 0 && p[n] != ' ')
+				n--;
+			if (!n)
+				n = avail;
+		}
+		if (l)
+			printf("%*s%.*s\n", indent, "", n, p);
+		else
+			printf("%s%.*s\n", lead, n, p);
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+static void warn(const char *fmt, ...) __ktap_printf(1, 2);
+
+/* "warning: ..." wrapped to the email width */
+static void warn(const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	compare_wrapped("warning: ", text, 4, -1);
+}
+
+static const char *isolation_of(const struct result *r)
+{
+	return r->cpus_isolation[0] ? r->cpus_isolation : "?";
+}
+
+/* Once above the tables: what ran where, and what differs. */
+static void print_context(const struct compare *c)
+{
+	const struct result *b = &c->sides[0].res[0];
+	const char *md = "  ";
+
+	if (c->o.markdown)
+		printf("```\n");
+	printf("%s%zu kernels, the first is the base. Statistics: mean, median,\n"
+	       "CoV (stddev/mean); change of the mean with its 95%% CI and Welch's\n"
+	       "t-test (* = significant, p < %.2f).\n\n",
+	       c->o.markdown ? "" : "compare: ", c->nsides, CMP_ALPHA);
+	for (size_t i = 0; i < c->nsides; i++) {
+		const struct side *s = &c->sides[i];
+		const struct result *r = &s->res[0];
+		char lead[48], text[4400];
+
+		snprintf(lead, sizeof(lead), "%s%-8s  ", md, s->label);
+		snprintf(text, sizeof(text), "%s%s (%s)", r->sys.kernel_release,
+			 r->sys.emulated ? " [emulated]" : "", s->path);
+		compare_wrapped(lead, text, 3, -1);
+		printf("%s          cpu %s (%s), %s\n", md,
+		       r->cpus, isolation_of(r), r->sys.cpu_model);
+		if (i && !strcmp(r->sys.cmdline, b->sys.cmdline)) {
+			printf("%s          cmdline: same as %s\n", md, c->sides[0].label);
+			continue;
+		}
+		snprintf(lead, sizeof(lead), "%s          cmdline: ", md);
+		compare_wrapped(lead, r->sys.cmdline[0] ? r->sys.cmdline : "?", 3, -1);
+	}
+	for (size_t i = 1; i < c->nsides; i++) {
+		const struct result *r = &c->sides[i].res[0];
+		const char *l = c->sides[i].label, *bl = c->sides[0].label;
+
+		if (strcmp(r->sys.hostname, b->sys.hostname) ||
+		    strcmp(r->sys.cpu_model, b->sys.cpu_model))
+			warn("%s and %s ran on different machines or CPUs", bl, l);
+		if (strcmp(r->cpus, b->cpus) ||
+		    strcmp(isolation_of(r), isolation_of(b)))
+			warn("%s measured cpu %s (%s), %s cpu %s (%s)", l,
+			     r->cpus, isolation_of(r), bl, b->cpus, isolation_of(b));
+		if (r->sys.emulated != b->sys.emulated)
+			warn("%s ran emulated (TCG), %s did not: emulated timings mean little",
+			     r->sys.emulated ? l : bl, r->sys.emulated ? bl : l);
+	}
+	printf("%s\n", c->o.markdown ? "```" : "");
+}
+
+static const char *better_words(enum better b)
+{
+	return b == BETTER_LOWER ? "lower is better" :
+	       b == BETTER_HIGHER ? "higher is better" : "no better direction";
+}
+
+/*
+ * A timing metric of a result measured under emulation (TCG) is left
+ * undecided unless --emulated-timings: emulation stretches time, not
+ * counts.
+ */
+bool compare_emulated_timing(const struct compare *c, const struct result *a,
+			     const struct result *b, const struct result_metric *m)
+{
+	return !c->o.emulated_timings && m && m->timing &&
+	       ((a && a->sys.emulated) || (b && b->sys.emulated));
+}
+
+static void row_stats(const struct compare *c, const char *label,
+		      const struct result_metric *m)
+{
+	char mean[32], med[32], cov[16];
+
+	if (!m) {
+		printf(c->o.markdown ? "|%s|-||||||not in this result|\n" :
+		       "  %-8.8s    -   (not in this result)\n", label);
+		return;
+	}
+	compare_num(mean, sizeof(mean), m->n ? m->st.mean : NAN);
+	compare_num(med, sizeof(med), m->n ? m->st.median : NAN);
+	if (m->n > 1 && m->st.mean)
+		snprintf(cov, sizeof(cov), "%.1f%%", 100 * m->st.cov);
+	else
+		snprintf(cov, sizeof(cov), "-");
+	if (c->o.markdown)
+		printf("|%s|%zu|%s|%s|%s|", label, m->n, mean, med, cov);
+	else
+		printf("  %-8.8s %4zu %9s %9s %6s", label, m->n, mean, med, cov);
+}
+
+static void row_change(const struct compare *c, const struct cmp *x,
+		       enum better better, bool emulated)
+{
+	char chg[24], ci[24];
+
+	if (!x) {
+		printf(c->o.markdown ? "||||\n" : "\n");
+		return;
+	}
+	if (!x->tested) {
+		printf(c->o.markdown ? "||no test: %s|\n" : " no test: %s\n",
+		       x->why_not);
+		return;
+	}
+	snprintf(chg, sizeof(chg), "%+.1f%%", x->change_pct);
+	snprintf(ci, sizeof(ci), "+-%.1f%%", x->ci_pct);
+	if (c->o.markdown)
+		printf("%s|%s|%s%s|\n", chg, ci,
+		       emulated ? "emulated" : cmp_judgement(x, better),
+		       x->significant && !emulated ? " *" : "");
+	else
+		printf(" %7s %7s %s%s\n", chg, ci,
+		       emulated ? "emulated" : cmp_judgement(x, better),
+		       x->significant && !emulated ? " *" : "");
+}
+
+/* ministat-style plot of the samples of one metric (lib/plot.c) */
+static void plot_metric(const struct compare *c, const struct result_metric **ms)
+{
+	struct plot_series ps[MAX_SIDES];
+
+	for (size_t i = 0; i < c->nsides; i++)
+		ps[i] = (struct plot_series){
+			.label = c->sides[i].label,
+			.samples = ms[i] ? ms[i]->samples : NULL,
+			.n = ms[i] ? ms[i]->n : 0,
+			.st = ms[i] ? &ms[i]->st : NULL,
+		};
+	if (c->o.markdown)
+		printf("```\n");
+	plot_ascii(stdout, ps, c->nsides, WIDTH);
+	printf("%s\n", c->o.markdown ? "```" : "");
+}
+
+/* "getpid: base avg 770.0 ns, patched avg 1340.0 ns (74.0% increase, significant)" */
+static void paste_line(const struct compare *c, const struct result_metric **ms,
+		       const struct cmp *xs, const bool *emulated, char *buf,
+		       size_t len)
+{
+	const struct result_metric *first = NULL;
+	bool any = false;
+	size_t n;
+
+	for (size_t i = 0; i < c->nsides && !first; i++)
+		first = ms[i];
+	n = snprintf(buf, len, "%s:", first->label ? first->label : first->name);
+	for (size_t i = 0; i < c->nsides && n < len; i++) {
+		char v[32];
+
+		if (!ms[i] || !ms[i]->n) {
+			n += snprintf(buf + n, len - n, "%s %s %s", any ? "," : "",
+				      c->sides[i].label, ms[i] ? "no samples" : "not measured");
+			any = true;
+			continue;
+		}
+		n += snprintf(buf + n, len - n, "%s %s avg %s %s", any ? "," : "",
+			      c->sides[i].label, compare_num(v, sizeof(v), ms[i]->st.mean),
+			      ms[i]->unit);
+		any = true;
+		if (!i || n >= len)
+			continue;
+		if (!ms[0] || !ms[0]->n)
+			n += snprintf(buf + n, len - n, " (not in %s)", c->sides[0].label);
+		else if (!xs[i].tested)
+			n += snprintf(buf + n, len - n, " (no test: %s)", xs[i].why_not);
+		else
+			n += snprintf(buf + n, len - n, " (%.1f%% %s, %s)",
+				      fabs(xs[i].change_pct), cmp_direction(&xs[i]),
+				      emulated[i] ? "emulated, undecided" :
+				      xs[i].significant ? "significant" : "not significant");
+	}
+}
+
+/* The base against side @j in metric @ms: the change, and a KCIDB record. */
+static void metric_change(struct compare *c, const struct result **rs,
+			  const struct result_metric **ms, size_t j,
+			  enum better better, struct cmp *x, bool *emu)
+{
+	cmp_metrics(&ms[0]->st, &ms[j]->st, x);
+	*emu = compare_emulated_timing(c, rs[0], rs[j], ms[j]);
+	row_change(c, x, better, *emu);
+	if (c->nkc < ARRAY_SIZE(c->kc)) {
+		struct kcidb_cmp *kc = &c->kc[c->nkc++];
+
+		kc->res = rs[j];
+		kc->metric = ms[j];
+		kc->base_label = c->sides[0].label;
+		kc->c = *x;
+		kc->threshold_pct = c->o.threshold_pct;
+		kc->verdict = cmp_bisect(x, better, c->o.threshold_pct, &kc->why);
+		if (*emu) {
+			kc->verdict = BISECT_UNDECIDED;
+			kc->why = COMPARE_EMULATED_WHY;
+		}
+	}
+}
+
+/* One metric's table (and plot), its paste line kept for the end. */
+/*
+ * "prog: metric (unit, lower is better)", the unit and direction on a
+ * line of their own when the whole would pass the email width (a
+ * Markdown heading cannot be wrapped).
+ */
+static void metric_heading(const struct compare *c, const char *prog,
+			   const struct result_metric *m)
+{
+	const char *lead = c->o.markdown ? "\n#### " : "";
+	const char *words = better_words(m->better);
+	int len = (int)(strlen(lead) + strlen(prog) + strlen(m->name) +
+			strlen(m->unit) + strlen(words)) + 7;
+	const char *sep = len > WIDTH ? (c->o.markdown ? "\n\n" : "\n  ") : " ";
+
+	printf("%s%s: %s%s(%s, %s)\n%s", lead, prog, m->name, sep, m->unit,
+	       words, c->o.markdown ? "\n" : "");
+}
+
+static void compare_metric(struct compare *c, const char *prog,
+			   const struct result **rs, const struct result_metric *m,
+			   char *paste, size_t pastelen)
+{
+	const struct result_metric *ms[MAX_SIDES];
+	struct cmp xs[MAX_SIDES] = { 0 };
+	bool emu[MAX_SIDES] = { 0 };
+
+	for (size_t j = 0; j < c->nsides; j++)
+		ms[j] = rs[j] ? result_metric_find(rs[j], m->name) : NULL;
+	metric_heading(c, prog, m);
+	if (c->o.markdown)
+		printf("|kernel|n|mean|median|CoV|change|95%% CI||\n|---|--:|--:|--:|--:|--:|--:|---|\n");
+	else
+		printf("  %-8s %4s %9s %9s %6s %7s %7s\n",
+		       "kernel", "n", "mean", "median", "CoV", "change", "95% CI");
+	for (size_t j = 0; j < c->nsides; j++) {
+		row_stats(c, c->sides[j].label, ms[j]);
+		if (!ms[j])
+			continue;
+		if (!j || !ms[0])
+			row_change(c, NULL, m->better, false);
+		else
+			metric_change(c, rs, ms, j, m->better, &xs[j], &emu[j]);
+	}
+	if (c->o.plot)
+		plot_metric(c, ms);
+	if (!c->o.markdown)
+		printf("\n");
+	if (paste)
+		paste_line(c, ms, xs, emu, paste, pastelen);
+}
+
+static void compare_program(struct compare *c, const char *prog, char (*paste)[512],
+			    size_t *npaste)
+{
+	const struct result *rs[MAX_SIDES];
+
+	for (size_t i = 0; i < c->nsides; i++)
+		rs[i] = compare_side_find(&c->sides[i], prog);
+	for (size_t i = 0; i < c->nsides; i++) {
+		if (!rs[i])
+			printf("%s%s: not in %s\n", c->o.markdown ? "- " : "", prog,
+			       c->sides[i].label);
+		else if (rs[i]->exit_code == 4)
+			printf("%s%s: skipped in %s\n", c->o.markdown ? "- " : "", prog,
+			       c->sides[i].label);
+	}
+	/* every metric of any side, in the order of first appearance */
+	for (size_t i = 0; i < c->nsides; i++) {
+		for (size_t k = 0; rs[i] && k < rs[i]->nmetrics; k++) {
+			const struct result_metric *m = &rs[i]->metrics[k];
+			bool seen = false;
+
+			for (size_t j = 0; j < i; j++)
+				seen |= rs[j] && result_metric_find(rs[j], m->name);
+			if (seen)
+				continue;
+			compare_metric(c, prog, rs, m,
+				       *npaste < 64 ? paste[*npaste] : NULL,
+				       sizeof(paste[0]));
+			if (*npaste < 64)
+				(*npaste)++;
+		}
+	}
+}
+
+/* Each result must share a program with the base: else nothing compares. */
+static void check_common_program(const struct compare *c)
+{
+	for (size_t i = 1; i < c->nsides; i++) {
+		const struct side *s = &c->sides[i];
+		bool common = false;
+
+		for (size_t k = 0; k < s->nres && !common; k++)
+			common = compare_side_find(&c->sides[0], s->res[k].program);
+		if (!common)
+			compare_die(c, "%s (%s) and %s (%s) have no program in common: nothing to compare",
+			    c->sides[0].path, c->sides[0].res[0].program, s->path,
+			    s->res[0].program);
+	}
+}
+
+void compare_all(struct compare *c)
+{
+	char (*paste)[512];
+	size_t npaste = 0;
+
+	check_common_program(c);
+	paste = calloc(64, sizeof(*paste));
+	if (!paste)
+		compare_die(c, "out of memory");
+	print_context(c);
+	/* programs in the base's order, then those only elsewhere */
+	for (size_t i = 0; i < c->nsides; i++) {
+		for (size_t k = 0; k < c->sides[i].nres; k++) {
+			const char *prog = c->sides[i].res[k].program;
+			bool seen = false;
+
+			for (size_t j = 0; j < i; j++)
+				seen |= compare_side_find(&c->sides[j], prog) != NULL;
+			if (!seen)
+				compare_program(c, prog, paste, &npaste);
+		}
+	}
+	if (c->o.markdown)
+		printf("\n");
+	printf("%s(* significant: Welch's t-test p < %.2f; CI of the change: 95%%)\n\n",
+	       c->o.markdown ? "" : "", CMP_ALPHA);
+	if (c->o.markdown)
+		printf("```\n");
+	/* mail wraps at 72 columns: continuation lines are indented */
+	for (size_t i = 0; i < npaste; i++)
+		compare_wrapped("", paste[i], 16, 2);
+	if (c->o.markdown)
+		printf("```\n");
+	free(paste);
+}

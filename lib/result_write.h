@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Writing isolbench result files: the metrics a program collects, its
+ * verdicts, the paste-ready summary line of a metric and the document
+ * itself (schema "isolbench-result", docs/result-schema.md), with the
+ * constants of lib/result.h, which reads the files back. The harness
+ * (lib/bench.c) supplies the "system" and "run" objects.
+ */
+#ifndef ISOLBENCH_RESULT_WRITE_H
+#define ISOLBENCH_RESULT_WRITE_H
+
+#include <stdio.h>
+
+#include "json.h"
+#include "ktap.h"
+#include "result.h"
+#include "stats.h"
+
+#define METRIC_MAX_EXTRAS	16
+
+struct metric_extra {
+	const char *key;	/* with its unit: "user_s", "ipis_delivered" */
+	double value;
+};
+
+struct metric {
+	char name[64];		/* JSON name with unit: "getpid_ns" */
+	const char *unit;	/* "ns", "us", "s", "count" */
+	enum better better;
+	char aggregate[96];	/* what one sample is: "average of one run of N calls" */
+	char summary_label[32];	/* the summary line's lead: "getpid" */
+	char summary_context[160];	/* "cpu 3 (nohz_full) 10000000 calls" */
+	const char *noun, *nouns;	/* what one sample is: "run", "runs" */
+	double *samples;
+	size_t n, cap;
+	struct stats st;
+	struct metric_extra extras[METRIC_MAX_EXTRAS];
+	int nextras;
+	struct hist *hist;	/* optional distribution, not owned */
+};
+
+struct verdict {
+	int code;		/* KSFT_PASS, KSFT_FAIL, KSFT_SKIP */
+	char name[128];
+	char reason[256];
+};
+
+void metric_init(struct metric *m, const char *name, const char *unit,
+		 enum better better, const char *aggregate);
+void metric_add(struct metric *m, double v);
+void metric_extra(struct metric *m, const char *key, double value);
+/* The summary line: "<label>: <context>, avg X unit (median ...)". */
+void metric_summary(struct metric *m, const char *label,
+		    const char *context_fmt, ...) __ktap_printf(3, 4);
+/* What one sample is, for the summary line (default "run", "runs"). */
+void metric_sample_noun(struct metric *m, const char *one, const char *many);
+/* Compute the statistics of the samples and print the summary line. */
+void metric_report(struct metric *m);
+
+/* One result document; @context writes the "system" and "run" objects. */
+struct result_doc {
+	const char *program;
+	const struct metric *metrics;
+	int nmetrics;
+	const struct verdict *verdicts;
+	int nverdicts;
+	void (*context)(struct json *j, void *arg);
+	void *arg;
+};
+
+void result_write(FILE *f, const struct result_doc *d);
+
+#endif
