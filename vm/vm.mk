@@ -35,9 +35,9 @@ ab: compare
 		--rounds $(AB_ROUNDS) $(AB_ARGS) -- $(VMTEST_ARGS)
 
 # The checks that build kernels (a build from linux-source-6.12, an A/B
-# on a count metric, a git bisect that must name the planted commit):
-# minutes, not seconds, so not part of make check (not yet in .ci/run:
-# docs/vm.md says why).
+# on a count metric, a git bisect that must name the planted commit, the
+# reduced cid_scan batch matrix): minutes, not seconds, so not part of
+# make check; .ci/run runs them after it (docs/vm.md has the times).
 check-kernels: all
 	prove -v $(VM_MK_DIR)/kernels.t $(VM_MK_DIR)/cid_batches.t
 
