@@ -59,21 +59,17 @@ Everything after -- goes to run.sh in the guests.
 EOF
 }
 
-need() {
-	[[ $# -ge 2 && -n $2 ]] || die "option $1 needs a value"
-}
-
 parse_args() {
 	while [[ $# -gt 0 ]]; do
 		case $1 in
-		--base)		need "$@"; BASE_SPEC=$2; shift ;;
-		--patched)	need "$@"; NEW_SPEC=$2; shift ;;
-		--rounds)	need "$@"; ROUNDS=$2; shift ;;
-		--labels)	need "$@"; LABELS=$2; shift ;;
-		-o|--output)	need "$@"; OUT=$2; shift ;;
+		--base)		need_arg "$@"; BASE_SPEC=$2; shift ;;
+		--patched)	need_arg "$@"; NEW_SPEC=$2; shift ;;
+		--rounds)	need_arg "$@"; ROUNDS=$2; shift ;;
+		--labels)	need_arg "$@"; LABELS=$2; shift ;;
+		-o|--output)	need_arg "$@"; OUT=$2; shift ;;
 		--emulated-timings) CMP_OPTS+=("$1") ;;
 		--cpus|--max-cpus|--mem|--append|--timeout|--accel)
-				need "$@"; RUN_OPTS+=("$1" "$2"); shift ;;
+				need_arg "$@"; RUN_OPTS+=("$1" "$2"); shift ;;
 		--cmdline)	[[ $# -ge 2 ]] || die "option $1 needs a value"
 				RUN_OPTS+=("$1" "$2"); shift ;;
 		-h|--help)	usage; exit 0 ;;

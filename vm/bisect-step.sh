@@ -20,7 +20,10 @@
 set -uo pipefail
 
 readonly PROG=vm/bisect-step.sh
+# A setup error exits 255: git bisect run then stops.
+readonly DIE_STATUS=255
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$VM_DIR/lib.sh"
 readonly VM_DIR
 readonly REPO_DIR=${VM_DIR%/*}
 
@@ -57,52 +60,43 @@ gave no result, or compare cannot decide), 255 setup error.
 EOF
 }
 
-setup_error() {
-	echo "$PROG: $*" >&2
-	exit 255
-}
-
-need() {
-	[[ $# -ge 2 && -n $2 ]] || setup_error "option $1 needs a value"
-}
-
 while [[ $# -gt 0 ]]; do
 	case $1 in
-	--baseline)	need "$@"; BASELINE=$2; shift ;;
-	--save-baseline) need "$@"; SAVE_BASELINE=$2; shift ;;
-	--tree)		need "$@"; TREE=$2; shift ;;
-	--out)		need "$@"; OUT=$2; shift ;;
+	--baseline)	need_arg "$@"; BASELINE=$2; shift ;;
+	--save-baseline) need_arg "$@"; SAVE_BASELINE=$2; shift ;;
+	--tree)		need_arg "$@"; TREE=$2; shift ;;
+	--out)		need_arg "$@"; OUT=$2; shift ;;
 	--metric|--threshold)
-			need "$@"; CMP_OPTS+=("$1" "$2"); shift ;;
+			need_arg "$@"; CMP_OPTS+=("$1" "$2"); shift ;;
 	--emulated-timings) CMP_OPTS+=("$1") ;;
 	--config|--append|--cmdline|--cpus|--max-cpus|--mem|--timeout|--accel)
-			[[ $# -ge 2 ]] || setup_error "option $1 needs a value"
+			[[ $# -ge 2 ]] || die "option $1 needs a value"
 			RUN_OPTS+=("$1" "$2"); shift ;;
 	-h|--help)	usage; exit 0 ;;
 	--)		shift; RUN_ARGS=("$@"); break ;;
-	*)		setup_error "unknown option '$1' (try --help)" ;;
+	*)		die "unknown option '$1' (try --help)" ;;
 	esac
 	shift
 done
 
 [[ -n $BASELINE || -n $SAVE_BASELINE ]] ||
-	setup_error "give --baseline DIR (or --save-baseline DIR to make one)"
+	die "give --baseline DIR (or --save-baseline DIR to make one)"
 [[ -z $BASELINE || -z $SAVE_BASELINE ]] ||
-	setup_error "give --baseline or --save-baseline, not both"
+	die "give --baseline or --save-baseline, not both"
 if [[ -n $BASELINE ]]; then
 	compgen -G "$BASELINE/*.json" >/dev/null ||
-		setup_error "baseline '$BASELINE' holds no result (*.json); make one with --save-baseline"
+		die "baseline '$BASELINE' holds no result (*.json); make one with --save-baseline"
 fi
 TREE=$(git -C "$TREE" rev-parse --show-toplevel 2>/dev/null) ||
-	setup_error "'$TREE' is not in a git tree (run it from the kernel tree git bisect works in)"
+	die "'$TREE' is not in a git tree (run it from the kernel tree git bisect works in)"
 COMMIT=$(git -C "$TREE" rev-parse --verify -q --short=12 HEAD) ||
-	setup_error "no commit checked out in $TREE"
+	die "no commit checked out in $TREE"
 [[ -x $REPO_DIR/compare ]] || make -C "$REPO_DIR" compare >/dev/null 2>&1 ||
-	setup_error "cannot build $REPO_DIR/compare"
+	die "cannot build $REPO_DIR/compare"
 
 OUT=${OUT:-$VM_DIR/out/bisect/$COMMIT}
 rm -rf "$OUT"
-mkdir -p "$OUT" || setup_error "cannot create '$OUT'"
+mkdir -p "$OUT" || die "cannot create '$OUT'"
 
 echo "$PROG: $COMMIT $(git -C "$TREE" log -1 --format=%s HEAD)"
 "$VM_DIR/run.sh" --build "$TREE" --build-failure-exit 125 "${RUN_OPTS[@]}" \
@@ -117,7 +111,7 @@ case $rc in
 	echo "$PROG: the guest of $COMMIT gave no result (crash or hang): skip it (125)"
 	exit 125 ;;
 *)	tail -n 5 "$OUT/run.err" >&2
-	setup_error "vm/run.sh exited $rc (setup error; log $OUT/run.err)" ;;
+	die "vm/run.sh exited $rc (setup error; log $OUT/run.err)" ;;
 esac
 compgen -G "$OUT/suite/*.json" >/dev/null || {
 	echo "$PROG: $COMMIT: the guest wrote no result: skip it (125)"
@@ -125,7 +119,7 @@ compgen -G "$OUT/suite/*.json" >/dev/null || {
 }
 
 if [[ -n $SAVE_BASELINE ]]; then
-	mkdir -p "$SAVE_BASELINE" || setup_error "cannot create '$SAVE_BASELINE'"
+	mkdir -p "$SAVE_BASELINE" || die "cannot create '$SAVE_BASELINE'"
 	cp "$OUT"/suite/*.json "$SAVE_BASELINE/"
 	echo "$PROG: baseline of $COMMIT saved in $SAVE_BASELINE"
 	exit 0
@@ -135,5 +129,5 @@ fi
 rc=${PIPESTATUS[0]}
 case $rc in
 0|1|125) exit "$rc" ;;
-*)	setup_error "compare --bisect exited $rc" ;;
+*)	die "compare --bisect exited $rc" ;;
 esac

@@ -3,9 +3,9 @@
 # vm/lib.sh - what the host-side vm/ scripts share: their messages and
 # option checks, prefixed with the script's $PROG. Sourced, not run.
 
-die() {	# usage or setup error: one line, exit 2
+die() {	# usage or setup error: one line, exit $DIE_STATUS (2 unless set)
 	echo "$PROG: $*" >&2
-	exit 2
+	exit "${DIE_STATUS:-2}"
 }
 
 note() {
