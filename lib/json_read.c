@@ -212,6 +212,47 @@ static int jr_unicode(struct jr_parser *p, unsigned int *cp)
 }
 
 /* A string at p->pos (the opening quote); malloc'ed, decoded. */
+/* The escape after a backslash at p->pos, decoded into *d; -1 on error. */
+static int jr_escape(struct jr_parser *p, size_t end, char **d)
+{
+	unsigned char c = p->buf[p->pos++];
+	unsigned int cp;
+
+	switch (c) {
+	case '"': case '\\': case '/':
+		*(*d)++ = c;
+		return 0;
+	case 'b':
+		*(*d)++ = '\b';
+		return 0;
+	case 'f':
+		*(*d)++ = '\f';
+		return 0;
+	case 'n':
+		*(*d)++ = '\n';
+		return 0;
+	case 'r':
+		*(*d)++ = '\r';
+		return 0;
+	case 't':
+		*(*d)++ = '\t';
+		return 0;
+	case 'u':
+		/* the escape may run past the scanned end */
+		if (jr_unicode(p, &cp) || p->pos > end) {
+			if (!p->failed)
+				jr_error(p, "bad \\u escape");
+			return -1;
+		}
+		*d += utf8_put(*d, cp);
+		return 0;
+	default:
+		p->pos--;
+		jr_error(p, "bad escape \\%c", c >= 0x20 && c < 0x7f ? c : '?');
+		return -1;
+	}
+}
+
 static char *jr_string(struct jr_parser *p)
 {
 	size_t start = ++p->pos, end = start;
@@ -235,7 +276,6 @@ static char *jr_string(struct jr_parser *p)
 	d = s;
 	while (p->pos < end) {
 		unsigned char c = p->buf[p->pos++];
-		unsigned int cp;
 
 		if (c < 0x20) {
 			p->pos--;
@@ -260,40 +300,8 @@ static char *jr_string(struct jr_parser *p)
 			*d++ = c;
 			continue;
 		}
-		c = p->buf[p->pos++];
-		switch (c) {
-		case '"': case '\\': case '/':
-			*d++ = c;
-			break;
-		case 'b':
-			*d++ = '\b';
-			break;
-		case 'f':
-			*d++ = '\f';
-			break;
-		case 'n':
-			*d++ = '\n';
-			break;
-		case 'r':
-			*d++ = '\r';
-			break;
-		case 't':
-			*d++ = '\t';
-			break;
-		case 'u':
-			/* the escape may run past the scanned end */
-			if (jr_unicode(p, &cp) || p->pos > end) {
-				if (!p->failed)
-					jr_error(p, "bad \\u escape");
-				goto bad;
-			}
-			d += utf8_put(d, cp);
-			break;
-		default:
-			p->pos--;
-			jr_error(p, "bad escape \\%c", c >= 0x20 && c < 0x7f ? c : '?');
+		if (jr_escape(p, end, &d))
 			goto bad;
-		}
 	}
 	*d = '\0';
 	p->pos = end + 1;

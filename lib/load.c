@@ -241,6 +241,36 @@ static void load_kill(void *arg)
 	l->src_fd = -1;
 }
 
+/* @groups groups of LOAD_PAIRS sender/receiver pairs on a socketpair each. */
+static int load_start_messaging(struct load *l, const cpu_mask_t *hk, int groups)
+{
+	for (int g = 0; g < groups; g++) {
+		for (int p = 0; p < LOAD_PAIRS; p++) {
+			int sv[2];
+			pid_t pid;
+
+			if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+				return -1;
+			pid = load_fork(l, hk);
+			if (pid == 0) {
+				close(sv[1]);
+				load_sender(sv[0], l->shared);
+			}
+			if (pid > 0)
+				pid = load_fork(l, hk);
+			if (pid == 0) {
+				close(sv[0]);
+				load_receiver(sv[1]);
+			}
+			close(sv[0]);
+			close(sv[1]);
+			if (pid < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 int load_start(struct load *l, const cpu_mask_t *hk, int kind, int groups,
 	       char *err, size_t errlen)
 {
@@ -278,30 +308,8 @@ int load_start(struct load *l, const cpu_mask_t *hk, int kind, int groups,
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	l->cleanup_handle = cleanup_push(load_kill, l);
 	l->start_ns = mono_ns();
-	for (int g = 0; g < groups; g++) {
-		for (int p = 0; p < LOAD_PAIRS; p++) {
-			int sv[2];
-			pid_t pid;
-
-			if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
-				goto fail;
-			pid = load_fork(l, hk);
-			if (pid == 0) {
-				close(sv[1]);
-				load_sender(sv[0], l->shared);
-			}
-			if (pid > 0)
-				pid = load_fork(l, hk);
-			if (pid == 0) {
-				close(sv[0]);
-				load_receiver(sv[1]);
-			}
-			close(sv[0]);
-			close(sv[1]);
-			if (pid < 0)
-				goto fail;
-		}
-	}
+	if (load_start_messaging(l, hk, groups))
+		goto fail;
 	cpu_mask_for_each(cpu, hk) {
 		pid_t pid;
 

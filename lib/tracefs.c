@@ -303,6 +303,25 @@ static int parse_lost(const char *line, struct graph_call *c)
 	return 0;
 }
 
+/* funcgraph-retval: "func(); /" "* = 0x8 *" "/", "} /" "* func = -16 *" "/" */
+static void parse_retval(const char *fn, struct graph_call *c)
+{
+	const char *p = strstr(fn, "/* ");
+	const char *v;
+	char *e;
+
+	p = p ? strstr(p, "= ") : NULL;
+	if (!p)
+		return;
+	v = p + 2;
+	errno = 0;
+	if (v[0] == '0' && v[1] == 'x')
+		c->ret = (long)strtoul(v, &e, 16);
+	else
+		c->ret = strtol(v, &e, 10);
+	c->has_ret = e != v && !errno;
+}
+
 enum graph_line graph_line_parse(const char *line, struct graph_call *c)
 {
 	const char *bars[8], *p, *fn, *dur, *open;
@@ -355,20 +374,7 @@ enum graph_line graph_line_parse(const char *line, struct graph_call *c)
 		memcpy(c->func, fn, n);
 		c->func[n] = '\0';
 	}
-	/* funcgraph-retval: "func(); /" "* = 0x8 *" "/", "} /" "* func = -16 *" "/" */
-	p = strstr(fn, "/* ");
-	p = p ? strstr(p, "= ") : NULL;
-	if (p) {
-		const char *v = p + 2;
-		char *e;
-
-		errno = 0;
-		if (v[0] == '0' && v[1] == 'x')
-			c->ret = (long)strtoul(v, &e, 16);
-		else
-			c->ret = strtol(v, &e, 10);
-		c->has_ret = e != v && !errno;
-	}
+	parse_retval(fn, c);
 	/* the duration: "  + 12.345 us   " between the last two bars */
 	dur = bars[nbars - 2] + 1;
 	while (*dur == ' ' || strchr("+!#*@$", *dur))
