@@ -12,6 +12,9 @@ TEST_FILES := settings config
 
 LIB_SRCS := $(wildcard $(dir $(lastword $(MAKEFILE_LIST)))lib/*.c)
 LIB_HDRS := $(wildcard $(dir $(lastword $(MAKEFILE_LIST)))lib/*.h)
+# ipistorm's parts beside ipistorm.c: its storm modes, storm and watch.
+IPISTORM_PARTS := $(wildcard $(dir $(lastword $(MAKEFILE_LIST)))ipistorm_*.c \
+		  $(dir $(lastword $(MAKEFILE_LIST)))ipistorm.h)
 
 CFLAGS += -O2 -g -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 	  -Wmissing-prototypes -Wstrict-prototypes -Wshadow -Wformat=2 \
@@ -23,7 +26,8 @@ ifneq ($(wildcard ../lib.mk),)
 TEST_GEN_FILES += $(TOOLS)
 include ../lib.mk
 $(TEST_GEN_PROGS) $(addprefix $(OUTPUT)/,$(TOOLS)): $(OUTPUT)/%: %.c $(LIB_SRCS) $(LIB_HDRS)
-	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $< $(LIB_SRCS) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $(filter %.c,$^) $(LDLIBS) -o $@
+$(OUTPUT)/ipistorm: $(IPISTORM_PARTS)
 else
 # Standalone.
 OUTPUT := $(CURDIR)
@@ -44,7 +48,8 @@ $(BUILD)/%.o: lib/%.c $(LIB_HDRS)
 LIB_OBJS := $(patsubst lib/%.c,$(BUILD)/%.o,$(LIB_SRCS:$(dir $(lastword $(MAKEFILE_LIST)))lib/%=lib/%))
 
 $(TEST_GEN_PROGS) $(TOOLS): %: %.c $(LIB_OBJS) $(LIB_HDRS)
-	$(CC) $(CFLAGS) $< $(LIB_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(filter %.c,$^) $(LIB_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
+ipistorm: $(IPISTORM_PARTS)
 
 # The same programs and the unit tests with ASan and UBSan, for make check.
 $(BUILD)/san/%.o: lib/%.c $(LIB_HDRS)
@@ -57,7 +62,8 @@ UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_PROGS := $(patsubst tests/unit/%.c,$(BUILD)/san/unit/%,$(UNIT_SRCS))
 
 $(SAN_PROGS): $(BUILD)/san/%: %.c $(SAN_OBJS) $(LIB_HDRS)
-	$(CC) $(CFLAGS) $(SAN_FLAGS) $< $(SAN_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(SAN_FLAGS) $(filter %.c,$^) $(SAN_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
+$(BUILD)/san/ipistorm: $(IPISTORM_PARTS)
 
 $(BUILD)/san/unit/%: tests/unit/%.c $(SAN_OBJS) $(LIB_HDRS)
 	@mkdir -p $(BUILD)/san/unit
