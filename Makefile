@@ -60,6 +60,9 @@ SAN_OBJS := $(patsubst $(BUILD)/%,$(BUILD)/san/%,$(LIB_OBJS))
 SAN_PROGS := $(addprefix $(BUILD)/san/,$(TEST_GEN_PROGS) $(TOOLS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_PROGS := $(patsubst tests/unit/%.c,$(BUILD)/san/unit/%,$(UNIT_SRCS))
+# Programs the tests run to check the harness itself (tests/plan.t).
+HARNESS_SRCS := $(wildcard tests/harness/*.c)
+HARNESS_PROGS := $(patsubst tests/harness/%.c,$(BUILD)/san/harness/%,$(HARNESS_SRCS))
 
 $(SAN_PROGS): $(BUILD)/san/%: %.c $(SAN_OBJS) $(LIB_HDRS)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) $(filter %.c,$^) $(SAN_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
@@ -69,7 +72,11 @@ $(BUILD)/san/unit/%: tests/unit/%.c $(SAN_OBJS) $(LIB_HDRS)
 	@mkdir -p $(BUILD)/san/unit
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -I. $< $(SAN_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
 
-san: $(SAN_PROGS) $(UNIT_PROGS)
+$(BUILD)/san/harness/%: tests/harness/%.c $(SAN_OBJS) $(LIB_HDRS)
+	@mkdir -p $(BUILD)/san/harness
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -I. $< $(SAN_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
+
+san: $(SAN_PROGS) $(UNIT_PROGS) $(HARNESS_PROGS)
 
 # libFuzzer build of the result reader (needs clang): make fuzz, then
 # build/fuzz/result_read -dict=tests/fuzz/json.dict CORPUS_DIR tests/data

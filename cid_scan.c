@@ -1144,6 +1144,14 @@ static void invariants(struct bench *b, const struct cid_opts *o,
 	workload_free(&r);
 }
 
+/* The walks phase when function_graph gave no walks to judge. */
+static void walks_unjudged(struct bench *b, const struct scan_model *sm,
+			   const struct row *row)
+{
+	if (sm->walk_retval && !row->walks_judged)
+		bench_verdict(b, KSFT_SKIP, "needs function_graph", "calls per complete scan");
+}
+
 /* Per call: function_graph where it works, else the user-space estimate. */
 static void scan_latency(struct bench *b, const struct cid_opts *o,
 			 const struct scan_model *sm, struct row *row)
@@ -1161,8 +1169,7 @@ static void scan_latency(struct bench *b, const struct cid_opts *o,
 		latency_estimated(b, o, sm, row);
 	if (o->method == M_AUTO && sm->periodic && row->method && !strcmp(row->method, "estimate"))
 		bench_note(b, "function_graph not usable (%s): user-space estimate", why);
-	if (sm->walk_retval && !row->walks_judged)
-		bench_verdict(b, KSFT_SKIP, "needs function_graph", "calls per complete scan");
+	walks_unjudged(b, sm, row);
 }
 
 /* Defaults that depend on --cpu and --quick; what the table cannot check. */
@@ -1270,24 +1277,34 @@ int main(int argc, char **argv)
 	struct bench b = { .opt = { .duration_s = 10 } };
 	struct scan_model sm = { 0 };
 	struct row row = { .scan = "" };
+	char why[192];
+	bool trace;
 
 	bench_init(&b, &spec, argc, argv);
 	opts_finish(&b, &o, threads_given);
 	detect(&b, &sm);
+	/* the model times the scan with function_graph where it can */
+	trace = o.model && sm.periodic && !tracefs_graph_probe(sm.func, why, sizeof(why));
+	bench_phases(&b, (const struct plan_phase[]){
+		/* scan_latency(), or latency_traced() for the model */
+		{ "latency", 1, !o.model || trace },
+		/* walks_report(): the batch patch's return values */
+		{ "walks", 1, sm.walk_retval && (!o.model || trace) },
+		{ "compaction", 1, !o.model && !o.no_compaction },
+		{ "invariants", 1, !o.model && !o.no_compaction },
+		{ "model", 0, o.model },	/* run_model(): no verdict */
+		{ NULL }
+	});
 	if (o.model) {
-		char why[192];
-		bool trace = sm.periodic && !tracefs_graph_probe(sm.func, why, sizeof(why));
-
-		bench_plan(&b, trace ? 1 + sm.walk_retval : 0);
-		if (trace)
+		if (trace) {
 			latency_traced(&b, &o, &sm, &row);
-		else
+			walks_unjudged(&b, &sm, &row);
+		} else {
 			bench_note(&b, "MODEL only, no verdict: %s", sm.periodic ? why : "no periodic scan to compare with");
+		}
 		run_model(&b, &o, &sm, trace ? &row : NULL);
 		bench_finish(&b);
 	}
-	/* the batch patch's return values: calls per walk are checked */
-	bench_plan(&b, (o.no_compaction ? 1 : 3) + sm.walk_retval);
 	scan_latency(&b, &o, &sm, &row);
 	if (!o.no_compaction) {
 		compaction(&b, &o, &sm);

@@ -583,8 +583,7 @@ static void control_phase(struct bench *b, const struct ts_opts *o, struct ts_ru
 	uint64_t n;
 
 	if (bench_stop) {
-		for (int i = 0; i < 2; i++)
-			bench_verdict(b, KSFT_SKIP, "interrupted", "control phase");
+		bench_phase_skip(b, "control", "interrupted");
 		return;
 	}
 	r->ctl_w = calloc(b->opt.runs, sizeof(*r->ctl_w));
@@ -607,8 +606,7 @@ static void control_phase(struct bench *b, const struct ts_opts *o, struct ts_ru
 	if (n)
 		control_verdicts(b, r);
 	else
-		for (int i = 0; i < 2; i++)
-			bench_verdict(b, KSFT_SKIP, "interrupted", "control phase");
+		bench_phase_skip(b, "control", "interrupted");
 }
 
 /*
@@ -783,8 +781,7 @@ static void cyclic_phase(struct bench *b, const struct ts_opts *o, struct ts_run
 	long locked;
 
 	if (bench_stop) {
-		for (int i = 0; i < 3; i++)
-			bench_verdict(b, KSFT_SKIP, "interrupted", "cyclic phase");
+		bench_phase_skip(b, "cyclic", "interrupted");
 		return;
 	}
 	sched_getparam(0, &before);
@@ -853,7 +850,12 @@ static void ts_check(struct bench *b, struct ts_opts *o, struct ts_run *r)
 		bench_note(b, "timer_softirq measures one CPU: using cpu %d of the list", b->target);
 	if (!CPU_COUNT(&b->opt.housekeeping))
 		bench_skip(b, "needs a housekeeping CPU besides cpu %d to count from", b->target);
-	bench_plan(b, 5 * r->quiet + 2 * r->control + 3 * r->cyclic);
+	bench_phases(b, (const struct plan_phase[]){
+		{ "quiet", 5, r->quiet },	/* quiet_verdicts() */
+		{ "control", 2, r->control },	/* control_verdicts() */
+		{ "cyclic", 3, r->cyclic },	/* cyclic_phase() */
+		{ NULL }
+	});
 	snprintf(r->cpu_desc, sizeof(r->cpu_desc), "cpu %d (%s)", b->target,
 		 cpu_isolation_name(&b->sets, b->target));
 	if (o->assert_nohz && !r->nohz)

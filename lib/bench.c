@@ -107,10 +107,46 @@ void bench_lock_cpus(struct bench *b, const cpu_mask_t *cpus)
 		bench_note(b, "running without the cpu lock: %s", err);
 }
 
+void bench_phases(struct bench *b, const struct plan_phase *phases)
+{
+	long n = plan_declare(&b->plan, phases);
+
+	if (n < 0)
+		ksft_exit_fail_msg("harness bug: %s declares more than %d phases\n",
+				   b->spec->name, PLAN_MAX_PHASES);
+	ksft_set_plan(n);
+}
+
+void bench_phase_skip(struct bench *b, const char *phase, const char *reason)
+{
+	const struct plan_phase *ph = plan_phase_find(&b->plan, phase);
+
+	if (!ph)
+		ksft_exit_fail_msg("harness bug: %s has no phase %s\n",
+				   b->spec->name, phase);
+	for (unsigned int i = 0; i < ph->verdicts; i++)
+		bench_verdict(b, KSFT_SKIP, reason, "%s phase", phase);
+}
+
 void bench_plan(struct bench *b, unsigned int n)
 {
-	(void)b;
+	plan_count(&b->plan, n);
 	ksft_set_plan(n);
+}
+
+/*
+ * The results printed against the plan. An interrupted run stops its
+ * phases early and ends by its signal: only a complete run is checked.
+ */
+static void bench_plan_check(struct bench *b)
+{
+	char msg[512];
+
+	if (bench_stop || !plan_check(&b->plan, ksft_test_num(), msg, sizeof(msg)))
+		return;
+	fflush(stdout);
+	fprintf(stderr, "%s: harness bug: %s\n", b->spec->name, msg);
+	ksft_exit_fail_msg("harness bug: %s\n", msg);
 }
 
 bool bench_progress_wanted(const struct bench *b)
@@ -499,6 +535,7 @@ void bench_finish(struct bench *b)
 	int lost;
 
 	bench_load_stop(b);
+	bench_plan_check(b);
 	if (bench_stop)
 		ksft_print_msg("interrupted by signal %d: reporting what was measured so far\n",
 			       bench_stop_signal());

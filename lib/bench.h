@@ -6,7 +6,7 @@
  * summary lines and the JSON result file (docs/result-schema.md).
  *
  *	bench_init(&b, &spec, argc, argv);	parse, check, KTAP header
- *	bench_plan(&b, N);
+ *	bench_phases(&b, phases);		the plan, from the phases (plan.h)
  *	...measure, metric_add()...
  *	bench_verdict(&b, KSFT_PASS, NULL, "what was checked");
  *	bench_finish(&b);			summary, JSON, exit code
@@ -24,6 +24,7 @@
 #include "load.h"
 #include "opts.h"
 #include "outfile.h"
+#include "plan.h"
 #include "stats.h"
 
 #define BENCH_MAX_METRICS	32
@@ -80,6 +81,7 @@ struct bench {
 	int nnotes;
 	struct { const char *key, *value; } params[8];	/* run.params */
 	int nparams;
+	struct plan plan;		/* declared results, checked at the end */
 };
 
 /*
@@ -90,6 +92,20 @@ struct bench {
  */
 void bench_init(struct bench *b, const struct prog_spec *spec,
 		int argc, char **argv);
+
+/*
+ * Print the plan derived from the { NULL }-terminated table of the
+ * program's phases (lib/plan.h). bench_finish checks that as many
+ * results were printed: a difference is a bug of the program, reported
+ * as one (Bail out, exit 1), not as a result of the kernel.
+ */
+void bench_phases(struct bench *b, const struct plan_phase *phases);
+/*
+ * A phase that cannot run (interrupted before it started): one SKIP with
+ * @reason for each result it declared, "<phase> phase".
+ */
+void bench_phase_skip(struct bench *b, const char *phase, const char *reason);
+/* A plan of @n results counted by the program; prefer bench_phases. */
 void bench_plan(struct bench *b, unsigned int n);
 
 /*
