@@ -106,8 +106,14 @@ struct storm_mode {
 	void (*teardown)(struct storm *s);
 	/* why calls found dst busy with another task deliver nothing */
 	const char *busy_dst_why;
-	/* the mode's own verdicts per pair, after the delivery check */
-	unsigned int (*nverdicts)(const struct storm *s);
+	/*
+	 * The mode's own verdicts per pair, after the delivery check: the
+	 * phase @phase of the plan, @phase_verdicts results a pair when
+	 * @phase_on (NULL: always) says that it runs.
+	 */
+	const char *phase;
+	unsigned int phase_verdicts;
+	bool (*phase_on)(const struct storm *s);
 	void (*verdicts)(struct storm *s, struct pair *p);
 };
 

@@ -202,9 +202,9 @@ static void kmod_teardown(struct storm *s)
 }
 
 /* One call to all other CPUs (--all) has no single dst to check. */
-static unsigned int kmod_nverdicts(const struct storm *s)
+static bool kmod_callbacks_on(const struct storm *s)
 {
-	return s->o->all ? 0 : 1;
+	return !s->o->all;
 }
 
 static void kmod_verdicts(struct storm *s, struct pair *p)
@@ -212,8 +212,6 @@ static void kmod_verdicts(struct storm *s, struct pair *p)
 	struct kmod_storm *k = s->priv;
 	uint64_t calls = p->calls + p->d.calls, cb = k->callbacks[p - s->p];
 
-	if (s->o->all)
-		return;
 	if (!calls)
 		bench_verdict(s->b, KSFT_SKIP, "no call completed",
 			      "%s: the callback ran on cpu %d", p->desc, p->dst);
@@ -229,6 +227,8 @@ const struct storm_mode kmod_mode = {
 	.setup = kmod_setup,
 	.run = kmod_run,
 	.teardown = kmod_teardown,
-	.nverdicts = kmod_nverdicts,
+	.phase = "callbacks",
+	.phase_verdicts = 1,
+	.phase_on = kmod_callbacks_on,
 	.verdicts = kmod_verdicts,
 };

@@ -163,20 +163,32 @@ static void pair_metrics(struct storm *s, struct pair *p)
 	metric_summary(p->time_m, "run time", "%s", ctx);
 }
 
-/* Set up the mode, then every pair and its metrics. */
+/* Whether the mode's own verdicts run this time. */
+static bool mode_phase_on(const struct storm *s)
+{
+	return s->mode->phase && (!s->mode->phase_on || s->mode->phase_on(s));
+}
+
+/* Set up the mode, declare the plan, set up every pair and its metrics. */
 void storm_setup(struct storm *s)
 {
 	struct bench *b = s->b;
-	unsigned int own = 0;
+	struct plan_phase phases[] = {
+		{ "runs", 1, s->np },		/* storm_measure */
+		{ "delivery", 1, s->np },	/* delivery_verdict */
+		{ NULL },			/* the mode's own */
+		{ NULL }
+	};
 	/* a timed and a counted pass per run */
 	double max_s = 2 * b->opt.runs *
 		       (b->opt.duration_s ? b->opt.duration_s : s->o->timeout_s) + 10;
 
 	if (s->mode->setup)
 		s->mode->setup(s);
-	if (s->mode->nverdicts)
-		own = s->mode->nverdicts(s);
-	bench_plan(b, s->np * (2 + own));
+	if (s->mode->phase)
+		phases[2] = (struct plan_phase){ s->mode->phase, s->mode->phase_verdicts,
+						 mode_phase_on(s) ? s->np : 0 };
+	bench_phases(b, phases);
 	for (int i = 0; i < s->np; i++) {
 		pair_setup(s, &s->p[i], max_s);
 		pair_metrics(s, &s->p[i]);
@@ -445,7 +457,7 @@ void storm_measure(struct storm *s)
 			      p->desc, (unsigned long long)runs_done,
 			      (unsigned long long)b->opt.runs, (unsigned long long)p->calls);
 		delivery_verdict(b, p);
-		if (s->mode->verdicts)
+		if (mode_phase_on(s))
 			s->mode->verdicts(s, p);
 	}
 	if (s->mode->teardown)

@@ -192,6 +192,11 @@ static void watch_report(struct bench *b, const struct ipistorm_opts *o, struct 
 noreturn void watch_main(struct bench *b, const struct ipistorm_opts *o)
 {
 	struct ipi_watch *w = calloc(1, sizeof(*w));
+	const struct plan_phase phases[] = {
+		{ "watch", 1, 1 },	/* watch_report: every IPI traced or counted */
+		{ "limit", 1, 1 },	/* watch_report: --max */
+		{ NULL }
+	};
 	char list[512], err[256];
 	cpu_mask_t watched;
 
@@ -199,7 +204,7 @@ noreturn void watch_main(struct bench *b, const struct ipistorm_opts *o)
 		ksft_exit_fail_msg("no memory\n");
 	watch_cpus(b, o, &watched);
 	cpu_mask_format(&watched, list, sizeof(list));
-	bench_plan(b, 2);
+	bench_phases(b, phases);
 	if (ipi_watch_open(w, o->method, &watched, err, sizeof(err)))
 		bench_skip(b, "%s", err);
 	if (w->why_procfs[0])
