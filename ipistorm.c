@@ -22,6 +22,7 @@
  */
 #include "ipistorm.h"
 #include "lib/ipi_watch.h"
+#include "lib/util.h"
 
 /* The storm modes, in the order of --mode's names; watch comes last. */
 enum { MODE_MEMBARRIER, MODE_PERF_READ, MODE_TLB, MODE_KMOD, MODE_WATCH };
@@ -31,6 +32,8 @@ static const char *const mode_names[] = {
 static const struct storm_mode *const storm_modes[MODE_WATCH] = {
 	&membarrier_mode, &perf_read_mode, &tlb_mode, &kmod_mode,
 };
+_Static_assert(ARRAY_SIZE(mode_names) == ARRAY_SIZE(storm_modes) + 2,
+	       "a storm mode in mode_names needs its entry in storm_modes");
 static const char *const target_names[] = { "idle", "busy", NULL };
 const char *const tlb_op_names[] = { "madvise", "mprotect", NULL };
 
