@@ -104,7 +104,7 @@ struct storm_mode {
 	bool (*run)(struct storm *s, bool counting);
 	/* after the runs, on a normal exit */
 	void (*teardown)(struct storm *s);
-	/* why calls found dst busy with another task deliver nothing */
+	/* why calls that find dst running another task deliver nothing */
 	const char *busy_dst_why;
 	/*
 	 * The mode's own verdicts per pair, after the delivery check: the

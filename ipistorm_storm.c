@@ -423,7 +423,8 @@ static void delivery_verdict(struct bench *b, struct pair *p)
 		snprintf(why, sizeof(why),
 			 "cpu %d also ran other tasks: the spinner was switched out %llu times and had %.1f%% of it; %s",
 			 p->dst, (unsigned long long)preempted, p->spin_share * 100,
-			 p->mode->busy_dst_why);
+			 p->mode->busy_dst_why ? p->mode->busy_dst_why :
+			 "calls made meanwhile may need no IPI");
 	else
 		snprintf(why, sizeof(why), "%llu calls reached no CPU", (unsigned long long)none);
 	ok = judged == IPI_DELIVERY_OK;
