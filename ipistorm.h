@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ipistorm's parts: the options, a pair of CPUs under a storm, and the
+ * storm modes. A storm mode is one struct storm_mode (its setup, its
+ * measured loop or whole pass, its teardown and what its delivery check
+ * expects) in a file of its own or in ipistorm_modes.c; the runs and the
+ * delivery check that every mode shares are in ipistorm_storm.c, the
+ * watch in ipistorm_watch.c, the options and main() in ipistorm.c.
+ */
+#ifndef IPISTORM_H
+#define IPISTORM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/bench.h"
+#include "lib/ipi.h"
+#include "lib/spinner.h"
+
+#define MAX_PAIRS	8
+
+struct ipistorm_opts {
+	int mode, target, tlb_op;
+	const char *pairs, *pair_rel, *module;
+	cpu_mask_t src_list, watch;
+	bool src_list_given, watch_given, offset_given, max_given;
+	uint64_t offset, delay_us, timeout_s, max_ipis;
+	bool all, no_wait, method_given;
+	int method;
+};
+
+extern const char *const tlb_op_names[];
+
+/*
+ * What reached dst, counted by the kernel in the counted passes (each
+ * timed run is paired with a counted run of the same size: the timed
+ * one has no per-event counting attached), from the storm's own sends.
+ */
+struct delivery {
+	bool counted;			/* every counted pass was read */
+	bool have_queued;
+	char why[192];			/* why it could not count */
+	uint64_t calls;			/* calls of the counted passes */
+	double ns;			/* and their time */
+	uint64_t real, elided, queued;
+	int64_t cal, tlb, res;		/* /proc/interrupts on dst, timed passes */
+};
+
+struct storm_mode;
+
+/* A pair of CPUs: src sends, dst receives. */
+struct pair {
+	int src, dst;
+	enum cpu_relation rel;
+	bool rel_known;
+	const struct storm_mode *mode;
+	void *priv;			/* the mode's state for this pair */
+	bool busy;			/* a spinner keeps dst busy */
+	const char *variant;		/* the mode's detail in desc, or NULL */
+	struct spinner spin;
+	struct counter switched;	/* the spinner switched out on dst */
+	pthread_t thread;
+	uint64_t n, end_ns, done;	/* one run: calls asked, deadline, made */
+	double ns;
+	bool counting;			/* this pass counts the deliveries */
+	struct ipi_count cnt;		/* its counters, filtered to the sender */
+	bool cnt_ok;
+	int64_t pass_cal;		/* CAL on dst over the last timed pass */
+	bool procfs_share;		/* per-IPI figures from CAL, not counted */
+	uint64_t calls;			/* over all timed runs */
+	unsigned long long spin0;
+	double spin_share;		/* of dst over the runs, -1 unknown */
+	struct delivery d;
+	struct metric *ns_m, *rate_m, *call_m, *time_m;
+	char desc[128];
+	char why[160];			/* why a run failed */
+};
+
+/* One storm: the pairs storming at once in one mode. */
+struct storm {
+	struct bench *b;
+	const struct ipistorm_opts *o;
+	const struct storm_mode *mode;
+	struct pair p[MAX_PAIRS];
+	int np;
+	void *priv;			/* the mode's state for the whole storm */
+};
+
+/*
+ * A storm mode. Either @burst (a storm thread pinned to src makes the
+ * calls, @burst is the measured loop: @n calls, how many were made) or
+ * @run (the mode makes a whole pass of every pair itself, fills each
+ * pair's done and ns, and says why a pair's pass failed in its why).
+ * Every hook but the one of those two may be NULL.
+ */
+struct storm_mode {
+	const char *name;
+	/* once, before the plan: feature probes (SKIP when missing) */
+	void (*setup)(struct storm *s);
+	/* per pair: what dst needs; sets p->busy for a spinner on dst */
+	void (*pair_setup)(struct storm *s, struct pair *p);
+	uint64_t (*burst)(struct pair *p, uint64_t n);
+	bool (*run)(struct storm *s, bool counting);
+	/* after the runs, on a normal exit */
+	void (*teardown)(struct storm *s);
+	/* why calls that find dst running another task deliver nothing */
+	const char *busy_dst_why;
+	/*
+	 * The mode's own verdicts per pair, after the delivery check: the
+	 * phase @phase of the plan, @phase_verdicts results a pair when
+	 * @phase_on (NULL: always) says that it runs.
+	 */
+	const char *phase;
+	unsigned int phase_verdicts;
+	bool (*phase_on)(const struct storm *s);
+	void (*verdicts)(struct storm *s, struct pair *p);
+};
+
+extern const struct storm_mode membarrier_mode, perf_read_mode, tlb_mode,
+	kmod_mode;
+
+/* ipistorm_storm.c: the runs and the delivery check of every mode. */
+void storm_setup(struct storm *s);
+void storm_measure(struct storm *s);
+void pass_count_start(struct pair *p, const char *sender);
+void pass_count_stop(struct pair *p);
+
+/* ipistorm_watch.c */
+noreturn void watch_main(struct bench *b, const struct ipistorm_opts *o);
+
+#endif

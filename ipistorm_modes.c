@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ipistorm's user-space storm modes: a thread pinned to src makes calls
+ * that each need one IPI to dst, and waits for it. Each mode is its
+ * setup and its measured loop (the operation and nothing else; the
+ * storm thread times it from outside, 256 calls a burst).
+ */
+#include <errno.h>
+#include <linux/membarrier.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "ipistorm.h"
+
+/*
+ * membarrier: membarrier(PRIVATE_EXPEDITED_RSEQ, FLAG_CPU, dst) while a
+ * thread of this process spins on dst.
+ */
+static void membarrier_setup(struct storm *s)
+{
+	long q = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+
+	if (q < 0)
+		bench_skip(s->b, "membarrier: %s", strerror(errno));
+	if (!(q & MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ))
+		bench_skip(s->b, "membarrier PRIVATE_EXPEDITED_RSEQ not supported by this kernel (CONFIG_RSEQ?)");
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0))
+		bench_skip(s->b, "membarrier REGISTER_PRIVATE_EXPEDITED_RSEQ: %s", strerror(errno));
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ,
+		    MEMBARRIER_CMD_FLAG_CPU, 0) && errno == EINVAL)
+		bench_skip(s->b, "membarrier MEMBARRIER_CMD_FLAG_CPU not supported (kernel < 5.10)");
+}
+
+static void membarrier_pair_setup(struct storm *s, struct pair *p)
+{
+	(void)s;
+	p->busy = true;
+}
+
+static uint64_t membarrier_burst(struct pair *p, uint64_t n)
+{
+	for (uint64_t k = 0; k < n; k++)
+		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ,
+			MEMBARRIER_CMD_FLAG_CPU, p->dst);
+	return n;
+}
+
+const struct storm_mode membarrier_mode = {
+	.name = "membarrier",
+	.setup = membarrier_setup,
+	.pair_setup = membarrier_pair_setup,
+	.burst = membarrier_burst,
+	.busy_dst_why = "membarrier returns at once, without an IPI, while dst runs another process",
+};
+
+/*
+ * perf-read: read() of a software perf event bound to dst (idle dst by
+ * default, as the ipistorm numbers of seed 002; --target busy keeps a
+ * spinner on it).
+ */
+static void perf_read_pair_setup(struct storm *s, struct pair *p)
+{
+	struct counter *ev = calloc(1, sizeof(*ev));
+
+	if (!ev)
+		ksft_exit_fail_msg("no memory\n");
+	if (counter_open_sw(ev, PERF_COUNT_SW_CPU_CLOCK, -1, p->dst))
+		bench_skip(s->b, "perf event on cpu %d: %s", p->dst, ev->error);
+	counter_enable(ev);
+	p->priv = ev;
+	p->busy = s->o->target == 1;
+}
+
+static uint64_t perf_read_burst(struct pair *p, uint64_t n)
+{
+	int fd = ((struct counter *)p->priv)->fd;
+	uint64_t val;
+
+	for (uint64_t k = 0; k < n; k++)
+		if (read(fd, &val, sizeof(val)) != sizeof(val))
+			return k;
+	return n;
+}
+
+const struct storm_mode perf_read_mode = {
+	.name = "perf-read",
+	.pair_setup = perf_read_pair_setup,
+	.burst = perf_read_burst,
+	.busy_dst_why = "no shootdown is needed while dst runs another mm",
+};
+
+/*
+ * tlb: madvise(MADV_DONTNEED) or mprotect() of a page of this process
+ * while a thread of it runs on dst: a shootdown each.
+ */
+struct tlb_page {
+	char *page;
+	size_t size;
+	bool mprotect, writable;
+};
+
+static void tlb_pair_setup(struct storm *s, struct pair *p)
+{
+	struct tlb_page *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		ksft_exit_fail_msg("no memory\n");
+	t->size = sysconf(_SC_PAGESIZE);
+	t->mprotect = s->o->tlb_op == 1;
+	t->writable = true;
+	t->page = mmap(NULL, t->size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (t->page == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+	t->page[0] = 1;
+	p->priv = t;
+	p->busy = true;
+	p->variant = tlb_op_names[s->o->tlb_op];
+}
+
+static uint64_t tlb_burst(struct pair *p, uint64_t n)
+{
+	struct tlb_page *t = p->priv;
+
+	if (!t->mprotect) {
+		for (uint64_t k = 0; k < n; k++) {
+			t->page[0] = 1;	/* map it again */
+			madvise(t->page, t->size, MADV_DONTNEED);
+		}
+		return n;
+	}
+	/* every change of protection is one flush */
+	for (uint64_t k = 0; k < n; k++) {
+		t->writable = !t->writable;
+		mprotect(t->page, t->size, t->writable ?
+			 PROT_READ | PROT_WRITE : PROT_READ);
+	}
+	return n;
+}
+
+const struct storm_mode tlb_mode = {
+	.name = "tlb",
+	.pair_setup = tlb_pair_setup,
+	.burst = tlb_burst,
+	.busy_dst_why = "no shootdown is needed while dst runs another mm",
+};
