@@ -90,7 +90,7 @@ const struct storm_mode perf_read_mode = {
 	.name = "perf-read",
 	.pair_setup = perf_read_pair_setup,
 	.burst = perf_read_burst,
-	.busy_dst_why = "no shootdown is needed while dst runs another mm",
+	.busy_dst_why = "an event not active on dst is read without an IPI",
 };
 
 /*
