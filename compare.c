@@ -54,11 +54,16 @@ static bool wants_bisect(int argc, char **argv)
 
 /* What the option table cannot check: the operands and combinations. */
 static void args_check(struct compare *c, const char *threshold,
-		       const struct common_opts *co)
+		       const char *threshold_abs, const struct common_opts *co)
 {
 	if (threshold && parse_pct(threshold, &c->o.threshold_pct))
 		compare_die(c, "--threshold: '%s' is not a percentage (0 to 999, e.g. 5 or 2.5%%)",
 			    threshold);
+	if (threshold_abs && (parse_double(threshold_abs, &c->o.threshold_abs) ||
+			      c->o.threshold_abs < 0))
+		compare_die(c, "--threshold-abs: '%s' is not a number from 0 (in the metric's unit)",
+			    threshold_abs);
+	c->o.abs_threshold = threshold_abs;
 	c->nsides = co->noperands;
 	if (c->nsides > MAX_SIDES)
 		compare_die(c, "at most %d results to compare", MAX_SIDES);
@@ -67,8 +72,6 @@ static void args_check(struct compare *c, const char *threshold,
 	if (!c->nsides || (c->nsides == 1 && !c->o.kcidb))
 		compare_die(c, "need a base and at least one result to compare (see --help)");
 	/* options that would do nothing are refused, not ignored */
-	if (c->o.metric && !c->o.bisect)
-		compare_die(c, "--metric belongs to --bisect");
 	if (c->o.plot && (c->o.bisect || c->nsides == 1))
 		compare_die(c, "--plot draws the side-by-side table's metrics: not with %s",
 			    c->o.bisect ? "--bisect" : "a single result");
@@ -78,7 +81,7 @@ static void args_check(struct compare *c, const char *threshold,
 
 static void parse_args(struct compare *c, int argc, char **argv)
 {
-	const char *threshold = NULL;
+	const char *threshold = NULL, *threshold_abs = NULL;
 	struct common_opts co = { 0 };
 	const struct opt opts[] = {
 		{ .name = "markdown", .type = OPT_FLAG, .dest = &c->o.markdown,
@@ -96,6 +99,9 @@ static void parse_args(struct compare *c, int argc, char **argv)
 		{ .name = "threshold", .type = OPT_STRING, .dest = &threshold,
 		  .arg = "PCT",
 		  .help = "--bisect: how much worse is still good, in % (default 5)" },
+		{ .name = "threshold-abs", .type = OPT_STRING, .dest = &threshold_abs,
+		  .arg = "VALUE",
+		  .help = "--bisect: how much worse is still good, in the metric's unit (for counts near 0)" },
 		{ .name = "emulated-timings", .type = OPT_FLAG,
 		  .dest = &c->o.emulated_timings,
 		  .help = "judge timing metrics measured under emulation (TCG) too" },
@@ -113,6 +119,16 @@ static void parse_args(struct compare *c, int argc, char **argv)
 			   "       compare --bisect [OPTION]... BASELINE RESULT\n"
 			   "       compare --kcidb FILE RESULT",
 		.opts = opts,
+		/* options that would do nothing are refused, not ignored */
+		.rules = (const struct opt_rule[]){
+			{ "metric", OPT_NEEDS, "bisect" },
+			{ "threshold", OPT_NEEDS, "bisect|kcidb" },
+			{ "threshold-abs", OPT_NEEDS, "bisect" },
+			{ "threshold-abs", OPT_CONFLICTS, "threshold" },
+			{ "markdown", OPT_CONFLICTS, "bisect" },
+			{ "kcidb-build", OPT_NEEDS, "kcidb" },
+			{ NULL }
+		},
 		.operands = "BASE RESULT...",
 		.usage_exit = c->error_exit,
 		.exit_help = "Exit status: 0 done, 2 bad input; with --bisect 0 good, 1 bad,\n"
@@ -120,7 +136,7 @@ static void parse_args(struct compare *c, int argc, char **argv)
 	};
 
 	opts_parse(&spec, &co, argc, argv);
-	args_check(c, threshold, &co);
+	args_check(c, threshold, threshold_abs, &co);
 }
 
 static void side_add_file(struct compare *c, struct side *s, const char *path)

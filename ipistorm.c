@@ -120,10 +120,6 @@ static void opts_check(struct bench *b, struct ipistorm_opts *o)
 {
 	if (o->watch_given)
 		o->mode = MODE_WATCH;
-	if (o->max_given && o->mode != MODE_WATCH)
-		bench_usage_error(b, "--max goes with --watch");
-	if (o->method_given && o->mode != MODE_WATCH)
-		bench_usage_error(b, "--method goes with --watch");
 	if (o->offset_given != o->src_list_given)
 		bench_usage_error(b, "--src-list and --offset go together");
 	if (o->mode != MODE_WATCH && !b->opt.duration_given)
@@ -170,7 +166,7 @@ int main(int argc, char **argv)
 		{ .name = "max", .type = OPT_UINT, .dest = &o.max_ipis, .given = &o.max_given,
 		  .arg = "N", .max = 1e15, .help = "watch: fail when more IPIs than N" },
 		{ .name = "method", .type = OPT_CHOICE, .dest = &o.method,
-		  .given = &o.method_given, .arg = "auto|trace|procfs",
+		  .arg = "auto|trace|procfs",
 		  .choices = ipi_watch_method_names,
 		  .help = "watch: IPIs sent (ipi tracepoints, Linux >= 6.3), received (/proc/interrupts), or auto" },
 		{ NULL }
@@ -185,6 +181,15 @@ int main(int argc, char **argv)
 		.quick = { .loops = 2000, .runs = 2, .duration_s = 2 },
 		.rules = (const struct opt_rule[]){
 			{ "watch", OPT_CONFLICTS, "mode!=watch" },
+			{ "max", OPT_NEEDS, "watch|mode=watch" },
+			{ "method", OPT_NEEDS, "watch|mode=watch" },
+			/* a watch sends nothing: no pairs, calls, runs or pass timeout */
+			{ "pairs", OPT_CONFLICTS, "watch|mode=watch" },
+			{ "pair", OPT_CONFLICTS, "watch|mode=watch" },
+			{ "src-list", OPT_CONFLICTS, "watch|mode=watch" },
+			{ "timeout", OPT_CONFLICTS, "watch|mode=watch" },
+			{ "loops", OPT_CONFLICTS, "watch|mode=watch" },
+			{ "runs", OPT_CONFLICTS, "watch|mode=watch" },
 			{ "pairs", OPT_CONFLICTS, "pair" },
 			{ "src-list", OPT_CONFLICTS, "pairs" },
 			{ "src-list", OPT_CONFLICTS, "pair" },

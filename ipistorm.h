@@ -26,7 +26,7 @@ struct ipistorm_opts {
 	cpu_mask_t src_list, watch;
 	bool src_list_given, watch_given, offset_given, max_given;
 	uint64_t offset, delay_us, timeout_s, max_ipis;
-	bool all, no_wait, method_given;
+	bool all, no_wait;
 	int method;
 };
 

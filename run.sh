@@ -42,7 +42,7 @@ test_built() {
 usage() {
 	cat <<USAGE
 Usage: $0 [-t NAME]... [--quick] [-o DIR] [--timeout SECS] [-l] [-- PROGRAM ARGS]
-       $0 --bisect --baseline GOOD [--metric NAME] [--threshold PCT] [-t NAME]...
+       $0 --bisect --baseline GOOD [--metric NAME] [--threshold PCT | --threshold-abs V] [-t NAME]...
 Run the isolbench programs (default: all that are built) and print KTAP.
 
   -t, --test NAME     run only NAME (repeatable)
@@ -56,6 +56,8 @@ Run the isolbench programs (default: all that are built) and print KTAP.
       --metric NAME   --bisect: the metric to judge (default: each program's
                       first metric with better lower|higher)
       --threshold PCT --bisect: how much worse is still good (default 5%)
+      --threshold-abs V --bisect: the same in the metric's own unit, for
+                      counts near 0 (0.01 softirqs/tick: a % of it is noise)
   -h, --help          this help
 Arguments after -- go to every program (e.g. -- --load).
 USAGE
@@ -83,7 +85,7 @@ prog_args=()
 bisect=""
 baseline=""
 metric=""
-threshold=5
+cmp_threshold=()	# --threshold PCT or --threshold-abs V, as compare takes it
 kcidb=""
 
 while [ $# -gt 0 ]; do
@@ -106,9 +108,9 @@ while [ $# -gt 0 ]; do
 	--metric)
 		[ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a metric name"
 		metric=$2; shift 2 ;;
-	--threshold)
-		[ $# -ge 2 ] || die "$1 needs a percentage"
-		threshold=$2; shift 2 ;;
+	--threshold|--threshold-abs)
+		[ $# -ge 2 ] || die "$1 needs a value"
+		cmp_threshold+=("$1" "$2"); shift 2 ;;
 	--kcidb)
 		[ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a file"
 		kcidb=$2; shift 2 ;;
@@ -136,9 +138,6 @@ if [ -n "$bisect" ]; then
 	[ -f "$baseline" ] || [ -d "$baseline" ] ||
 		die "--baseline $baseline: not a regular file or a directory"
 	[ -x "$here/compare" ] || die "compare is not built in $here (run make)"
-	case "$threshold" in
-	*[!0-9.%]*|''|.*|%*|*%?*|*.*.*) die "--threshold: '$threshold' is not a percentage (e.g. 5 or 2.5%)" ;;
-	esac
 	if [ -z "$tests" ]; then
 		# the programs the baseline has results of
 		if [ -d "$baseline" ]; then
@@ -159,13 +158,14 @@ if [ -n "$bisect" ]; then
 	[ -d "$baseline" ] || [ $# -eq 1 ] ||
 		die "--baseline $baseline is one result file: give a directory (run.sh -o) for several tests"
 	[ -z "$list" ] || die "--list and --bisect do not go together"
-	# the baseline and the metric are checked before anything runs
-	pre=(--bisect --threshold "$threshold")
+	# the baseline, the metric and the threshold are checked by compare
+	# (one number syntax for all) before anything runs
+	pre=(--bisect "${cmp_threshold[@]}")
 	[ -n "$metric" ] && pre+=(--metric "$metric")
 	"$here/compare" "${pre[@]}" "$baseline" "$baseline" >/dev/null
 	case $? in 0|1|125) ;; *) exit 255 ;; esac
-elif [ -n "$metric" ] || [ -n "$baseline" ]; then
-	die "--metric and --baseline belong to --bisect"
+elif [ -n "$metric" ] || [ -n "$baseline" ] || [ ${#cmp_threshold[@]} -gt 0 ]; then
+	die "--metric, --baseline, --threshold and --threshold-abs belong to --bisect"
 fi
 if [ -n "$kcidb" ]; then
 	[ -x "$here/compare" ] ||
@@ -217,18 +217,19 @@ if [ -n "$bisect" ] || [ -n "$kcidb" ]; then
 	resdir=$tmpres
 fi
 
-# prog_options PROGRAM: its options, "--NAME -K ARG" per line (opts.c)
+# prog_options PROGRAM [ARGS]: the options PROGRAM takes with ARGS (a
+# mode: ipistorm --mode watch takes no -n), "--NAME -K ARG" per line
 prog_options() {
-	"$here/$1" --list-options 2>/dev/null
+	"$here/$1" "${@:2}" --list-options 2>/dev/null
 }
 
-# pass_args PROGRAM: set pass[] to the arguments after -- that PROGRAM
-# takes and dropped[] to those it does not take but another program of
-# the suite does (with their values); anything no program knows is
-# passed on, so that the program reports it.
+# pass_args PROGRAM [ARGS]: set pass[] to the arguments after -- that
+# PROGRAM with ARGS takes and dropped[] to those it does not take but
+# another program of the suite does (with their values); anything no
+# program knows is passed on, so that the program reports it.
 pass_args() {
 	local mine all a name i=0 n=${#prog_args[@]} arity
-	mine=$(prog_options "$1")
+	mine=$(prog_options "$@")
 	all=$all_options
 	pass=()
 	dropped=()
@@ -271,7 +272,7 @@ if [ ${#prog_args[@]} -gt 0 ]; then
 		test_built "$t" || continue
 		cmd=($(test_command "$t"))
 		all_options="$all_options
-$(prog_options "${cmd[0]}")"
+$(prog_options "${cmd[@]}")"
 	done
 fi
 
@@ -313,9 +314,9 @@ for t in $tests; do
 	tee "$work/$t.log" <"$fifo" | sed -u 's/^/# /' &
 	reader=$!
 	cmd=($(test_command "$t"))
-	pass_args "${cmd[0]}"
+	pass_args "${cmd[@]}"
 	[ ${#dropped[@]} -eq 0 ] ||
-		echo "# run.sh: ${cmd[0]} does not take ${dropped[*]}: not passed to it"
+		echo "# run.sh: $t does not take ${dropped[*]}: not passed to it"
 	started=$SECONDS
 	timeout --foreground -k 10 "$timeout" "$here/${cmd[0]}" "${cmd[@]:1}" \
 		"${args[@]}" "${pass[@]}" >"$fifo" 2>&1 &
@@ -393,7 +394,7 @@ fi
 set -- $tests
 new=$resdir
 [ -d "$baseline" ] || new=$resdir/$1.json
-cargs=(--bisect --threshold "$threshold")
+cargs=(--bisect "${cmp_threshold[@]}")
 [ -n "$metric" ] && cargs+=(--metric "$metric")
 [ -n "$kcidb" ] && cargs+=(--kcidb "$kcidb")
 if ls "$resdir"/*.json >/dev/null 2>&1; then

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cmp.h"
@@ -12,12 +13,15 @@ void cmp_metrics(const struct stats *base, const struct stats *new_,
 		c->why_not = "fewer than 2 samples";
 		return;
 	}
-	if (base->mean == 0 || !isfinite(base->mean)) {
-		c->why_not = "base mean is 0";
+	if (!isfinite(base->mean) || !isfinite(new_->mean) ||
+	    stats_welch(base, new_, &c->w)) {
+		c->why_not = "no test";
 		return;
 	}
-	if (stats_welch(base, new_, &c->w)) {
-		c->why_not = "no test";
+	c->welch = true;
+	c->significant = c->w.p < CMP_ALPHA;
+	if (base->mean == 0) {
+		c->why_not = "base mean is 0";
 		return;
 	}
 	/*
@@ -25,10 +29,24 @@ void cmp_metrics(const struct stats *base, const struct stats *new_,
 	 * ministat prints it; the base mean's own uncertainty is in the
 	 * Welch interval of the difference, not in the denominator.
 	 */
-	c->tested = true;
 	c->change_pct = 100 * c->w.diff / fabs(base->mean);
 	c->ci_pct = 100 * (c->w.diff_hi - c->w.diff) / fabs(base->mean);
-	c->significant = c->w.p < CMP_ALPHA;
+	/* a base mean of 1e-300 against 1e10: no percentage to print */
+	if (!isfinite(c->change_pct) || !isfinite(c->ci_pct)) {
+		c->why_not = "base mean too small";
+		return;
+	}
+	c->tested = true;
+}
+
+const char *cmp_pct(char *buf, size_t len, double pct, bool sign)
+{
+	/* one decimal up to 99999.9%, then three digits and an exponent */
+	if (fabs(pct) < 1e5)
+		snprintf(buf, len, sign ? "%+.1f%%" : "%.1f%%", pct);
+	else
+		snprintf(buf, len, sign ? "%+.3g%%" : "%.3g%%", pct);
+	return buf;
 }
 
 const char *cmp_direction(const struct cmp *c)
@@ -49,10 +67,26 @@ const char *cmp_judgement(const struct cmp *c, enum better better)
 	return "improvement";
 }
 
+/* The verdict on how much worse, its 95% interval [@lo, @hi]. */
+static enum bisect_verdict worse_judge(const struct cmp *c, double lo, double hi,
+				       double threshold, const char **why)
+{
+	if (hi <= threshold) {
+		*why = "not worse than the threshold (whole 95% CI within it)";
+		return BISECT_GOOD;
+	}
+	if (lo > threshold && c->significant) {
+		*why = "significantly worse beyond the threshold (whole 95% CI beyond it)";
+		return BISECT_BAD;
+	}
+	*why = "the 95% CI straddles the threshold: too noisy to decide";
+	return BISECT_UNDECIDED;
+}
+
 enum bisect_verdict cmp_bisect(const struct cmp *c, enum better better,
 			       double threshold_pct, const char **why)
 {
-	double worse, lo, hi;
+	double worse;
 
 	if (!c->tested) {
 		*why = c->why_not;
@@ -64,16 +98,22 @@ enum bisect_verdict cmp_bisect(const struct cmp *c, enum better better,
 	}
 	/* how much worse than the base, in %, and its 95% interval */
 	worse = better == BETTER_LOWER ? c->change_pct : -c->change_pct;
-	lo = worse - c->ci_pct;
-	hi = worse + c->ci_pct;
-	if (hi <= threshold_pct) {
-		*why = "not worse than the threshold (whole 95% CI within it)";
-		return BISECT_GOOD;
+	return worse_judge(c, worse - c->ci_pct, worse + c->ci_pct, threshold_pct, why);
+}
+
+enum bisect_verdict cmp_bisect_abs(const struct cmp *c, enum better better,
+				   double threshold, const char **why)
+{
+	if (!c->welch) {
+		*why = c->why_not;
+		return BISECT_UNDECIDED;
 	}
-	if (lo > threshold_pct && c->significant) {
-		*why = "significantly worse beyond the threshold (whole 95% CI beyond it)";
-		return BISECT_BAD;
+	if (better == BETTER_NONE) {
+		*why = "the metric has no better direction";
+		return BISECT_UNDECIDED;
 	}
-	*why = "the 95% CI straddles the threshold: too noisy to decide";
-	return BISECT_UNDECIDED;
+	/* how much worse than the base in the metric's unit: the difference */
+	if (better == BETTER_LOWER)
+		return worse_judge(c, c->w.diff_lo, c->w.diff_hi, threshold, why);
+	return worse_judge(c, -c->w.diff_hi, -c->w.diff_lo, threshold, why);
 }

@@ -9,6 +9,7 @@
 #define ISOLBENCH_CMP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "result.h"
 #include "stats.h"
@@ -16,7 +17,8 @@
 #define CMP_ALPHA	0.05	/* significant when Welch's p < this */
 
 struct cmp {
-	bool tested;		/* both sides n >= 2 and a non-zero base mean */
+	bool welch;		/* both sides n >= 2: the test and w are there */
+	bool tested;		/* and a base mean that gives percentages */
 	const char *why_not;	/* when not tested */
 	struct welch w;
 	double change_pct;	/* 100 * (mean_new - mean_base) / |mean_base| */
@@ -34,6 +36,11 @@ enum bisect_verdict {
 
 void cmp_metrics(const struct stats *base, const struct stats *new_,
 		 struct cmp *c);
+/*
+ * @pct as text in at most 10 characters ("+12.3%", "+1.2e+07%"), with
+ * its sign when @sign; returns @buf.
+ */
+const char *cmp_pct(char *buf, size_t len, double pct, bool sign);
 /* "increase"/"decrease"/"no change" */
 const char *cmp_direction(const struct cmp *c);
 /* "regression"/"improvement" for better=lower|higher, else the direction. */
@@ -45,5 +52,12 @@ const char *cmp_judgement(const struct cmp *c, enum better better);
  */
 enum bisect_verdict cmp_bisect(const struct cmp *c, enum better better,
 			       double threshold_pct, const char **why);
+/*
+ * The same with the threshold in the metric's own unit, on the
+ * difference of the means: for counts whose base is near 0, where a
+ * percentage of the base is all noise (0.01 TIMER softirqs per tick).
+ */
+enum bisect_verdict cmp_bisect_abs(const struct cmp *c, enum better better,
+				   double threshold, const char **why);
 
 #endif

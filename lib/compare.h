@@ -30,7 +30,9 @@ struct compare_opts {
 	const char *kcidb_build;	/* the farm's build id */
 	const char *metric;		/* --bisect: the metric to judge */
 	const char *labels;		/* "base,patched" */
-	double threshold_pct;
+	double threshold_pct;		/* --threshold, in % of the base */
+	double threshold_abs;		/* --threshold-abs, the metric's unit */
+	bool abs_threshold;		/* --threshold-abs given: it judges */
 };
 
 /* One kernel: a file or a directory of results. */
@@ -61,6 +63,13 @@ const struct result *compare_side_find(const struct side *s, const char *prog);
 /* Numbers that fit 9 columns with enough digits to compare. */
 const char *compare_num(char *buf, size_t len, double v);
 void compare_wrapped(const char *lead, const char *text, int lines, int indent);
+/*
+ * The bisect verdict on @x against the threshold of --threshold or
+ * --threshold-abs, with @why; the record of it for KCIDB in @kc.
+ */
+enum bisect_verdict compare_judge(const struct compare *c, const struct cmp *x,
+				  enum better better, const char **why);
+void compare_threshold_record(const struct compare *c, struct kcidb_cmp *kc);
 bool compare_emulated_timing(const struct compare *c, const struct result *a,
 			     const struct result *b, const struct result_metric *m);
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* compare --bisect: one result against a baseline, as git bisect run's exit code. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +27,20 @@ static const struct result_metric *bisect_metric(const struct compare *c,
 	return NULL;
 }
 
+enum bisect_verdict compare_judge(const struct compare *c, const struct cmp *x,
+				  enum better better, const char **why)
+{
+	if (c->o.abs_threshold)
+		return cmp_bisect_abs(x, better, c->o.threshold_abs, why);
+	return cmp_bisect(x, better, c->o.threshold_pct, why);
+}
+
+void compare_threshold_record(const struct compare *c, struct kcidb_cmp *kc)
+{
+	kc->threshold = c->o.abs_threshold ? c->o.threshold_abs : c->o.threshold_pct;
+	kc->threshold_unit = c->o.abs_threshold ? kc->metric->unit : NULL;
+}
+
 /* The worse of two verdicts: bad over undecided over good. */
 static int verdict_worse(int a, int b)
 {
@@ -34,6 +49,37 @@ static int verdict_worse(int a, int b)
 	if (a == BISECT_UNDECIDED || b == BISECT_UNDECIDED)
 		return BISECT_UNDECIDED;
 	return BISECT_GOOD;
+}
+
+/*
+ * "bisect: PROG METRIC: baseline B UNIT, now N UNIT, CHANGE +-CI
+ * (regression): bad", the change in % of the base, or in the metric's
+ * unit with --threshold-abs.
+ */
+static void bisect_line(const struct compare *c, const char *prog,
+			const struct result_metric *bm, const struct result_metric *nm,
+			const struct cmp *x, enum bisect_verdict v)
+{
+	char bv[32], nv[32], chg[32], ci[32];
+
+	if (c->o.abs_threshold ? !x->welch : !x->tested) {
+		printf("bisect: %s %s: undecided\n", prog, bm->name);
+		return;
+	}
+	if (c->o.abs_threshold) {
+		compare_num(chg + 1, sizeof(chg) - 1, fabs(x->w.diff));
+		chg[0] = x->w.diff < 0 ? '-' : '+';
+		snprintf(chg + strlen(chg), sizeof(chg) - strlen(chg), " %s", bm->unit);
+		compare_num(ci, sizeof(ci), x->w.diff_hi - x->w.diff);
+	} else {
+		cmp_pct(chg, sizeof(chg), x->change_pct, true);
+		cmp_pct(ci, sizeof(ci), x->ci_pct, false);
+	}
+	printf("bisect: %s %s: baseline %s %s, now %s %s, %s +-%s (%s): %s\n",
+	       prog, bm->name, compare_num(bv, sizeof(bv), bm->st.mean), bm->unit,
+	       compare_num(nv, sizeof(nv), nm->st.mean), nm->unit, chg, ci,
+	       cmp_judgement(x, bm->better),
+	       v == BISECT_GOOD ? "good" : v == BISECT_BAD ? "bad" : "undecided");
 }
 
 /*
@@ -48,7 +94,6 @@ static int bisect_result(struct compare *c, const struct result *n)
 	enum bisect_verdict v;
 	const char *why;
 	struct cmp x;
-	char bv[32], nv[32];
 
 	if (!b) {
 		if (c->o.metric)
@@ -69,24 +114,19 @@ static int bisect_result(struct compare *c, const struct result *n)
 		return BISECT_UNDECIDED;
 	}
 	cmp_metrics(&bm->st, &nm->st, &x);
-	v = cmp_bisect(&x, bm->better, c->o.threshold_pct, &why);
+	v = compare_judge(c, &x, bm->better, &why);
 	if (compare_emulated_timing(c, b, n, nm)) {
 		v = BISECT_UNDECIDED;
 		why = COMPARE_EMULATED_WHY;
 	}
-	if (c->nkc < ARRAY_SIZE(c->kc))
-		c->kc[c->nkc++] = (struct kcidb_cmp){
-			.res = n, .metric = nm, .base_label = bs->label,
-			.c = x, .verdict = v, .why = why,
-			.threshold_pct = c->o.threshold_pct };
-	if (x.tested)
-		printf("bisect: %s %s: baseline %s %s, now %s %s, %+.1f%% +-%.1f%% (%s): %s\n",
-		       n->program, bm->name, compare_num(bv, sizeof(bv), bm->st.mean),
-		       bm->unit, compare_num(nv, sizeof(nv), nm->st.mean), nm->unit,
-		       x.change_pct, x.ci_pct, cmp_judgement(&x, bm->better),
-		       v == BISECT_GOOD ? "good" : v == BISECT_BAD ? "bad" : "undecided");
-	else
-		printf("bisect: %s %s: undecided\n", n->program, bm->name);
+	if (c->nkc < ARRAY_SIZE(c->kc)) {
+		struct kcidb_cmp *kc = &c->kc[c->nkc++];
+
+		*kc = (struct kcidb_cmp){ .res = n, .metric = nm, .base_label = bs->label,
+					  .c = x, .verdict = v, .why = why };
+		compare_threshold_record(c, kc);
+	}
+	bisect_line(c, n->program, bm, nm, &x, v);
 	printf("bisect:   %s\n", why);
 	return v;
 }
@@ -96,8 +136,12 @@ int compare_bisect(struct compare *c)
 	const struct side *bs = &c->sides[0], *ns = &c->sides[1];
 	int verdict = BISECT_GOOD, judged = 0;
 
-	printf("bisect: %s against baseline %s, threshold %g%% (Welch's t-test, 95%% CI)\n",
-	       ns->path, bs->path, c->o.threshold_pct);
+	if (c->o.abs_threshold)
+		printf("bisect: %s against baseline %s, threshold +%g in the metric's unit (Welch's t-test, 95%% CI)\n",
+		       ns->path, bs->path, c->o.threshold_abs);
+	else
+		printf("bisect: %s against baseline %s, threshold %g%% (Welch's t-test, 95%% CI)\n",
+		       ns->path, bs->path, c->o.threshold_pct);
 	for (size_t i = 0; i < ns->nres; i++) {
 		int v = bisect_result(c, &ns->res[i]);
 

@@ -187,7 +187,7 @@ static void row_stats(const struct compare *c, const char *label,
 static void row_change(const struct compare *c, const struct cmp *x,
 		       enum better better, bool emulated)
 {
-	char chg[24], ci[24];
+	char chg[24], ci[24], pct[24];
 
 	if (!x) {
 		printf(c->o.markdown ? "||||\n" : "\n");
@@ -198,8 +198,8 @@ static void row_change(const struct compare *c, const struct cmp *x,
 		       x->why_not);
 		return;
 	}
-	snprintf(chg, sizeof(chg), "%+.1f%%", x->change_pct);
-	snprintf(ci, sizeof(ci), "+-%.1f%%", x->ci_pct);
+	cmp_pct(chg, sizeof(chg), x->change_pct, true);
+	snprintf(ci, sizeof(ci), "+-%s", cmp_pct(pct, sizeof(pct), x->ci_pct, false));
 	if (c->o.markdown)
 		printf("%s|%s|%s%s|\n", chg, ci,
 		       emulated ? "emulated" : cmp_judgement(x, better),
@@ -241,7 +241,7 @@ static void paste_line(const struct compare *c, const struct result_metric **ms,
 		first = ms[i];
 	n = snprintf(buf, len, "%s:", first->label ? first->label : first->name);
 	for (size_t i = 0; i < c->nsides && n < len; i++) {
-		char v[32];
+		char v[32], pct[24];
 
 		if (!ms[i] || !ms[i]->n) {
 			n += snprintf(buf + n, len - n, "%s %s %s", any ? "," : "",
@@ -260,8 +260,9 @@ static void paste_line(const struct compare *c, const struct result_metric **ms,
 		else if (!xs[i].tested)
 			n += snprintf(buf + n, len - n, " (no test: %s)", xs[i].why_not);
 		else
-			n += snprintf(buf + n, len - n, " (%.1f%% %s, %s)",
-				      fabs(xs[i].change_pct), cmp_direction(&xs[i]),
+			n += snprintf(buf + n, len - n, " (%s %s, %s)",
+				      cmp_pct(pct, sizeof(pct), fabs(xs[i].change_pct), false),
+				      cmp_direction(&xs[i]),
 				      emulated[i] ? "emulated, undecided" :
 				      xs[i].significant ? "significant" : "not significant");
 	}
@@ -282,8 +283,8 @@ static void metric_change(struct compare *c, const struct result **rs,
 		kc->metric = ms[j];
 		kc->base_label = c->sides[0].label;
 		kc->c = *x;
-		kc->threshold_pct = c->o.threshold_pct;
-		kc->verdict = cmp_bisect(x, better, c->o.threshold_pct, &kc->why);
+		compare_threshold_record(c, kc);
+		kc->verdict = compare_judge(c, x, better, &kc->why);
 		if (*emu) {
 			kc->verdict = BISECT_UNDECIDED;
 			kc->why = COMPARE_EMULATED_WHY;

@@ -182,8 +182,9 @@ static void cmp_record(struct json *j, const struct kcidb_cmp *k,
 	path_part(name, sizeof(name), k->metric->name);
 	snprintf(path, sizeof(path), "isolbench.%s.%s.vs_base", prog, name);
 	record_start(j, k->res, path, build_id, bisect_status(k->verdict));
-	snprintf(comment, sizeof(comment), "against %s, threshold %g%%: %s",
-		 k->base_label, k->threshold_pct, k->why);
+	snprintf(comment, sizeof(comment), "against %s, threshold %g%s%s: %s",
+		 k->base_label, k->threshold, k->threshold_unit ? " " : "%",
+		 k->threshold_unit ? k->threshold_unit : "", k->why);
 	json_string(j, "comment", comment);
 	if (k->c.tested) {
 		json_object_start(j, "number");
@@ -193,7 +194,12 @@ static void cmp_record(struct json *j, const struct kcidb_cmp *k,
 	}
 	json_object_start(j, "misc");
 	json_string(j, "base", k->base_label);
-	json_double(j, "threshold_pct", k->threshold_pct);
+	if (k->threshold_unit) {
+		json_double(j, "threshold_abs", k->threshold);
+		json_string(j, "threshold_unit", k->threshold_unit);
+	} else {
+		json_double(j, "threshold_pct", k->threshold);
+	}
 	if (k->c.tested) {
 		json_double(j, "ci95_pct", k->c.ci_pct);
 		json_double(j, "welch_p", k->c.w.p);

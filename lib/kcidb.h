@@ -28,7 +28,8 @@ struct kcidb_cmp {
 	struct cmp c;
 	enum bisect_verdict verdict;
 	const char *why;
-	double threshold_pct;
+	double threshold;
+	const char *threshold_unit;	/* NULL: threshold is % of the base */
 };
 
 /*

@@ -271,13 +271,14 @@ static int parsed_find(const struct parsed *ps, const char *name, size_t len)
 }
 
 /*
- * Whether @term holds; "--name VALUE" as the user wrote it in @text.
- * A term naming an option this program lacks is a programming error.
+ * Whether the one term @term (up to @tlen) holds; "--name VALUE" as
+ * the user wrote it in @text. A term naming an option this program
+ * lacks is a programming error.
  */
-static bool rule_term(const struct parsed *ps, const char *term, char *text,
-		      size_t len)
+static bool rule_term1(const struct parsed *ps, const char *term, size_t tlen,
+		       char *text, size_t len)
 {
-	size_t nlen = strcspn(term, "!=");
+	size_t nlen = strcspn(term, "!=|");
 	const char *val = term[nlen] == '!' ? term + nlen + 2 :
 			  term[nlen] == '=' ? term + nlen + 1 : NULL;
 	int i = parsed_find(ps, term, nlen);
@@ -294,10 +295,39 @@ static bool rule_term(const struct parsed *ps, const char *term, char *text,
 	if (o->type != OPT_CHOICE)
 		abort();
 	cur = o->choices[*(int *)o->dest];
-	snprintf(text, len, "--%s %s", o->name, term[nlen] == '!' ? cur : val);
+	snprintf(text, len, "--%s %.*s", o->name,
+		 term[nlen] == '!' ? (int)strlen(cur) : (int)(term + tlen - val),
+		 term[nlen] == '!' ? cur : val);
 	if (term[nlen] == '!')
-		return ps->given[i] && strcmp(cur, val);
-	return !strcmp(cur, val);	/* given or by default */
+		return ps->given[i] && strncmp(cur, val, term + tlen - val);
+	/* given or by default */
+	return strlen(cur) == (size_t)(term + tlen - val) &&
+	       !strncmp(cur, val, term + tlen - val);
+}
+
+/*
+ * Whether @term holds: one term, or alternatives "a|b" (true when one
+ * holds, which @text then names; else @text names them all).
+ */
+static bool rule_term(const struct parsed *ps, const char *term, char *text,
+		      size_t len)
+{
+	size_t used = 0;
+
+	for (const char *t = term; *t; t += *t == '|') {
+		size_t tlen = strcspn(t, "|");
+		char one[96];
+
+		if (rule_term1(ps, t, tlen, one, sizeof(one))) {
+			snprintf(text, len, "%s", one);
+			return true;
+		}
+		if (used < len)
+			used += snprintf(text + used, len - used, "%s%s",
+					 t == term ? "" : " or ", one);
+		t += tlen;
+	}
+	return false;
 }
 
 static void rules_check(const struct prog_spec *spec, const struct parsed *ps,
@@ -317,14 +347,40 @@ static void rules_check(const struct prog_spec *spec, const struct parsed *ps,
 }
 
 /*
+ * Whether a rule refuses option @i with the options given so far: it
+ * conflicts with one that holds, or needs one that does not.
+ */
+static bool rules_exclude(const struct parsed *ps, const struct opt_rule *r, int i)
+{
+	const char *name = ps->table[i]->name;
+	char t[160];
+
+	for (; r && r->opt; r++) {
+		size_t nlen = strcspn(r->opt, "!=|");
+
+		if (strlen(name) != nlen || strncmp(r->opt, name, nlen) || r->opt[nlen])
+			continue;
+		if (r->kind == OPT_CONFLICTS && rule_term(ps, r->other, t, sizeof(t)))
+			return true;
+		if (r->kind == OPT_NEEDS && !rule_term(ps, r->other, t, sizeof(t)))
+			return true;
+	}
+	return false;
+}
+
+/*
  * --list-options, for run.sh: one line per option, "--NAME -K ARG" (K
  * the short key or "-" alone, ARG 1 when it takes a value, else 0).
+ * The options before it count: "ipistorm --mode watch --list-options"
+ * leaves out those the watch refuses.
  */
-static void opts_list(const struct parsed *ps)
+static void opts_list(const struct prog_spec *spec, const struct parsed *ps)
 {
 	for (int i = 0; i < ps->n; i++) {
 		const struct opt *o = ps->table[i];
 
+		if (rules_exclude(ps, spec->rules, i))
+			continue;
 		printf("--%s %s%c %d\n", o->name, o->key ? "-" : "",
 		       o->key ? o->key : '-', o->type != OPT_FLAG);
 	}
@@ -403,6 +459,7 @@ void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 	struct option lopts[OPTS_MAX + 4];
 	struct parsed ps = { .n = 0 };
 	char sopts[3 * OPTS_MAX + 8] = ":h";
+	bool list = false;
 	int c;
 
 	common_bind(co);
@@ -418,8 +475,8 @@ void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 			exit(KSFT_PASS);
 		}
 		if (c == KEY_LONG_ONLY + OPTS_MAX + 1) {
-			opts_list(&ps);
-			exit(KSFT_PASS);
+			list = true;	/* after the options that follow it too */
+			continue;
 		}
 		if (c == '?' || c == ':')
 			bad_option(spec, c, argv);
@@ -430,6 +487,10 @@ void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 				break;
 			}
 		}
+	}
+	if (list) {
+		opts_list(spec, &ps);
+		exit(KSFT_PASS);
 	}
 	if (optind < argc && !spec->operands)
 		opts_usage(spec, "unexpected argument '%s' (see --help)",

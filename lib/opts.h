@@ -70,7 +70,7 @@ struct common_opts {
  * after parsing (a usage error, exit 1). A term is an option's long name,
  * true when given; "name=value" is true when an OPT_CHOICE option has
  * that value (given or by default), "name!=value" when it was given
- * with another value.
+ * with another value; "a|b" holds when either does.
  *	{ "pairs", OPT_CONFLICTS, "pair" }	--pairs and --pair exclude each other
  *	{ "all", OPT_NEEDS, "mode=kmod" }	--all only with --mode kmod
  */

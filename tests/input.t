@@ -36,6 +36,12 @@ run_prog getpid_bench --quiet=1
 ok $? "--quiet=1 names --quiet, not -q (rc=$RC: $(cat "$TMP/err"))"
 expect_usage_error "-q -v" getpid_bench -q -v
 expect_usage_error "--mode membarrier --watch 1" ipistorm --mode membarrier --watch 1
+# a watch sends nothing: the storms' options are refused, not ignored
+expect_usage_error "--watch with --pairs" ipistorm --watch 1 --pairs 0:1
+expect_usage_error "--watch with -n" ipistorm --watch 1 -n 5
+expect_usage_error "--mode watch with -r" ipistorm --mode watch -r 2
+expect_usage_error "--mode watch with --timeout" ipistorm --mode watch --timeout 3
+expect_usage_error "--max without a watch" ipistorm --max 3
 expect_usage_error "--pairs with --pair" ipistorm --pairs 0:1 --pair smt
 expect_usage_error "--all without kmod" ipistorm --all
 expect_usage_error "--target with --mode tlb" ipistorm --mode tlb --target busy
@@ -76,6 +82,18 @@ compare_rc 2 "samples whose mean overflows" "$D/base.json" "$TMP/inf.json"
 grep -q 'samples too large' "$TMP/err" && ! grep -q 'inf%' "$TMP/out"
 ok $? "no +inf% is printed"
 compare_rc 255 "overflowing baseline in --bisect" --bisect "$TMP/inf.json" "$D/base.json"
+# a base mean near 0: the change overflows a double as a percentage
+mutate "$TMP/tiny.json" 'd["metrics"][0]["samples"] = [1e-300, 1e-300, 2e-300]'
+mutate "$TMP/huge.json" 'd["metrics"][0]["samples"] = [1e10, 1e10, 2e10]'
+"$BIN/compare" "$TMP/tiny.json" "$TMP/huge.json" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+[ $RC -eq 0 ] && ! grep -q 'inf' "$TMP/out" && [ "$(awk 'length > 72' "$TMP/out" | wc -l)" -eq 0 ] &&
+	grep -q 'no test: base mean too small' "$TMP/out"
+ok $? "a base mean of 1e-300: no inf%, no line past 72 columns, says why (rc=$RC)"
+"$BIN/compare" --bisect "$TMP/tiny.json" "$TMP/huge.json" >"$TMP/out" 2>"$TMP/err"
+RC=$?
+[ $RC -eq 125 ] && ! grep -q 'inf' "$TMP/out"
+ok $? "... and the bisect cannot decide on it: 125 (rc=$RC)"
 mutate "$TMP/v.json" 'd["schema_version"] = 1.0000000001'
 compare_rc 2 "schema_version 1.0000000001" "$D/base.json" "$TMP/v.json"
 grep -q 'schema_version 1.0000000001' "$TMP/err"; ok $? "the version is named as written"
@@ -92,6 +110,9 @@ mutate "$TMP/other.json" 'd["program"] = "timer_softirq"'
 compare_rc 2 "two different programs" "$D/base.json" "$TMP/other.json"
 grep -q 'no program in common' "$TMP/err"; ok $? "says there is nothing to compare"
 compare_rc 2 "--metric without --bisect" --metric syscall_ns "$D/base.json" "$D/patched.json"
+compare_rc 2 "--threshold without --bisect or --kcidb" --threshold 10 "$D/base.json" "$D/patched.json"
+compare_rc 255 "--markdown with --bisect" --markdown --bisect "$D/base.json" "$D/patched.json"
+compare_rc 2 "--kcidb-build without --kcidb" --kcidb-build x "$D/base.json" "$D/patched.json"
 compare_rc 255 "--plot with --bisect" --plot --bisect "$D/base.json" "$D/patched.json"
 compare_rc 255 "--threshold 0x10" --bisect --threshold 0x10 "$D/base.json" "$D/patched.json"
 mkdir "$TMP/b2" "$TMP/n2"
@@ -136,6 +157,11 @@ RC=$?
 	grep -q '^# run.sh: getpid_bench does not take -D 0.3: not passed to it$' "$TMP/out" &&
 	grep -q '^# # housekeeping load started' "$TMP/out"
 ok $? "run.sh -- --load: each program gets the options it takes, the rest is named (rc=$RC)"
+"$TOP/run.sh" -t ipistorm_watch -- -n 1000 -D 0.3 >"$TMP/out" 2>&1
+RC=$?
+grep -q '^# run.sh: ipistorm_watch does not take -n 1000: not passed to it$' "$TMP/out" &&
+	! grep -q 'do not go together' "$TMP/out"
+ok $? "run.sh -- -n: the watch (ipistorm --mode watch) is not given the storms' -n (rc=$RC)"
 
 # fake programs: a crash and an outside SIGKILL during --bisect
 inst=$TMP/inst
@@ -155,6 +181,14 @@ RC=$?
 [ $RC -eq 125 ] && grep -q '^not ok 1 selftests: isolbench: getpid_bench # exit=139 (ended by SIGSEGV' "$TMP/out" &&
 	! grep -q aborting "$TMP/out"
 ok $? "run.sh --bisect: a crashed test leaving a 0-byte result is undecided, 125 (rc=$RC)"
+# --threshold is read with the programs' number syntax, as compare reads it
+"$inst/run.sh" --bisect --baseline "$D/base.json" --threshold 1e2 >"$TMP/out" 2>&1
+RC=$?
+timeout 10 "$BIN/compare" --bisect --threshold 1e2 "$D/base.json" "$D/equal.json" >/dev/null 2>&1
+[ $RC -eq 125 ] && [ $? -eq 0 ]
+ok $? "--threshold 1e2 is a percentage to run.sh and compare alike (rc=$RC)"
+run_sh_usage "--bisect --threshold 1e3" "--threshold: '1e3' is not a percentage" \
+	--bisect --baseline "$D/base.json" --threshold 1e3
 cat >"$inst/getpid_bench" <<'SH'
 #!/bin/bash
 [ "$1" = --list-options ] && exit 0

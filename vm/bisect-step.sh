@@ -11,7 +11,8 @@
 #           -- -t timer_softirq -- --phase quiet --quick
 #   git bisect start BAD GOOD
 #   git bisect run /path/to/vm/bisect-step.sh --baseline /tmp/base \
-#           --metric timer_softirq_raised_per_tick -- -t timer_softirq -- --phase quiet --quick
+#           --metric timer_softirq_raised_per_tick --threshold-abs 0.1 \
+#           -- -t timer_softirq -- --phase quiet --quick
 #
 # Exit: 0 good, 1 bad, 125 cannot decide (the commit does not build, the
 # guest crashed, the metric is too noisy or an emulated timing), 255 setup
@@ -48,7 +49,8 @@ suite's test and judge it against a baseline; for git bisect run.
   --out DIR             where each step's results go
                         (default vm/out/bisect/COMMIT)
   --metric NAME         compare --bisect: the metric to judge
-  --threshold PCT       compare --bisect: how much worse is still good
+  --threshold PCT       compare --bisect: how much worse is still good, in %
+  --threshold-abs V     compare --bisect: the same in the metric's unit
   --emulated-timings    compare --bisect: judge timings measured under TCG
   --config FRAG, --append ARGS, --cmdline ARGS, --cpus N, --max-cpus N,
   --mem MB, --timeout S, --accel MODE
@@ -66,7 +68,7 @@ while [[ $# -gt 0 ]]; do
 	--save-baseline) need_arg "$@"; SAVE_BASELINE=$2; shift ;;
 	--tree)		need_arg "$@"; TREE=$2; shift ;;
 	--out)		need_arg "$@"; OUT=$2; shift ;;
-	--metric|--threshold)
+	--metric|--threshold|--threshold-abs)
 			need_arg "$@"; CMP_OPTS+=("$1" "$2"); shift ;;
 	--emulated-timings) CMP_OPTS+=("$1") ;;
 	--config|--append|--cmdline|--cpus|--max-cpus|--mem|--timeout|--accel)

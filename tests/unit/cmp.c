@@ -24,7 +24,7 @@ int main(void)
 	struct cmp c;
 
 	ksft_print_header();
-	ksft_set_plan(14);
+	ksft_set_plan(21);
 	stats_of(base, ARRAY_SIZE(base), &sb);
 	stats_of(same, ARRAY_SIZE(same), &ss);
 	stats_of(worse, ARRAY_SIZE(worse), &sw);
@@ -75,6 +75,53 @@ int main(void)
 		stats_of(zero, 3, &sz);
 		cmp_metrics(&sz, &sb, &c);
 		ksft_test_result(!c.tested, "a zero base mean: no percentage");
+	}
+	{
+		static const double tiny[] = { 1e-300, 1e-300, 2e-300 };
+		static const double small[] = { 1e-200, 1e-200, 2e-200 };
+		static const double big[] = { 1e10, 1e10, 2e10 };
+		struct stats st, sm, sg;
+		char buf[24];
+
+		stats_of(tiny, 3, &st);
+		stats_of(small, 3, &sm);
+		stats_of(big, 3, &sg);
+		cmp_metrics(&st, &sg, &c);
+		ksft_test_result(!c.tested && cmp_bisect(&c, BETTER_LOWER, 5, &why) == BISECT_UNDECIDED,
+				 "a change past the largest double: no percentage, undecided");
+		cmp_metrics(&sm, &sg, &c);
+		cmp_pct(buf, sizeof(buf), c.change_pct, true);
+		ksft_test_result(c.tested && strlen(buf) <= 10 && strchr(buf, 'e'),
+				 "a huge finite change prints short: %s", buf);
+		cmp_pct(buf, sizeof(buf), -12.34, true);
+		ksft_test_result(!strcmp(buf, "-12.3%"), "-12.34 prints as %s", buf);
+	}
+	{
+		/* TIMER softirqs per tick: a quiet base near 0, one raise per tick */
+		static const double quiet[] = { 0.008, 0.004, 0.016 };
+		static const double quiet2[] = { 0.02, 0.012, 0.004 };
+		static const double every[] = { 1.0, 0.99, 1.0 };
+		static const double zero[] = { 0, 0, 0 };
+		struct stats sq, sq2, se, sz;
+
+		stats_of(quiet, 3, &sq);
+		stats_of(quiet2, 3, &sq2);
+		stats_of(every, 3, &se);
+		stats_of(zero, 3, &sz);
+		cmp_metrics(&sq, &sq2, &c);
+		ksft_test_result(cmp_bisect_abs(&c, BETTER_LOWER, 0.1, &why) == BISECT_GOOD,
+				 "abs threshold 0.1: two quiet kernels are good (%+.4f)", c.w.diff);
+		cmp_metrics(&sz, &se, &c);
+		ksft_test_result(!c.tested &&
+				 cmp_bisect_abs(&c, BETTER_LOWER, 0.1, &why) == BISECT_BAD,
+				 "abs threshold 0.1: a base of exactly 0 against 1 per tick is bad");
+		cmp_metrics(&sq, &sq2, &c);
+		ksft_test_result(cmp_bisect_abs(&c, BETTER_LOWER, 0.005, &why) == BISECT_UNDECIDED,
+				 "abs threshold inside the CI: undecided");
+		cmp_metrics(&se, &sz, &c);
+		ksft_test_result(cmp_bisect_abs(&c, BETTER_HIGHER, 0.1, &why) == BISECT_BAD &&
+				 cmp_bisect_abs(&c, BETTER_LOWER, 0.1, &why) == BISECT_GOOD,
+				 "abs threshold: the direction decides which way is worse");
 	}
 	ksft_finished();
 }
