@@ -9,6 +9,7 @@
 
 #include "bench.h"
 #include "cpulock.h"
+#include "journal.h"
 #include "json.h"
 #include "result_write.h"
 #include "util.h"
@@ -74,6 +75,7 @@ void bench_init(struct bench *b, const struct prog_spec *spec,
 	cpu_affinity_save();
 	b->start_ns = mono_ns();
 	ksft_print_header();
+	journal_recover();	/* what a killed run left changed */
 	clock_init();
 	ksft_print_msg("%s: target cpu %s (%s; %s), housekeeping %s\n",
 		       spec->name, cpu_mask_format(&b->opt.cpus, cpus, sizeof(cpus)),

@@ -132,7 +132,7 @@ long kmod_stale_owner(const char *name)
 	if (read_file_line(path, line, sizeof(line)) <= 0)
 		return 0;
 	pid = strtol(line, &end, 10);
-	if (*end || pid <= 0 || !kill(pid, 0) || errno != ESRCH)
+	if (*end || pid <= 0 || !pid_gone(pid))
 		return 0;
 	return pid;
 }

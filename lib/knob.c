@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "journal.h"
 #include "knob.h"
 #include "util.h"
 
@@ -19,6 +20,8 @@ static void knob_write_back(void *arg)
 		return;
 	if (write(fd, k->saved, strlen(k->saved)) < 0)
 		k->handle = -1;	/* nothing more can be done here */
+	else
+		journal_restored(k->path);
 	close(fd);
 }
 
@@ -33,6 +36,7 @@ int knob_set(struct knob *k, const char *path, const char *value,
 	}
 	if (!strcmp(k->saved, value))
 		return 0;	/* already so: nothing to undo */
+	journal_save(path, k->saved, false);	/* for the run after a SIGKILL */
 	if (write_file(path, value)) {
 		snprintf(err, errlen, "cannot set %s to %s: %s", path, value,
 			 strerror(errno));

@@ -246,7 +246,7 @@ int trace_instances_reap(const char *instances_dir)
 		char path[512];
 
 		/* EPERM: it exists, someone else's; only ESRCH means gone */
-		if (!pid || pid == getpid() || !kill(pid, 0) || errno != ESRCH)
+		if (!pid || pid == getpid() || !pid_gone(pid))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", instances_dir, e->d_name);
 		if (rmdir(path)) {

@@ -9,6 +9,7 @@
 
 #include "cleanup.h"
 #include "counters.h"
+#include "journal.h"
 #include "trace_instance.h"
 #include "tracefs.h"
 #include "util.h"
@@ -38,6 +39,8 @@ static void restore_one(struct saved *s)
 		return;
 	if (s->old[0] && write(fd, s->old, strlen(s->old)) < 0) {
 		/* nothing more to do on an exit path */
+	} else {
+		journal_restored(s->path);
 	}
 	close(fd);
 }
@@ -146,6 +149,8 @@ int tracefs_set(const char *file, const char *value, char *err, size_t errlen)
 		saved_value(old, !strcmp(file, "trace_clock"), s->old, sizeof(s->old));
 		/* current_tracer and options read back as one word */
 		free(old);
+		/* for the run after a SIGKILL; before the cleanup that undoes it */
+		journal_save(s->path, s->old, s->truncate);
 		if (!cleanup_registered) {
 			cleanup_push(restore_cleanup, NULL);
 			cleanup_registered = 1;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdbool.h>
@@ -26,6 +27,11 @@ int read_file_line(const char *path, char *buf, size_t len)
 	n = strcspn(buf, "\n");
 	buf[n] = '\0';
 	return n;
+}
+
+bool pid_gone(long pid)
+{
+	return kill(pid, 0) && errno == ESRCH;
 }
 
 char *read_file_all(const char *path, size_t *lenp)

@@ -3,6 +3,7 @@
 #ifndef ISOLBENCH_UTIL_H
 #define ISOLBENCH_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,8 @@ int read_file_line(const char *path, char *buf, size_t len);
 char *read_file_all(const char *path, size_t *len);
 /* Write @s to @path (sysfs, tracefs); 0 or -1 with errno. */
 int write_file(const char *path, const char *s);
+/* Whether process @pid no longer exists (ESRCH: not "someone else's"). */
+bool pid_gone(long pid);
 
 /* Whole decimal numbers with range checks: 0, or -1 on junk or range. */
 int parse_u64(const char *s, uint64_t *out);

@@ -11,6 +11,8 @@ trap 'rm -rf "$TMP"' EXIT
 # runs of other checkouts on this machine neither block nor skip them.
 export ISOLBENCH_LOCK_DIR=${ISOLBENCH_LOCK_DIR:-$TMP/locks}
 mkdir -p "$ISOLBENCH_LOCK_DIR"
+# Likewise their settings journals (lib/journal.c).
+export ISOLBENCH_STATE_DIR=${ISOLBENCH_STATE_DIR:-$TMP/state}
 # ASan's leak checker cannot run under ptrace-restricted containers; the
 # address and UB checks stay on.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0:exitcode=99}

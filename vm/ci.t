@@ -14,7 +14,7 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 	echo "1..0 # SKIP qemu-system-x86_64 not installed"
 	exit 0
 fi
-plan 33
+plan 34
 
 # verdict RESULTS_DIR TEST PREFIX: the result ("pass", "skip", "fail")
 # of the first verdict of TEST's JSON whose name starts with PREFIX
@@ -112,9 +112,16 @@ ok $? "6.12: the watch reports its setup/teardown IPIs ($(grep -o 'outside the w
 ok $? "6.12: quick storms of the suite complete"
 # cid_scan's verdicts failing where their condition breaks: a trace
 # buffer too small for 64 hackbench processes (events lost), and the
-# compaction survivor kept asleep (no scan can run).
+# compaction survivor kept asleep (no scan can run). Before it, a
+# cid_scan SIGKILLed while function_graph traces: the next run puts the
+# tracer back (the settings journal).
+killed='t=/sys/kernel/tracing; ./cid_scan -m trace -D 60 --no-compaction >/tmp/k.out 2>&1 &
+p=$!; i=0
+while [ "$(cat $t/current_tracer)" != function_graph ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+kill -KILL $p; wait $p
+echo "after SIGKILL: current_tracer $(cat $t/current_tracer), journals: $(ls /run/isolbench)"'
 start=$(date +%s)
-"$TOP/vm/run.sh" --debian 6.12 --timeout 600 -o "$TMP/vm-cidfail" -- -t cid_scan -- \
+"$TOP/vm/run.sh" --debian 6.12 --timeout 600 -o "$TMP/vm-cidfail" --guest-pre "$killed" -- -t cid_scan -- \
 	--workload hackbench --threads 64 --trace-buffer-kb 1 -D 4 \
 	--compaction-control --compaction-timeout 0.5 >"$TMP/out-cidfail" 2>"$TMP/err-cidfail"
 RC=$?
@@ -126,6 +133,10 @@ ok $? "6.12: cid_scan's traced verdict fails when the trace lost events (rc=$RC)
 [ "$(verdict "$r" cid_scan 'compaction by the scan')" = fail ] &&
 	grep -Eq '^not ok 2 compaction by the scan: cid [1-9][0-9]* kept .*asleep \(control\)' "$r/suite/cid_scan.ktap"
 ok $? "6.12: cid_scan's compaction fails when no scan can run"
+sed 's/^/# guest-pre: /' "$r/pre.txt"
+grep -q '^after SIGKILL: current_tracer function_graph, journals: settings-[0-9]*$' "$r/pre.txt" &&
+	grep -q "^# settings journal: put back /sys/kernel/tracing/current_tracer = 'nop', left changed by pid [0-9]* (gone before its cleanups)" "$r/suite/cid_scan.ktap"
+ok $? "6.12: a SIGKILLed cid_scan left function_graph on; the next run put the tracer back"
 
 guest 6.1
 r=$TMP/vm-6.1

@@ -53,6 +53,11 @@ for f in online possible present nohz_full isolated; do
 done > /results/guest-cpus.txt
 
 cd "$SUITE_DIR" || echo "isolbench-vm: no $SUITE_DIR" >&2
+# vm/run.sh --guest-pre: a command before the suite (it may leave state)
+if [ -f /etc/isolbench-vm.pre ]; then
+	sh /etc/isolbench-vm.pre >/results/pre.txt 2>&1
+	echo "exit $?" >>/results/pre.txt
+fi
 say ktap-begin
 # stdout goes to the channel and to a file (the clean copy the host keeps);
 # stderr goes to the console.  The status travels through a file because

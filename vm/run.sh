@@ -44,6 +44,7 @@ SRC_DIR=$REPO_DIR
 KEEP=0
 NO_HEADERS=0
 EXTRA_BINS=()
+GUEST_PRE=
 RUN_ARGS=()
 QEMU=${QEMU:-qemu-system-x86_64}
 readonly GNU_TOOLS=(timeout tail sed mktemp date sort grep)
@@ -102,6 +103,9 @@ Suite:
       --src DIR          source tree (default $REPO_DIR)
       --add-bin PATH     also copy this host program (and its libraries)
                          into the guest's PATH; repeatable
+      --guest-pre CMD    a shell command the guest runs in the suite
+                         directory before run.sh (to test what a run
+                         leaves behind); its output: results/pre.txt
 
 Output:
   -o, --output DIR       results directory (default vm/out/DATE-RELEASE):
@@ -139,6 +143,7 @@ parse_args() {
 		--suite)	need_arg "$@"; SUITE_DIR=$2; shift ;;
 		--src)		need_arg "$@"; SRC_DIR=$2; shift ;;
 		--add-bin)	need_arg "$@"; EXTRA_BINS+=("$2"); shift ;;
+		--guest-pre)	need_arg "$@"; GUEST_PRE=$2; shift ;;
 		-o|--output)	need_arg "$@"; RESULTS_DIR=$2; shift ;;
 		--keep)		KEEP=1 ;;
 		-h|--help)	usage; exit 0 ;;
@@ -564,6 +569,9 @@ build_initramfs() {
 	done
 
 	printf 'NONCE=%s\nSUITE_DIR=/isolbench\n' "$nonce" >"$root/etc/isolbench-vm.conf"
+	if [[ -n $GUEST_PRE ]]; then
+		printf '%s\n' "$GUEST_PRE" >"$root/etc/isolbench-vm.pre"
+	fi
 	if ((${#RUN_ARGS[@]})); then
 		printf '%s\n' "${RUN_ARGS[@]}" >"$root/etc/isolbench-vm.args"
 	else
