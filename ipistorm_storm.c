@@ -357,6 +357,9 @@ static void delivery_print(struct pair *p, uint64_t preempted)
 			       (unsigned long long)d->real, (unsigned long long)d->elided,
 			       (unsigned long long)none, d->have_queued ? "" : "(not counted) ",
 			       (unsigned long long)d->queued);
+	if (d->counted && !p->cnt.have_mask)
+		ksft_print_msg("%s: trace filters without CPUS{} (Linux 6.3-6.5): the storm's sends to CPU masks counted whatever their CPUs; none were made, so the sends to cpu %d are the whole count\n",
+			       p->desc, p->dst);
 	ksft_print_msg("%s: timed passes, %llu calls, no per-event counting; /proc/interrupts cpu %d (every sender): CAL +%lld, TLB +%lld, RES +%lld\n",
 		       p->desc, (unsigned long long)p->calls, p->dst,
 		       (long long)d->cal, (long long)d->tlb, (long long)d->res);

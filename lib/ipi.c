@@ -10,9 +10,26 @@ const char *const ipi_kind_keys[IPI_NKINDS] = {
 	"function_call_ipis", "reschedule_ipis", "tlb_ipis"
 };
 
+/*
+ * ipi_send_cpumask filtered to the target (@filter, with CPUS{}). The
+ * filters of 6.3-6.5 have no CPUS{}: there it counts the sender's sends
+ * to any mask (@any). A send to a single CPU goes through ipi_send_cpu
+ * even from smp_call_function_many(), so a storm to one dst counts
+ * exactly there, unless it sent to a mask.
+ */
+static int ipi_mask_open(struct ipi_count *c, const char *filter, const char *any,
+			 int from)
+{
+	c->have_mask = !counter_open_tracepoint(&c->sent_mask, "ipi:ipi_send_cpumask",
+						filter, -1, from);
+	if (c->have_mask)
+		return 0;
+	return counter_open_tracepoint(&c->sent_mask, "ipi:ipi_send_cpumask", any, -1, from);
+}
+
 int ipi_count_open(struct ipi_count *c, int from, int to, const char *sender)
 {
-	char f[160], fe[160], fm[192], who[96] = "";
+	char f[160], fe[160], fm[192], fa[160], who[96] = "";
 
 	memset(c, 0, sizeof(*c));
 	c->sent.fd = c->sent_mask.fd = c->elided.fd = c->queued.fd = -1;
@@ -28,8 +45,9 @@ int ipi_count_open(struct ipi_count *c, int from, int to, const char *sender)
 	snprintf(f, sizeof(f), "cpu == %d && callback != 0%s", to, who);
 	snprintf(fm, sizeof(fm), "cpumask & CPUS{%d} && callback != 0%s", to, who);
 	snprintf(fe, sizeof(fe), "cpu == %d%s", to, who);
+	snprintf(fa, sizeof(fa), "callback != 0%s", who);
 	if (counter_open_tracepoint(&c->sent, "ipi:ipi_send_cpu", f, -1, from) ||
-	    counter_open_tracepoint(&c->sent_mask, "ipi:ipi_send_cpumask", fm, -1, from) ||
+	    ipi_mask_open(c, fm, fa, from) ||
 	    counter_open_tracepoint(&c->elided, "sched:sched_wake_idle_without_ipi",
 				    fe, -1, from)) {
 		snprintf(c->why, sizeof(c->why), "%s", c->sent.fd < 0 ? c->sent.error :
@@ -79,6 +97,12 @@ int ipi_count_read(struct ipi_count *c)
 			 sent == UINT64_MAX ? "ipi_send_cpu" :
 			 mask == UINT64_MAX ? "ipi_send_cpumask" :
 			 "sched_wake_idle_without_ipi");
+		return -1;
+	}
+	if (!c->have_mask && mask) {
+		snprintf(c->why, sizeof(c->why),
+			 "%llu sends to a CPU mask, targets unknown: trace filters have no CPUS{} before Linux 6.6",
+			 (unsigned long long)mask);
 		return -1;
 	}
 	if (queued == UINT64_MAX) {	/* optional: not counted */

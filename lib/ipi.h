@@ -23,6 +23,12 @@
 struct ipi_count {
 	struct counter sent, sent_mask, elided, queued;
 	bool have_queued;
+	/*
+	 * ipi_send_cpumask filtered by target: false on 6.3-6.5, whose
+	 * filters have no CPUS{}. There every send to a mask is counted,
+	 * whatever its CPUs, and a count that holds any is not read.
+	 */
+	bool have_mask;
 	char why[192];		/* why it could not count */
 	uint64_t real, elided_n, queued_n;
 };
@@ -40,9 +46,10 @@ void ipi_count_close(struct ipi_count *c);
 void ipi_count_enable(struct ipi_count *c, bool on);
 /*
  * Fill real, elided_n and queued_n (0 without csd_queue_cpu). Returns 0,
- * or -1 with a reason in c->why when a counter could not be read (the
- * counts are then 0: not counted; a failed csd_queue_cpu read clears
- * have_queued).
+ * or -1 with a reason in c->why when a counter could not be read, or
+ * when, without CPUS{}, the sender sent to a CPU mask (its targets are
+ * unknown); the counts are then 0: not counted. A failed csd_queue_cpu
+ * read clears have_queued.
  */
 int ipi_count_read(struct ipi_count *c);
 
