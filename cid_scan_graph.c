@@ -33,8 +33,11 @@ static void walks_report(struct bench *b, const struct scan_model *sm,
 		       n ? " (" : "", other, n ? ")" : "", gp->partial, gp->busy,
 		       lost ? ", events lost" : "");
 	if (row->delay.n)
-		ksft_print_msg("delay between the calls of a walk (function_graph): min %.2f us, p50 %.2f, p99 %.2f, max %.2f\n",
-			       row->delay.min, row->delay.p50, row->delay.p99, row->delay.max);
+		ksft_print_msg("delay between the calls of a walk (function_graph): min %.2f us, p50 %.2f, p99 %.2f, max %.2f; %zu calls began before the previous one ended (on another CPU: no delay)\n",
+			       row->delay.min, row->delay.p50, row->delay.p99, row->delay.max,
+			       gp->overlap);
+	if (gp->gap_us)
+		metric_extra(gp->gap_us, "calls_overlapping_previous", gp->overlap);
 	metric_extra(gp->call, "walks_expected_calls", gp->walk_calls[sm->walk_calls]);
 	metric_extra(gp->call, "walks_other_calls", n);
 	metric_extra(gp->call, "walks_partial", gp->partial);

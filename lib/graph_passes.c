@@ -47,14 +47,25 @@ static void walk_end(struct graph_passes *gp, struct graph_pass *p, bool ended)
 	p->from_start = ended;
 }
 
+/*
+ * A call of a walk. The gap since the previous call's end is its delay;
+ * a call that began before the previous one ended (another CPU's batch
+ * of the same walk, or a preempted call's neighbour) has none: counted
+ * in @overlap, not as a negative delay.
+ */
 static void walk_call(struct graph_passes *gp, struct graph_pass *p,
 		      const struct graph_call *c)
 {
-	if (p->calls && gp->gap_us)
+	double end_s = c->ts_s + c->duration_us / 1e6;
+
+	if (p->calls && c->ts_s < p->end_s)
+		gp->overlap++;
+	else if (p->calls && gp->gap_us)
 		metric_add(gp->gap_us, (c->ts_s - p->end_s) * 1e6);
 	if (!p->calls)
 		p->start_s = c->ts_s;
-	p->end_s = c->ts_s + c->duration_us / 1e6;
+	if (!p->calls || end_s > p->end_s)
+		p->end_s = end_s;
 	p->calls++;
 	if (c->ret == 0)
 		walk_end(gp, p, true);

@@ -11,7 +11,9 @@
  * is then the calls up to one returning 0; the first walk of a group
  * (its start was before the trace) and a walk still open at the end are
  * partial. Complete walks of @expect calls give @pass_us; the others are
- * counted by their number of calls in @walk_calls, never merged.
+ * counted by their number of calls in @walk_calls, never merged. The
+ * delay between a walk's calls goes to @gap_us; a call that began before
+ * the previous one ended has none and is counted in @overlap.
  *
  *	graph_passes_init(&gp, ntasks, ngroups);
  *	graph_passes_task(&gp, pid, group);	...for each task
@@ -57,6 +59,7 @@ struct graph_passes {
 	 */
 	size_t busy, no_ret, walk_calls[GRAPH_WALK_CALLS_MAX + 2], partial;
 	size_t nonleaf;		/* of calls: printed as "func() {" ... "}" */
+	size_t overlap;		/* by_retval: calls begun before the last one ended */
 	double *ts_s;		/* each counted call's entry, trace clock */
 	double *ts_us;		/* its duration */
 	int *ts_pid;		/* and its task */

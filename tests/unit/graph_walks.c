@@ -65,7 +65,7 @@ int main(void)
 	int rc;
 
 	ksft_print_header();
-	ksft_set_plan(10);
+	ksft_set_plan(11);
 
 	line(buf, sizeof(buf), 2.5, 42, 3.25, "-16");
 	rc = graph_line_parse(buf, &c);
@@ -102,6 +102,33 @@ int main(void)
 	ksft_test_result(gp.gap_us->n > 0 && gp.gap_us->samples[0] > 994 &&
 			 gp.gap_us->samples[0] < 996,
 			 "delay between calls of a walk %.1f us", gp.gap_us->samples[0]);
+
+	/*
+	 * a call that begins before the previous one ended (another CPU's
+	 * batch): no negative delay, counted as an overlap
+	 */
+	fresh(&gp, &b, 4);
+	t = feed(&gp, t, 100, tail, 3);
+	{
+		static const double at_ms[] = { 0, 1, 1.5, 4 }, us[] = { 5, 2000, 5, 5 };
+		double min_gap = 1e9;
+
+		for (int i = 0; i < 4; i++) {
+			line(buf, sizeof(buf), t + at_ms[i] / 1e3, 100, us[i], walk[i]);
+			if (graph_line_parse(buf, &c))
+				ksft_exit_fail_msg("line not parsed: %s", buf);
+			graph_passes_call(&c, &gp);
+		}
+		for (size_t i = 0; i < gp.gap_us->n; i++)
+			if (gp.gap_us->samples[i] < min_gap)
+				min_gap = gp.gap_us->samples[i];
+		graph_passes_end(&gp);
+		ksft_test_result(gp.overlap == 1 && gp.gap_us->n == 4 && min_gap >= 0 &&
+				 gp.walk_calls[4] == 1,
+				 "an overlapping call: %zu overlap, %zu delays (2 of the tail, 2 of the walk; min %.1f us), the walk still complete",
+				 gp.overlap, gp.gap_us->n, min_gap);
+		t += 0.01;
+	}
 
 	/* -EBUSY calls are no batch; two processes walk apart */
 	fresh(&gp, &b, 4);
