@@ -4,7 +4,7 @@
 # with the CID invariants, the model, workloads, bad input, cleanup.
 . "$(dirname "$0")/lib.sh"
 
-plan 28
+plan 29
 
 # The latency verdict (ok 1) must pass: a SKIP "swamped" is no
 # measurement. Skips are accepted only where the kernel has no periodic
@@ -47,10 +47,13 @@ if grep -q '^# function_graph not usable' "$TMP/out"; then
 	ok $? "no function tracer: the user-space estimate ran and says what it counted"
 	grep -Eq '^ok 1 scan seen from user space: [0-9]+ scans attributed \(about [0-9]+ expected, at most [0-9]+\)' "$TMP/out" && latency_ok
 	ok $? "estimate verdict passed: scan seen, not swamped, not above the period's count"
+	json_check "$TMP/c.json" 'all(m["samples"] and min(m["samples"]) > 0 and len(m["samples"]) + m["extra"]["picked_below_tick"] == m["extra"]["attributed_scans"] for m in d["metrics"] if m["name"] == "scan_call_estimate_us")'
+	ok $? "estimate samples: all above 0; the attributed scans no longer than a tick counted apart"
 else
 	grep -Eq '^ok 1 function_graph timed [1-9][0-9]* calls' "$TMP/out"
 	ok $? "function_graph timed the scan"
 	skip "function_graph used" "estimate verdict"
+	skip "function_graph used" "estimate samples"
 fi
 if [ $periodic -eq 1 ]; then
 	grep -Eq "^ok 2 compaction by the scan: cid [1-9][0-9]* kept 0.[0-9]+ s asleep, 0 after [0-9.]+ s running" "$TMP/out"
