@@ -20,7 +20,11 @@
 #  2. the harness's own cost per measured call (--syscall none) <= 1 ns
 #     with --entry raw (the bare loop); with --entry libc (the loop plus
 #     one out-of-line call) it is printed;
-#  3. a default getpid_bench run takes < 20 s; ./run.sh --quick < 30 s.
+#  3. a default getpid_bench run (5 x 10M calls) spends at least 80% of
+#     its wall time in its measured runs (setup, calibration, warm-up
+#     and the kernel-count pass are the rest: wall / runs <= 1.25; the
+#     runs themselves take what this machine's syscall takes); ./run.sh
+#     --quick takes < 30 s.
 # Prints each ratio and PASS/FAIL; exits 1 if any target is missed.
 
 set -u
@@ -97,10 +101,14 @@ none=$(none_cost raw)
 verdict "$none <= 1.0" "harness cost per measured call $none ns, --entry raw (target <= 1 ns)"
 echo "      harness cost per measured call $(none_cost libc) ns, --entry libc (the loop and one out-of-line call; no target)"
 
+json=$(mktemp)
 s=$(date +%s.%N)
-"$top/getpid_bench" -q >/dev/null
+"$top/getpid_bench" -q -o "$json" >/dev/null
 d=$(awk "BEGIN {printf \"%.1f\", $(date +%s.%N) - $s}")
-verdict "$d < 20" "default getpid_bench run took $d s (target < 20 s)"
+runs=$(python3 -c 'import json, sys
+print("%.1f" % sum(sum(m["samples"]) for m in json.load(open(sys.argv[1]))["metrics"] if m["name"] == "run_time_s"))' "$json")
+rm -f "$json"
+verdict "$runs > 0 && $d / $runs <= 1.25" "default getpid_bench run took $d s, its 5 measured runs $runs s of it (ratio $(awk "BEGIN {printf \"%.2f\", $d / ($runs > 0 ? $runs : 1)}"), target <= 1.25)"
 
 s=$(date +%s.%N)
 "$top/run.sh" --quick >/dev/null
