@@ -126,6 +126,30 @@ static void opts_check(struct bench *b, struct ipistorm_opts *o)
 		b->opt.duration_s = 0;	/* storms: -n calls unless -D is given */
 }
 
+/* Options that do not go together (lib/opts.h). */
+static const struct opt_rule ipistorm_rules[] = {
+	{ "watch", OPT_CONFLICTS, "mode!=watch" },
+	{ "max", OPT_NEEDS, "watch|mode=watch" },
+	{ "method", OPT_NEEDS, "watch|mode=watch" },
+	/* a watch sends nothing: no pairs, calls, runs or pass timeout */
+	{ "pairs", OPT_CONFLICTS, "watch|mode=watch" },
+	{ "pair", OPT_CONFLICTS, "watch|mode=watch" },
+	{ "src-list", OPT_CONFLICTS, "watch|mode=watch" },
+	{ "timeout", OPT_CONFLICTS, "watch|mode=watch" },
+	{ "loops", OPT_CONFLICTS, "watch|mode=watch" },
+	{ "runs", OPT_CONFLICTS, "watch|mode=watch" },
+	{ "pairs", OPT_CONFLICTS, "pair" },
+	{ "src-list", OPT_CONFLICTS, "pairs" },
+	{ "src-list", OPT_CONFLICTS, "pair" },
+	{ "target", OPT_NEEDS, "mode=perf-read" },
+	{ "tlb-op", OPT_NEEDS, "mode=tlb" },
+	{ "module", OPT_NEEDS, "mode=kmod" },
+	{ "all", OPT_NEEDS, "mode=kmod" },
+	{ "no-wait", OPT_NEEDS, "mode=kmod" },
+	{ "delay", OPT_NEEDS, "mode=kmod" },
+	{ NULL }
+};
+
 int main(int argc, char **argv)
 {
 	struct ipistorm_opts o = { .mode = MODE_PERF_READ, .timeout_s = 60 };
@@ -179,28 +203,7 @@ int main(int argc, char **argv)
 		.opts = opts,
 		.own_cpu_locks = true,	/* a storm's pairs; a watch only observes */
 		.quick = { .loops = 2000, .runs = 2, .duration_s = 2 },
-		.rules = (const struct opt_rule[]){
-			{ "watch", OPT_CONFLICTS, "mode!=watch" },
-			{ "max", OPT_NEEDS, "watch|mode=watch" },
-			{ "method", OPT_NEEDS, "watch|mode=watch" },
-			/* a watch sends nothing: no pairs, calls, runs or pass timeout */
-			{ "pairs", OPT_CONFLICTS, "watch|mode=watch" },
-			{ "pair", OPT_CONFLICTS, "watch|mode=watch" },
-			{ "src-list", OPT_CONFLICTS, "watch|mode=watch" },
-			{ "timeout", OPT_CONFLICTS, "watch|mode=watch" },
-			{ "loops", OPT_CONFLICTS, "watch|mode=watch" },
-			{ "runs", OPT_CONFLICTS, "watch|mode=watch" },
-			{ "pairs", OPT_CONFLICTS, "pair" },
-			{ "src-list", OPT_CONFLICTS, "pairs" },
-			{ "src-list", OPT_CONFLICTS, "pair" },
-			{ "target", OPT_NEEDS, "mode=perf-read" },
-			{ "tlb-op", OPT_NEEDS, "mode=tlb" },
-			{ "module", OPT_NEEDS, "mode=kmod" },
-			{ "all", OPT_NEEDS, "mode=kmod" },
-			{ "no-wait", OPT_NEEDS, "mode=kmod" },
-			{ "delay", OPT_NEEDS, "mode=kmod" },
-			{ NULL }
-		},
+		.rules = ipistorm_rules,
 	};
 	struct bench b = { .opt = { .loops = 100000, .runs = 3, .duration_s = 60 } };
 	struct storm s = { .b = &b, .o = &o };

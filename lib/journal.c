@@ -91,9 +91,9 @@ void journal_restored(const char *path)
 	line[1] = '\t';
 	memcpy(line + 2, path, n);
 	line[n + 2] = '\n';
-	if (write(journal_fd, line, n + 3) < 0) {
-		/* nothing more to do on an exit path */
-	}
+	/* on an exit path: nothing more to do when it fails */
+	if (write(journal_fd, line, n + 3) != (ssize_t)(n + 3))
+		journal_failed = true;
 }
 
 struct setting {
