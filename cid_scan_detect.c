@@ -48,10 +48,11 @@ static int cmdline_value(const char *key, char *val, size_t len)
 static void detect_batch(struct scan_model *m)
 {
 	char v[64], c[64] = "";
-	uint64_t u;
+	uint64_t u, cfg = 0;
 	bool has_scan = kallsyms_has("task_mm_cid_scan");
 
-	if (!kconfig_value("CONFIG_RSEQ_CID_SCAN_BATCH", c, sizeof(c)) && parse_u64(c, &u))
+	if (!kconfig_value("CONFIG_RSEQ_CID_SCAN_BATCH", c, sizeof(c)) &&
+	    (parse_u64(c, &cfg) || !cfg || cfg > 1U << 20))
 		c[0] = '\0';
 	if (!read_file_line(PARAM_DIR PARAM_BATCH, v, sizeof(v)) && !parse_u64(v, &u) && u) {
 		m->batch = (int)u;
@@ -61,7 +62,7 @@ static void detect_batch(struct scan_model *m)
 		if (!read_file_line(PARAM_DIR PARAM_SCAN, v, sizeof(v)))
 			m->scan_off = v[0] == 'N' || v[0] == 'n' || v[0] == '0';
 	} else if (c[0]) {
-		m->batch = atoi(c);
+		m->batch = (int)cfg;
 		snprintf(m->batch_from, sizeof(m->batch_from), "CONFIG_RSEQ_CID_SCAN_BATCH");
 		if (!cmdline_value(PARAM_BATCH, v, sizeof(v)) && !parse_u64(v, &u) && u) {
 			m->batch = (int)u;

@@ -8,6 +8,7 @@
 #include "cpu_events.h"
 #include "kconfig.h"
 #include "tick.h"
+#include "util.h"
 
 void cpu_events_init(struct cpu_events *s, int cpu)
 {
@@ -87,6 +88,7 @@ void cpu_events_end(struct cpu_events *s, struct cpu_window *w)
 	struct irq_table after[CPU_EVENTS_MAX_FILES] = { 0 };
 	uint64_t j1;
 	char hz[16];
+	uint64_t hz_cfg;
 
 	w->seconds = (mono_ns() - s->t0_ns) / 1e9;
 	for (int i = 0; i < CPU_EVENTS_MAX; i++) {
@@ -108,8 +110,9 @@ void cpu_events_end(struct cpu_events *s, struct cpu_window *w)
 	 * The kernel's own CONFIG_HZ when its config is readable: under
 	 * emulation jiffies against the clock can be far from it.
 	 */
-	if (!kconfig_value("CONFIG_HZ", hz, sizeof(hz)) && atoi(hz) > 0)
-		w->hz = atoi(hz);
+	if (!kconfig_value("CONFIG_HZ", hz, sizeof(hz)) && !parse_u64(hz, &hz_cfg) &&
+	    hz_cfg > 0 && hz_cfg <= 10000)
+		w->hz = (int)hz_cfg;
 	else
 		w->hz = tick_hz_from(w->jiffies, w->seconds);
 	for (int f = 0; f < s->nfiles; f++) {
