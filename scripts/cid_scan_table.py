@@ -11,9 +11,12 @@ stay in separate rows; model results are refused.
 
 --check also judges the matrix (exit 1 when a verdict fails):
   - per workload, the per-call p50 grows with the batch: 8 < 16 < 32
-    (under emulation the minimum: there every disturbance, another vCPU
-    or the host taking the one emulation thread, only adds time, so the
-    least disturbed call is the batch's cost and the p50 is noise);
+    (under emulation the p10: there every disturbance, another vCPU or
+    the host taking the one emulation thread, only adds time, so the
+    least disturbed calls give the batch's cost and the p50 is noise;
+    the 10th percentile of a few hundred calls, not the single fastest,
+    which one odd call decides: a batch 16 minimum of 11.6 us against
+    15.6 at batch 8, with p10 36.1 against 29.7, in one run);
   - each batched run's complete walks had ceil(possible CPUs / batch) calls;
   - a scan-off run saw no scan call and its compaction check failed.
 and prints, from batch 8's complete scans, the number of CPUs at which a
@@ -197,14 +200,14 @@ def check(all_rows):
         runs = [r for r in traced if r["workload"] == wl and not r["off"]
                 and r["batch"] in (8, 16, 32) and r["calls"]]
         emu = any(r["emulated"] for r in runs)
-        what, q = ("min", 0.0) if emu else ("p50", 0.5)
+        what, q = ("p10", 0.1) if emu else ("p50", 0.5)
         stat = {r["batch"]: quantile(r["calls"], q) for r in runs}
         have = sorted(stat)
         if len(have) < 2:
             continue
         grows = all(stat[a] < stat[b] for a, b in zip(have, have[1:]))
         res.append((grows, "%s: per-call %s grows with the batch%s: %s" % (
-            wl, what, " (emulated: the least disturbed call)" if emu else "",
+            wl, what, " (emulated: the least disturbed calls)" if emu else "",
             " < ".join("batch %d %.2f us" % (b, stat[b]) for b in have))))
     for r in traced:
         run = os.path.dirname(os.path.abspath(r["path"]))

@@ -6,7 +6,7 @@
 # and 32 and the scan-off control, cyclic workload, 8 s runs, 128
 # possible CPUs with 4 online (vm/cid_batches.sh --reduced). The
 # cross-kernel verdicts must pass: the time per call grows from batch 8
-# to 32 (its minimum under TCG, else its p50),
+# to 32 (its p10 under TCG, else its p50),
 # each run's complete walks have ceil(128 / batch) calls, the scan-off
 # kernel shows no scan call and fails the compaction check. TAP, for
 # prove; make check-kernels runs it.
@@ -32,8 +32,8 @@ ok $? "reduced matrix: every verdict passed (rc=$RC)"
 n=$(ls "$TMP"/cb/*/suite/cid_scan.json 2>/dev/null | wc -l)
 [ "$n" -eq 3 ]
 ok $? "three results kept (batch 8, batch 32, scan off): $n"
-# (the minimum under TCG, the p50 under KVM: scripts/cid_scan_table.py)
-grep -Eq '^PASS cyclic: per-call (min|p50) grows with the batch( \(emulated: the least disturbed call\))?: batch 8 [0-9.]+ us < batch 32 [0-9.]+ us' "$TMP/out"
+# (the p10 under TCG, the p50 under KVM: scripts/cid_scan_table.py)
+grep -Eq '^PASS cyclic: per-call (p10|p50) grows with the batch( \(emulated: the least disturbed calls\))?: batch 8 [0-9.]+ us < batch 32 [0-9.]+ us' "$TMP/out"
 ok $? "per-call time grows from batch 8 to batch 32"
 grep -Eq '^PASS batch 8 cyclic .*: [1-9][0-9]* of [1-9][0-9]* complete walks had 16 calls' "$TMP/out"
 ok $? "batch 8: complete walks of 16 calls over 128 possible CPUs"
