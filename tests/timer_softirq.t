@@ -87,11 +87,17 @@ if grep -q "^ok 3 quiet: the counting sent no IPI.*# SKIP" "$TMP/out"; then
 else
 	[ $RC -eq 1 ] && grep -Eq "^not ok 3 quiet: the counting sent no IPI to cpu $cpu inside the windows \([1-9][0-9]* function calls of [0-9]+ IPIs to it were ours\)" "$TMP/out"
 	ok $? "--perf-counters (per-cpu perf events read in the window): the IPI verdict fails, exit 1 (rc=$RC)"
-	# both ways of counting see the same TIMER softirqs
-	perl -ne 'if (/^# quiet cpu \d+: \d+ x .*TIMER softirqs raised (\d+) run (\d+)/) { $t = "$1 $2" }
-		if (/^# quiet cpu \d+: perf counters: TIMER softirqs raised (\d+) run (\d+)/) { $p = "$1 $2" }
-		END { exit !(defined $t && $t eq $p) }' "$TMP/out"
-	ok $? "--perf-counters: perf counters and the trace counted the same TIMER softirqs"
+	# both ways of counting see the same TIMER softirqs. The perf
+	# counters are enabled after the trace window opens and disabled
+	# before it closes: they count at most what the trace did, less by
+	# what the edges held (on a loaded machine, with the toggling thread
+	# waiting for a CPU, 3-5 of 35 in two 1 s windows).
+	perl -ne 'if (/^# quiet cpu \d+: \d+ x .*TIMER softirqs raised (\d+) run (\d+)/) { ($tr, $tn) = ($1, $2) }
+		if (/^# quiet cpu \d+: perf counters: TIMER softirqs raised (\d+) run (\d+)/) { ($pr, $pn) = ($1, $2) }
+		END { exit 1 unless defined $tr && defined $pr;
+		      $slack = $tr / 4 > 2 ? $tr / 4 : 2;
+		      exit !($pr <= $tr && $tr - $pr <= $slack && $pn <= $tn && $tn - $pn <= $slack) }' "$TMP/out"
+	ok $? "--perf-counters: perf counters and the trace counted the same TIMER softirqs, within the window edges ($(grep -Eo 'TIMER softirqs raised [0-9]+ run [0-9]+' "$TMP/out" | tr '\n' ' '))"
 fi
 
 # cyclic phase, short, 3 runs
