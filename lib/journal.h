@@ -8,10 +8,11 @@
  * timer_softirq leaves timer migration off.
  *
  * One file per process, $ISOLBENCH_STATE_DIR/settings-PID (default
- * /run/isolbench), appended to only:
- *	S <truncate 0|1> <path> <old value>	saved before the change
- *	R <path>				put back
- * and removed when the run ends through its cleanups.
+ * /run/isolbench), appended to only, tab-separated:
+ *	S <truncate 0|1> <CLOCK_REALTIME ns> <path> <old value>
+ *	R <path>			put back
+ * and removed when the run ends through its cleanups with every setting
+ * back (a write-back that failed keeps it for the next run).
  */
 #ifndef ISOLBENCH_JOURNAL_H
 #define ISOLBENCH_JOURNAL_H
@@ -35,10 +36,13 @@ void journal_restored(const char *path);
 
 /*
  * Put back what the journals of isolbench processes that are gone
- * still hold, say so on the KTAP stream, and remove those journals
- * (one with a setting not written back, or left to a live run, is kept).
- * A path that a live run's journal holds is left to that run. Returns
- * the number of settings put back.
+ * still hold, say so on the KTAP stream, and remove those journals. A
+ * path that a live run's journal holds is left to that run; of two dead
+ * runs that saved one path, the older save is put back. A journal with
+ * a setting left (to a live run, or a write that failed) is kept, with
+ * what was decided marked in it. Only this user's journals are read and,
+ * unless ISOLBENCH_STATE_DIR moved them, only paths under /proc/sys/ and
+ * /sys/ written. Returns the number of settings put back.
  */
 int journal_recover(void);
 

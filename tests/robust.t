@@ -131,8 +131,8 @@ wait $gone
 mkdir -p "$ISOLBENCH_STATE_DIR"
 echo function_graph >"$TMP/tracer"
 echo 0 >"$TMP/live_setting"
-printf 'S\t1\t%s\tnop\n' "$TMP/tracer" >"$ISOLBENCH_STATE_DIR/settings-$gone"
-printf 'S\t0\t%s\t1\n' "$TMP/live_setting" >"$ISOLBENCH_STATE_DIR/settings-$live"
+printf 'S\t1\t1\t%s\tnop\n' "$TMP/tracer" >"$ISOLBENCH_STATE_DIR/settings-$gone"
+printf 'S\t0\t1\t%s\t1\n' "$TMP/live_setting" >"$ISOLBENCH_STATE_DIR/settings-$live"
 run_prog getpid_bench --quick -n 1000 -r 2
 [ $RC -eq 0 ] && [ "$(cat "$TMP/tracer")" = nop ] &&
 	grep -q "^# settings journal: put back $TMP/tracer = 'nop', left changed by pid $gone (gone before its cleanups)" "$TMP/out" &&
