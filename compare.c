@@ -63,7 +63,7 @@ static void args_check(struct compare *c, const char *threshold,
 			      c->o.threshold_abs < 0))
 		compare_die(c, "--threshold-abs: '%s' is not a number from 0 (in the metric's unit)",
 			    threshold_abs);
-	c->o.abs_threshold = threshold_abs;
+	c->o.abs_threshold = threshold_abs != NULL;
 	c->nsides = co->noperands;
 	if (c->nsides > MAX_SIDES)
 		compare_die(c, "at most %d results to compare", MAX_SIDES);
@@ -101,7 +101,7 @@ static void parse_args(struct compare *c, int argc, char **argv)
 		  .help = "--bisect: how much worse is still good, in % (default 5)" },
 		{ .name = "threshold-abs", .type = OPT_STRING, .dest = &threshold_abs,
 		  .arg = "VALUE",
-		  .help = "--bisect: how much worse is still good, in the metric's unit (for counts near 0)" },
+		  .help = "--bisect, --kcidb: how much worse is still good, in the metric's unit (for counts near 0)" },
 		{ .name = "emulated-timings", .type = OPT_FLAG,
 		  .dest = &c->o.emulated_timings,
 		  .help = "judge timing metrics measured under emulation (TCG) too" },
@@ -123,7 +123,7 @@ static void parse_args(struct compare *c, int argc, char **argv)
 		.rules = (const struct opt_rule[]){
 			{ "metric", OPT_NEEDS, "bisect" },
 			{ "threshold", OPT_NEEDS, "bisect|kcidb" },
-			{ "threshold-abs", OPT_NEEDS, "bisect" },
+			{ "threshold-abs", OPT_NEEDS, "bisect|kcidb" },
 			{ "threshold-abs", OPT_CONFLICTS, "threshold" },
 			{ "markdown", OPT_CONFLICTS, "bisect" },
 			{ "kcidb-build", OPT_NEEDS, "kcidb" },

@@ -41,11 +41,11 @@ void cmp_metrics(const struct stats *base, const struct stats *new_,
 
 const char *cmp_pct(char *buf, size_t len, double pct, bool sign)
 {
-	/* one decimal up to 99999.9%, then three digits and an exponent */
+	/* one decimal up to 99999.9%, then two digits and an exponent */
 	if (fabs(pct) < 1e5)
 		snprintf(buf, len, sign ? "%+.1f%%" : "%.1f%%", pct);
 	else
-		snprintf(buf, len, sign ? "%+.3g%%" : "%.3g%%", pct);
+		snprintf(buf, len, sign ? "%+.2g%%" : "%.2g%%", pct);
 	return buf;
 }
 

@@ -37,8 +37,8 @@ enum bisect_verdict {
 void cmp_metrics(const struct stats *base, const struct stats *new_,
 		 struct cmp *c);
 /*
- * @pct as text in at most 10 characters ("+12.3%", "+1.2e+07%"), with
- * its sign when @sign; returns @buf.
+ * @pct as text in at most 10 characters ("+12.3%", "+1.2e+07%",
+ * "-1.2e+300%"), with its sign when @sign; returns @buf.
  */
 const char *cmp_pct(char *buf, size_t len, double pct, bool sign);
 /* "increase"/"decrease"/"no change" */

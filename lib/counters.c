@@ -154,9 +154,12 @@ int counter_open_tracepoint(struct counter *c, const char *event,
 	if (perf_open(c, &attr, pid, cpu))
 		return -1;
 	if (filter && ioctl(c->fd, PERF_EVENT_IOC_SET_FILTER, filter)) {
+		int e = errno;	/* EINVAL: a filter this kernel cannot parse */
+
 		snprintf(c->error, sizeof(c->error), "%s: filter '%s' rejected: %s",
-			 event, filter, strerror(errno));
+			 event, filter, strerror(e));
 		counter_close(c);
+		errno = e;
 		return -1;
 	}
 	return 0;

@@ -24,7 +24,10 @@ struct counter {
  */
 int counter_open_sw(struct counter *c, uint64_t config, pid_t pid, int cpu);
 int counter_open_hw(struct counter *c, uint64_t config, pid_t pid, int cpu);
-/* @event is "system:name", e.g. "irq:softirq_entry"; @filter may be NULL. */
+/*
+ * @event is "system:name", e.g. "irq:softirq_entry"; @filter may be NULL.
+ * A filter the kernel refuses fails with errno set by the ioctl (EINVAL).
+ */
 int counter_open_tracepoint(struct counter *c, const char *event,
 			    const char *filter, pid_t pid, int cpu);
 int counter_enable(struct counter *c);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,8 @@ static int ipi_mask_open(struct ipi_count *c, const char *filter, const char *an
 						filter, -1, from);
 	if (c->have_mask)
 		return 0;
+	if (errno != EINVAL || !strstr(c->sent_mask.error, "rejected"))
+		return -1;	/* not the filter: the tracepoint or the open */
 	return counter_open_tracepoint(&c->sent_mask, "ipi:ipi_send_cpumask", any, -1, from);
 }
 

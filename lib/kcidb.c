@@ -186,10 +186,11 @@ static void cmp_record(struct json *j, const struct kcidb_cmp *k,
 		 k->base_label, k->threshold, k->threshold_unit ? " " : "%",
 		 k->threshold_unit ? k->threshold_unit : "", k->why);
 	json_string(j, "comment", comment);
-	if (k->c.tested) {
+	/* the change it was judged on: in % of the base, or the difference */
+	if (k->threshold_unit ? k->c.welch : k->c.tested) {
 		json_object_start(j, "number");
-		json_double(j, "value", k->c.change_pct);
-		json_string(j, "unit", "%");
+		json_double(j, "value", k->threshold_unit ? k->c.w.diff : k->c.change_pct);
+		json_string(j, "unit", k->threshold_unit ? k->threshold_unit : "%");
 		json_object_end(j);
 	}
 	json_object_start(j, "misc");
@@ -200,8 +201,11 @@ static void cmp_record(struct json *j, const struct kcidb_cmp *k,
 	} else {
 		json_double(j, "threshold_pct", k->threshold);
 	}
-	if (k->c.tested) {
+	if (k->threshold_unit && k->c.welch)
+		json_double(j, "ci95_abs", k->c.w.diff_hi - k->c.w.diff);
+	if (k->c.tested)
 		json_double(j, "ci95_pct", k->c.ci_pct);
+	if (k->c.welch) {
 		json_double(j, "welch_p", k->c.w.p);
 		json_bool(j, "significant", k->c.significant);
 	}

@@ -284,6 +284,8 @@ static bool rule_term1(const struct parsed *ps, const char *term, size_t tlen,
 	int i = parsed_find(ps, term, nlen);
 	const struct opt *o;
 	const char *cur;
+	size_t vlen;
+	bool same;
 
 	if (i < 0)
 		abort();
@@ -295,14 +297,14 @@ static bool rule_term1(const struct parsed *ps, const char *term, size_t tlen,
 	if (o->type != OPT_CHOICE)
 		abort();
 	cur = o->choices[*(int *)o->dest];
+	vlen = term + tlen - val;
+	same = strlen(cur) == vlen && !strncmp(cur, val, vlen);
 	snprintf(text, len, "--%s %.*s", o->name,
-		 term[nlen] == '!' ? (int)strlen(cur) : (int)(term + tlen - val),
+		 term[nlen] == '!' ? (int)strlen(cur) : (int)vlen,
 		 term[nlen] == '!' ? cur : val);
 	if (term[nlen] == '!')
-		return ps->given[i] && strncmp(cur, val, term + tlen - val);
-	/* given or by default */
-	return strlen(cur) == (size_t)(term + tlen - val) &&
-	       !strncmp(cur, val, term + tlen - val);
+		return ps->given[i] && !same;
+	return same;	/* given or by default */
 }
 
 /*
@@ -346,9 +348,25 @@ static void rules_check(const struct prog_spec *spec, const struct parsed *ps,
 	}
 }
 
+/* Whether @name is one of the plain option names of term @term ("a|b"). */
+static bool term_names(const char *term, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *t = term; *t; t += *t == '|') {
+		size_t tlen = strcspn(t, "|");
+
+		if (tlen == n && !strncmp(t, name, n))
+			return true;
+		t += tlen;
+	}
+	return false;
+}
+
 /*
  * Whether a rule refuses option @i with the options given so far: it
- * conflicts with one that holds, or needs one that does not.
+ * conflicts with one that holds (either side of the rule), or needs one
+ * that does not.
  */
 static bool rules_exclude(const struct parsed *ps, const struct opt_rule *r, int i)
 {
@@ -356,9 +374,10 @@ static bool rules_exclude(const struct parsed *ps, const struct opt_rule *r, int
 	char t[160];
 
 	for (; r && r->opt; r++) {
-		size_t nlen = strcspn(r->opt, "!=|");
-
-		if (strlen(name) != nlen || strncmp(r->opt, name, nlen) || r->opt[nlen])
+		if (r->kind == OPT_CONFLICTS && term_names(r->other, name) &&
+		    rule_term(ps, r->opt, t, sizeof(t)))
+			return true;
+		if (!term_names(r->opt, name))
 			continue;
 		if (r->kind == OPT_CONFLICTS && rule_term(ps, r->other, t, sizeof(t)))
 			return true;
@@ -379,7 +398,8 @@ static void opts_list(const struct prog_spec *spec, const struct parsed *ps)
 	for (int i = 0; i < ps->n; i++) {
 		const struct opt *o = ps->table[i];
 
-		if (rules_exclude(ps, spec->rules, i))
+		if (rules_exclude(ps, spec->rules, i) ||
+		    (!spec->operands && rules_exclude(ps, common_rules, i)))
 			continue;
 		printf("--%s %s%c %d\n", o->name, o->key ? "-" : "",
 		       o->key ? o->key : '-', o->type != OPT_FLAG);

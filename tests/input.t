@@ -185,8 +185,9 @@ ok $? "run.sh --bisect: a crashed test leaving a 0-byte result is undecided, 125
 "$inst/run.sh" --bisect --baseline "$D/base.json" --threshold 1e2 >"$TMP/out" 2>&1
 RC=$?
 timeout 10 "$BIN/compare" --bisect --threshold 1e2 "$D/base.json" "$D/equal.json" >/dev/null 2>&1
-[ $RC -eq 125 ] && [ $? -eq 0 ]
-ok $? "--threshold 1e2 is a percentage to run.sh and compare alike (rc=$RC)"
+crc=$?
+[ $RC -eq 125 ] && [ $crc -eq 0 ]
+ok $? "--threshold 1e2 is a percentage to run.sh and compare alike (run.sh $RC, compare $crc)"
 run_sh_usage "--bisect --threshold 1e3" "--threshold: '1e3' is not a percentage" \
 	--bisect --baseline "$D/base.json" --threshold 1e3
 cat >"$inst/getpid_bench" <<'SH'

@@ -24,7 +24,7 @@ int main(void)
 	struct cmp c;
 
 	ksft_print_header();
-	ksft_set_plan(21);
+	ksft_set_plan(22);
 	stats_of(base, ARRAY_SIZE(base), &sb);
 	stats_of(same, ARRAY_SIZE(same), &ss);
 	stats_of(worse, ARRAY_SIZE(worse), &sw);
@@ -95,6 +95,8 @@ int main(void)
 				 "a huge finite change prints short: %s", buf);
 		cmp_pct(buf, sizeof(buf), -12.34, true);
 		ksft_test_result(!strcmp(buf, "-12.3%"), "-12.34 prints as %s", buf);
+		cmp_pct(buf, sizeof(buf), -1.234e300, true);
+		ksft_test_result(strlen(buf) <= 10, "-1.234e300 prints in 10 characters: %s", buf);
 	}
 	{
 		/* TIMER softirqs per tick: a quiet base near 0, one raise per tick */
