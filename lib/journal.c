@@ -128,9 +128,12 @@ void journal_restored(const char *path)
 	line[1] = '\t';
 	memcpy(line + 2, path, n);
 	line[n + 2] = '\n';
-	/* on an exit path: nothing more to do when it fails */
+	/*
+	 * The setting is back either way: a lost R line only makes the next
+	 * run write the same old value again, should this run be killed.
+	 */
 	if (write(journal_fd, line, n + 3) != (ssize_t)(n + 3))
-		journal_failed = true;
+		return;
 }
 
 /* A setting a journal still holds: saved, not put back. */
