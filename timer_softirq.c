@@ -229,7 +229,7 @@ int main(int argc, char **argv)
 	struct ts_opts o = {
 		.phase = PH_ALL, .policy = POL_FIFO, .interval_us = 1000,
 		.priority = 95, .hist_max_us = 10000, .warmup_s = 1,
-		.max_softirqs = 5, .max_ticks_per_s = 2, .max_needless_per_tick = 0.25,
+		.max_softirqs = 5, .max_ticks_per_s = 10, .max_needless_per_tick = 0.25,
 	};
 	const struct opt opts[] = {
 		{ .name = "phase", .type = OPT_CHOICE, .dest = &o.phase, .arg = "PHASE",

@@ -15,6 +15,7 @@
 #include "lib/knob.h"
 #include "lib/ksym.h"
 #include "lib/spinner.h"
+#include "lib/tick.h"
 #include "timer_softirq.h"
 
 #define TIMER_MIGRATION	"/proc/sys/kernel/timer_migration"
@@ -184,6 +185,25 @@ static int count_window(struct bench *b, const struct ts_opts *o, struct ts_run 
 }
 
 /*
+ * A nohz_full CPU's tick stops some time after the busy loop starts (RCU
+ * or a pending timer can keep it a while; in a TCG guest once longer
+ * than the 0.3 s warmup of --quick): a quiet window opened before then
+ * counts those ticks. Wait for 0.2 s without a local timer interrupt on
+ * the target, at most 3 s, and say when the last one came.
+ */
+static void quiet_settle(int cpu)
+{
+	double s = tick_wait_quiet(cpu, 0.2, 3, &bench_stop);
+
+	if (s == -1 && !bench_stop)
+		ksft_print_msg("quiet cpu %d: local timer interrupts still came 3 s after the warmup\n",
+			       cpu);
+	else if (s >= 0)
+		ksft_print_msg("quiet cpu %d: the last local timer interrupt %.2f s after the warmup, then none for 0.2 s\n",
+			       cpu, s);
+}
+
+/*
  * --runs windows: a busy loop (and, for the control, the sleeper) get
  * ready on the target and warm up once, then the counted windows run
  * one after the other while they do their work. Returns the windows
@@ -216,6 +236,8 @@ uint64_t spin_windows(struct bench *b, const struct ts_opts *o, struct ts_run *r
 	}
 	if (!*err && !bench_stop)
 		usleep(o->warmup_s * 1e6);
+	if (!*err && !bench_stop && !control && (r->nohz || o->assert_nohz))
+		quiet_settle(b->target);
 	while (!*err && !bench_stop && done < runs) {
 		if (count_window(b, o, r, control ? "control" : "quiet", &sl, &w[done])) {
 			snprintf(err, errlen, "window %llu could not be counted: %s",

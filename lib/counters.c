@@ -290,8 +290,7 @@ void irq_table_free(struct irq_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static int64_t irq_table_get(const struct irq_table *t, const char *name,
-			     int cpu)
+int64_t irq_table_count(const struct irq_table *t, const char *name, int cpu)
 {
 	for (int r = 0; r < t->nrows; r++) {
 		if (strcmp(t->rows[r].name, name))
@@ -307,8 +306,8 @@ int64_t irq_table_delta(const struct irq_table *before,
 			const struct irq_table *after, const char *name,
 			int cpu)
 {
-	int64_t a = irq_table_get(before, name, cpu);
-	int64_t b = irq_table_get(after, name, cpu);
+	int64_t a = irq_table_count(before, name, cpu);
+	int64_t b = irq_table_count(after, name, cpu);
 
 	return a < 0 || b < 0 ? -1 : b - a;
 }

@@ -64,6 +64,8 @@ struct irq_table {
 
 int irq_table_read(const char *path, struct irq_table *t);
 void irq_table_free(struct irq_table *t);
+/* Count of row @name on @cpu; -1 if missing. */
+int64_t irq_table_count(const struct irq_table *t, const char *name, int cpu);
 /* Count of row @name on @cpu in @after minus @before; -1 if missing. */
 int64_t irq_table_delta(const struct irq_table *before,
 			const struct irq_table *after,
