@@ -3,10 +3,12 @@
 #
 # vm/kernels.t - the checks that build kernels (make check-kernels, run by
 # .ci/run): linux-source-6.12 built with a patch and booted with nohz_full
-# CPUs running the suite; the build's bad input (an option that does not
-# stick, a build that fails); an A/B of the base kernel against one with a
-# planted regression on a count metric; and git bisect run over a series
-# of eight commits, which must name the planted one. TAP, for prove.
+# CPUs running the suite; trace filters without CPUS{} (as in 6.3-6.5)
+# under ipistorm's storm and watch; the build's bad input (an option that
+# does not stick, a build that fails); an A/B of the base kernel against
+# one with a planted regression on a count metric; and git bisect run
+# over a series of eight commits, which must name the planted one. TAP,
+# for prove.
 # Prints the wall time of each part. A cold vm/cache costs one download,
 # one full kernel build and incremental ones; see docs/vm.md for the
 # measured times.
@@ -25,7 +27,7 @@ if ! command -v qemu-system-x86_64 >/dev/null || ! command -v gcc >/dev/null; th
 	echo "1..0 # SKIP qemu-system-x86_64 or gcc not installed"
 	exit 0
 fi
-plan 21
+plan 23
 cd "$TOP" || exit 1
 SERIES=$TOP/vm/patches/bisect-demo
 BATCH=$TOP/vm/patches/cid-scan-batch.patch
@@ -90,6 +92,26 @@ rc=$?
 [ $rc -eq 0 ] && [ -x "$TMP/kst/out/getpid_bench" ] && [ -x "$TMP/kst/out/compare" ] &&
 	grep -q -- '-D_GNU_SOURCE=' "$TMP/kst.log"
 ok $? "built in a kernel tree through linux-source-6.12's lib.mk (rc=$rc)"
+
+# 1b. Trace filters without the CPUS{} operand, as Linux 6.3-6.5 have
+# them (vm/patches/no-cpus-filter.patch; Debian has no such kernel): the
+# storm still counts its sends to dst from what such a kernel filters,
+# and the watch falls back to /proc/interrupts. One file rebuilt.
+t=$(date +%s)
+vm/run.sh --build debian:6.12 --patch "$BATCH" --patch "$TOP/vm/patches/no-cpus-filter.patch" \
+	-o "$TMP/nocpus" -- --quick -t ipistorm -t ipistorm_watch >"$TMP/nocpus.out" 2>"$TMP/nocpus.err"
+rc=$?
+diag "vm/run.sh --build debian:6.12 --patch batch --patch no-cpus-filter -- --quick -t ipistorm -t ipistorm_watch: exit $rc after $(elapsed "$t")"
+grep -E 'built .* in [0-9]+ s' "$TMP/nocpus.err" | sed 's/^/# /'
+[ $rc -le 1 ] || tail -n 20 "$TMP/nocpus.err" | sed 's/^/# /'
+k=$TMP/nocpus/suite
+grep -E 'CPUS|^(not )?ok' "$k/ipistorm.ktap" "$k/ipistorm_watch.ktap" 2>/dev/null | sed 's/^/# /'
+[ $rc -eq 0 ] && grep -q 'trace filters without CPUS{} (Linux 6.3-6.5).*none were made' "$k/ipistorm.ktap" &&
+	grep -Eq '^ok [0-9]+ .*[0-9]+ of [0-9]+ calls reached dst' "$k/ipistorm.ktap"
+ok $? "no CPUS{} filter (as 6.3-6.5): the storm counted its sends to dst all the same (rc=$rc)"
+grep -q 'the kernel refused the CPUS{} trace filter.*counting the IPIs received instead' "$k/ipistorm_watch.ktap" &&
+	grep -Eq '^ok 1 counted the IPIs received by cpus [0-9,-]+ for .* in /proc/interrupts' "$k/ipistorm_watch.ktap"
+ok $? "no CPUS{} filter: the watch counted the IPIs received (/proc/interrupts) and passed"
 
 # 2. Bad input that needs a real tree.
 printf 'CONFIG_NR_CPUS=99999\nCONFIG_NO_SUCH_OPTION=y\n' >"$TMP/bad.config"
