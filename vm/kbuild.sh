@@ -177,6 +177,24 @@ kb_apply_patches() {
 	done
 }
 
+# kb_keep_times OLD NEW LIST...: the files of the LISTs (copied afresh or
+# patched in NEW, so their own inodes, timed now) whose content is the
+# same as in the last build's tree OLD get OLD's time back.  Patching
+# times a file now on every build: without this a patch to a header
+# that every object includes (the batch patch's mm_types.h) would
+# rebuild the whole kernel every time.  Hard links into the source are
+# never touched.
+kb_keep_times() {
+	local old=$1 new=$2 f
+	shift 2
+	[[ -d $old ]] || return 0
+	LC_ALL=C sort -u "$@" | while IFS= read -r f; do
+		if [[ -f $new/$f && -f $old/$f ]] && cmp -s "$new/$f" "$old/$f"; then
+			touch -r "$old/$f" "$new/$f"
+		fi
+	done
+}
+
 kb_module_hash() {
 	(cd "$REPO_DIR" && find module -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' \
 		-o -name Makefile -o -name Kbuild \) -print0 2>/dev/null |
@@ -283,6 +301,7 @@ kb_build() {
 		[[ -e $f && ${f##*/} != .git && ${f##*/} != .unpacked ]] || continue
 		cp -al "$f" "$new/" || die "cannot copy $KB_SRC_DIR to $new"
 	done
+	: >"$fam/copied"
 	if [[ -d $src ]]; then
 		(cd "$new" && find . -type f -printf '%P %s %T@\n' | LC_ALL=C sort) >"$fam/manifest.new"
 		[[ -f $fam/manifest ]] ||
@@ -290,11 +309,13 @@ kb_build() {
 		LC_ALL=C comm -23 "$fam/manifest.new" "$fam/manifest" | sed 's/ [^ ]* [^ ]*$//' |
 		while IFS= read -r f; do
 			if [[ -e $src/$f ]]; then
-				cp --remove-destination "$KB_SRC_DIR/$f" "$new/$f"
+				cp --remove-destination "$KB_SRC_DIR/$f" "$new/$f" &&
+					printf '%s\n' "$f" >>"$fam/copied"
 			fi
 		done
 	fi
 	kb_apply_patches "$new" "$fam/patched"
+	kb_keep_times "$src" "$new" "$fam/copied" "$fam/patched"
 	if [[ -d $src ]]; then
 		mv "$src" "$fam/src.old.$$"
 		rm -rf "$fam/src.old.$$" &

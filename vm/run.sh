@@ -127,8 +127,8 @@ parse_args() {
 		--headers)	need_arg "$@"; HEADERS_DIR=$2; shift ;;
 		-d|--debian)	need_arg "$@"; DEBIAN_SPEC=$2; shift ;;
 		-b|--build)	need_arg "$@"; KB_SRC=$2; shift ;;
-		--patch)	need_arg "$@"; KB_PATCHES+=("$2"); shift ;;
-		--config)	need_arg "$@"; KB_CONFIGS+=("$2"); shift ;;
+		--patch)	need_arg "$@"; KB_PATCHES+=("$(realpath -m -- "$2")"); shift ;;
+		--config)	need_arg "$@"; KB_CONFIGS+=("$(realpath -m -- "$2")"); shift ;;
 		--build-only)	BUILD_ONLY=1 ;;
 		--build-failure-exit)	need_arg "$@"; KB_BUILD_FAIL_EXIT=$2; shift ;;
 		--no-headers)	NO_HEADERS=1 ;;
