@@ -170,8 +170,11 @@ export GIT_AUTHOR_NAME=isolbench GIT_AUTHOR_EMAIL=isolbench@example.invalid
 export GIT_COMMITTER_NAME=isolbench GIT_COMMITTER_EMAIL=isolbench@example.invalid
 # a scratch tree made before from the same series is reused; its base
 # commit is linux-source-6.12 with the batch patch applied
-BASE_SUBJECT="linux-source-6.12 with cid-scan-batch.patch $(sha256sum <"$BATCH" | cut -c1-12)"
-want=$(sed -n 's/^Subject: \[PATCH [0-9]*\/[0-9]*\] //p' "$SERIES"/0*.patch | tac; echo "$BASE_SUBJECT")
+# (git mailinfo unfolds the long subjects as git log prints them)
+BASE_SUBJECT="$(basename "$src") with cid-scan-batch.patch $(sha256sum <"$BATCH" | cut -c1-12)"
+want=$(for p in "$SERIES"/0*.patch; do
+	git mailinfo /dev/null /dev/null <"$p" | sed -n 's/^Subject: //p'
+done | tac; echo "$BASE_SUBJECT")
 if [ -d "$G/.git" ] && git -C "$G" bisect reset -q >/dev/null 2>&1 &&
    git -C "$G" checkout -q -f master 2>/dev/null &&
    [ "$(git -C "$G" log --format=%s -9 master)" = "$want" ]; then
