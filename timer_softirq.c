@@ -52,6 +52,7 @@ static const char *const policy_names[] = { "fifo", "other", NULL };
 static void quiet_phase(struct bench *b, const struct ts_opts *o, struct ts_run *r)
 {
 	char ctx[160], err[160];
+	struct metric *m;
 	uint64_t n;
 
 	r->quiet_w = calloc(b->opt.runs, sizeof(*r->quiet_w));
@@ -70,8 +71,11 @@ static void quiet_phase(struct bench *b, const struct ts_opts *o, struct ts_run 
 	if (r->quiet)
 		raised_metric(b, o, r, n);
 	snprintf(ctx, sizeof(ctx), "%s busy loop", r->cpu_desc);
-	window_metric(b, "quiet_timer_softirqs_per_s", "quiet TIMER softirqs", ctx,
-		      r->quiet_w, n, &r->quiet_sum);
+	m = window_metric(b, "quiet_timer_softirqs_per_s", "quiet TIMER softirqs", ctx,
+			  r->quiet_w, n, &r->quiet_sum);
+	/* how long the tick kept running after the warm-up (nohz_full) */
+	if (!isnan(r->tick_quiet_s))
+		metric_extra(m, "tick_last_after_warmup_s", r->tick_quiet_s);
 }
 
 static void quiet_verdicts(struct bench *b, const struct ts_opts *o, const struct ts_run *r)
@@ -277,7 +281,7 @@ int main(int argc, char **argv)
 		.quick = { .runs = 2, .duration_s = 1 },
 	};
 	struct bench b = { .opt = { .duration_s = 2, .runs = 5 } };
-	struct ts_run r = { 0 };
+	struct ts_run r = { .tick_quiet_s = NAN };
 
 	bench_init(&b, &spec, argc, argv);
 	ts_check(&b, &o, &r);

@@ -68,6 +68,7 @@ struct ts_run {
 	struct cpu_events k;	/* perf counters */
 	struct ts_window *quiet_w, *ctl_w, quiet_sum, ctl_sum;
 	uint64_t quiet_max_softirqs;	/* the worst quiet window */
+	double tick_quiet_s;	/* last LOC after the warm-up; -1 none in 3 s, NAN not waited */
 	struct cyclic_result cyc;
 };
 

@@ -5,6 +5,7 @@
  * by a trace instance read from a housekeeping thread after each window.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -191,7 +192,7 @@ static int count_window(struct bench *b, const struct ts_opts *o, struct ts_run 
  * counts those ticks. Wait for 0.2 s without a local timer interrupt on
  * the target, at most 3 s, and say when the last one came.
  */
-static void quiet_settle(int cpu)
+static double quiet_settle(int cpu)
 {
 	double s = tick_wait_quiet(cpu, 0.2, 3, &bench_stop);
 
@@ -201,6 +202,7 @@ static void quiet_settle(int cpu)
 	else if (s >= 0)
 		ksft_print_msg("quiet cpu %d: the last local timer interrupt %.2f s after the warmup, then none for 0.2 s\n",
 			       cpu, s);
+	return s == -2 || bench_stop ? NAN : s;
 }
 
 /*
@@ -237,7 +239,7 @@ uint64_t spin_windows(struct bench *b, const struct ts_opts *o, struct ts_run *r
 	if (!*err && !bench_stop)
 		usleep(o->warmup_s * 1e6);
 	if (!*err && !bench_stop && !control && (r->nohz || o->assert_nohz))
-		quiet_settle(b->target);
+		r->tick_quiet_s = quiet_settle(b->target);
 	while (!*err && !bench_stop && done < runs) {
 		if (count_window(b, o, r, control ? "control" : "quiet", &sl, &w[done])) {
 			snprintf(err, errlen, "window %llu could not be counted: %s",

@@ -9,7 +9,7 @@
 # left alone with --laptop) and restored, bad input.
 . "$(dirname "$0")/lib.sh"
 
-N=48
+N=49
 plan $N
 
 if ! is_root; then
@@ -70,13 +70,18 @@ metric "$TMP/t.json" control_timer_softirqs_per_s '10 <= m["extra"]["recv_timeou
 ok $? "JSON: timeouts <= process_timeout expiries <= all timer expiries"
 
 # failing cases of the quiet verdicts, on this machine
-run_prog timer_softirq --quick --phase quiet --assert-nohz
+run_prog timer_softirq --quick --phase quiet --assert-nohz -o "$TMP/an.json"
 if grep -q "^# timer_softirq: target cpu [0-9]* (nohz_full" "$TMP/out"; then
 	skip "the target is nohz_full here" "--assert-nohz on a CPU whose tick runs fails"
+	skip "the target is nohz_full here" "--assert-nohz: the tick never went quiet"
 	skip "the target is nohz_full here" "--assert-nohz: the softirq bound fails too"
 else
 	[ $RC -eq 1 ] && grep -Eq "^not ok 4 quiet: the tick stopped on cpu $cpu \([0-9.]+ local timer interrupts/s, max 10;" "$TMP/out"
 	ok $? "--assert-nohz on cpu $cpu, whose tick runs: not ok, exit 1 (rc=$RC)"
+	# the wait for a quiet tick before the windows gave up, and says so
+	grep -q "^# quiet cpu $cpu: local timer interrupts still came 3 s after the warmup" "$TMP/out" &&
+		json_check "$TMP/an.json" '[m["extra"]["tick_last_after_warmup_s"] for m in d["metrics"] if m["name"]=="quiet_timer_softirqs_per_s"]==[-1]'
+	ok $? "--assert-nohz: the tick never went quiet after the warm-up (3 s waited; -1 in the JSON)"
 	grep -Eq "^(not )?ok 5 quiet: at most [0-9]+ TIMER softirqs on cpu $cpu in a 1.0 s window \(max 5\)" "$TMP/out"
 	ok $? "--assert-nohz: the TIMER softirq bound is asserted too"
 fi
