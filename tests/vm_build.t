@@ -11,7 +11,7 @@ if ! command -v qemu-system-x86_64 >/dev/null || ! command -v patch >/dev/null; 
 	echo "1..0 # SKIP qemu-system-x86_64 or patch not installed"
 	exit 0
 fi
-plan 22
+plan 24
 cd "$TOP" || exit 1
 export ISOLBENCH_VM_CACHE=$TMP/cache
 
@@ -83,6 +83,29 @@ left=$(find "$ISOLBENCH_VM_CACHE" -path '*/kbuild/*' -name '*.c' 2>/dev/null | w
 [ "$left" -eq 0 ]; ok $? "nothing half-applied is left in the cache ($left files)"
 [ "$(cd "$K" && find . -type f -exec sha256sum {} + | sort | sha256sum)" = "$sum_before" ]
 ok $? "the user's tree is untouched"
+
+# A relative --patch is read from where the user is, not from the tree
+# (patch -d changes directory first).
+(cd "$TMP" && "$TOP/vm/run.sh" --build "$K" --patch half.patch --build-only) >"$TMP/out" 2>"$TMP/err"
+grep -q "patch $TMP/half.patch does not apply to .*: kernel/b.c: Hunk #1 FAILED" "$TMP/err"
+ok $? "a relative --patch path is the user's: $(head -c 200 "$TMP/err")"
+
+# kbuild's times: of the files copied afresh or patched (their own
+# inodes), one whose content is the last build's keeps that copy's time
+# (make recompiles nothing for it), one that changed keeps its new time.
+(
+	. vm/kbuild.sh
+	o=$TMP/kt/old n=$TMP/kt/new
+	mkdir -p "$o/d" "$n/d"
+	echo same >"$o/d/s"; echo same >"$n/d/s"
+	echo old >"$o/c"; echo new >"$n/c"
+	touch -d 2020-01-01 "$o/d/s" "$o/c"
+	printf 'd/s\n' >"$TMP/kt/patched"; printf 'c\nd/s\n' >"$TMP/kt/copied"
+	kb_keep_times "$o" "$n" "$TMP/kt/copied" "$TMP/kt/patched" &&
+		[ "$(stat -c %Y "$n/d/s")" = "$(stat -c %Y "$o/d/s")" ] &&
+		[ "$(stat -c %Y "$n/c")" -gt "$(stat -c %Y "$o/c")" ]
+)
+ok $? "kbuild: an unchanged re-patched file keeps its old time, a changed one its new time"
 
 touch "$K/.config"
 expect 2 "a tree configured in place" "configured or built in place.*mrproper" \
