@@ -96,7 +96,8 @@ ok $? "built in a kernel tree through linux-source-6.12's lib.mk (rc=$rc)"
 # 1b. Trace filters without the CPUS{} operand, as Linux 6.3-6.5 have
 # them (vm/patches/no-cpus-filter.patch; Debian has no such kernel): the
 # storm still counts its sends to dst from what such a kernel filters,
-# and the watch falls back to /proc/interrupts. One file rebuilt.
+# and the watch falls back to /proc/interrupts. Two files rebuilt (the
+# filter parser, and timer.c without 0001).
 t=$(date +%s)
 vm/run.sh --build debian:6.12 --patch "$BATCH" --patch "$TOP/vm/patches/no-cpus-filter.patch" \
 	-o "$TMP/nocpus" -- --quick -t ipistorm -t ipistorm_watch >"$TMP/nocpus.out" 2>"$TMP/nocpus.err"
