@@ -422,7 +422,7 @@ void compaction(struct bench *b, const struct cid_opts *o,
 		compact_fork(b, o, cs);
 		if (!compact_moved_asleep(cs) || attempt == COMPACT_ATTEMPTS || bench_stop)
 			break;
-		ksft_print_msg("compaction: attempt %d: cid %u was %u after the sleep: a scan due as the siblings exited ran before it; again in a fresh process\n",
+		ksft_print_msg("compaction: attempt %d: cid %u was %u after the sleep (a scan that came due as the siblings exited can run before it); again in a fresh process\n",
 			       attempt, cs->held, cs->after_sleep);
 	}
 	compact_verdict(b, o, cs, attempt);

@@ -192,16 +192,19 @@ static int count_window(struct bench *b, const struct ts_opts *o, struct ts_run 
  * counts those ticks. Wait for 0.2 s without a local timer interrupt on
  * the target, at most 3 s, and say when the last one came.
  */
+#define TICK_QUIET_S		0.2
+#define TICK_QUIET_MAX_S	3.0
+
 static double quiet_settle(int cpu)
 {
-	double s = tick_wait_quiet(cpu, 0.2, 3, &bench_stop);
+	double s = tick_wait_quiet(cpu, TICK_QUIET_S, TICK_QUIET_MAX_S, &bench_stop);
 
 	if (s == -1 && !bench_stop)
-		ksft_print_msg("quiet cpu %d: local timer interrupts still came 3 s after the warmup\n",
-			       cpu);
+		ksft_print_msg("quiet cpu %d: local timer interrupts still came %.0f s after the warmup\n",
+			       cpu, TICK_QUIET_MAX_S);
 	else if (s >= 0)
-		ksft_print_msg("quiet cpu %d: the last local timer interrupt %.2f s after the warmup, then none for 0.2 s\n",
-			       cpu, s);
+		ksft_print_msg("quiet cpu %d: the last local timer interrupt %.2f s after the warmup, then none for %.1f s\n",
+			       cpu, s, TICK_QUIET_S);
 	return s == -2 || bench_stop ? NAN : s;
 }
 
