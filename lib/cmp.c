@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "cmp.h"
@@ -32,7 +34,7 @@ void cmp_metrics(const struct stats *base, const struct stats *new_,
 	c->change_pct = 100 * c->w.diff / fabs(base->mean);
 	c->ci_pct = 100 * (c->w.diff_hi - c->w.diff) / fabs(base->mean);
 	/* a base mean of 1e-300 against 1e10: no percentage to print */
-	if (!isfinite(c->change_pct) || !isfinite(c->ci_pct)) {
+	if (!(fabs(c->change_pct) < CMP_MAX_PCT) || !(c->ci_pct < CMP_MAX_PCT)) {
 		c->why_not = "base mean too small";
 		return;
 	}
@@ -46,6 +48,49 @@ const char *cmp_pct(char *buf, size_t len, double pct, bool sign)
 		snprintf(buf, len, sign ? "%+.1f%%" : "%.1f%%", pct);
 	else
 		snprintf(buf, len, sign ? "%+.2g%%" : "%.2g%%", pct);
+	return buf;
+}
+
+/* "1.2e+05" -> "1.2e5", "1e-07" -> "1e-7": the exponent without padding */
+static void exp_short(char *s)
+{
+	char *e = strchr(s, 'e');
+	char *d;
+
+	if (!e)
+		return;
+	d = e + 1;
+	if (*d == '-')
+		d++;
+	else if (*d == '+')
+		memmove(d, d + 1, strlen(d));
+	while (d[0] == '0' && isdigit((unsigned char)d[1]))
+		memmove(d, d + 1, strlen(d));
+}
+
+const char *cmp_fit(char *buf, size_t len, size_t width, const char *fmt, int prec,
+		    double v, const char *suffix)
+{
+	bool sign = strchr(fmt, '+') != NULL, exp = strchr(fmt, 'e') != NULL;
+
+	for (int p = prec; p >= 0; p--) {
+		snprintf(buf, len, fmt, p, v);
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s", suffix);
+		if (strlen(buf) <= width)
+			return buf;
+		if (!exp)
+			continue;
+		exp_short(buf);
+		if (strlen(buf) <= width)
+			return buf;
+	}
+	for (int p = 2; p >= 0; p--) {
+		snprintf(buf, len, sign ? "%+.*e" : "%.*e", p, v);
+		exp_short(buf);
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s", suffix);
+		if (strlen(buf) <= width)
+			break;
+	}
 	return buf;
 }
 

@@ -41,6 +41,20 @@ void cmp_metrics(const struct stats *base, const struct stats *new_,
  * "-1.2e+300%"), with its sign when @sign; returns @buf.
  */
 const char *cmp_pct(char *buf, size_t len, double pct, bool sign);
+
+/*
+ * @v printed by @fmt (one printf conversion taking a precision, "%.*f"
+ * or "%+.*e", then @suffix) in at most @width characters: the first
+ * precision from @prec down to 0 that fits (an exponent shortened,
+ * "1.2e5", where that makes it fit), else the shortest exponent form;
+ * @buf holds the shortest try when nothing fits. For table columns of
+ * a fixed width whatever the value.
+ */
+const char *cmp_fit(char *buf, size_t len, size_t width, const char *fmt, int prec,
+		    double v, const char *suffix);
+
+/* Percentages of the base at or beyond this are "base mean too small". */
+#define CMP_MAX_PCT	1e99
 /* "increase"/"decrease"/"no change" */
 const char *cmp_direction(const struct cmp *c);
 /* "regression"/"improvement" for better=lower|higher, else the direction. */

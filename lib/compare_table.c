@@ -10,6 +10,15 @@
 #include "plot.h"
 #include "util.h"
 
+/*
+ * The text table's columns: "  label n mean median CoV change CI
+ * judgement": 2 + 8 + 5 + 10 + 10 + 7 + 8 + 8, then " improvement *",
+ * the longest judgement, ends at column 72.
+ */
+#define NUM_COLS	9
+#define COV_COLS	6
+#define CHANGE_COLS	7
+
 void compare_die(const struct compare *c, const char *fmt, ...)
 {
 	va_list ap;
@@ -33,11 +42,27 @@ const char *compare_num(char *buf, size_t len, double v)
 	if (!isfinite(v))
 		snprintf(buf, len, "-");
 	else if (a >= 1e9 || (a > 0 && a < 1e-3))
-		snprintf(buf, len, "%.3e", v);
-	else if (a >= 1e5)
-		snprintf(buf, len, "%.0f", v);
+		cmp_fit(buf, len, NUM_COLS, "%.*e", 3, v, "");
 	else
-		snprintf(buf, len, "%.*f", a >= 100 ? 1 : a >= 10 ? 2 : a >= 1 ? 3 : 4, v);
+		cmp_fit(buf, len, NUM_COLS, "%.*f",
+			a >= 1e5 ? 0 : a >= 100 ? 1 : a >= 10 ? 2 : a >= 1 ? 3 : 4, v, "");
+	return buf;
+}
+
+/* A sample count in 4 columns: 9999, then 10k .. 999k, 1M .. 999M, 1G ... */
+static const char *count_fit(char *buf, size_t len, size_t n)
+{
+	static const char units[] = "kMGTPE";
+	int u = -1;
+
+	while (n > 9999 && units[u + 1]) {
+		n /= 1000;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%zu", n);
+	else
+		snprintf(buf, len, "%zu%c", n, units[u]);
 	return buf;
 }
 
@@ -165,7 +190,7 @@ bool compare_emulated_timing(const struct compare *c, const struct result *a,
 static void row_stats(const struct compare *c, const char *label,
 		      const struct result_metric *m)
 {
-	char mean[32], med[32], cov[16];
+	char n[32], mean[32], med[32], cov[32];
 
 	if (!m) {
 		printf(c->o.markdown ? "|%s|-||||||not in this result|\n" :
@@ -175,19 +200,20 @@ static void row_stats(const struct compare *c, const char *label,
 	compare_num(mean, sizeof(mean), m->n ? m->st.mean : NAN);
 	compare_num(med, sizeof(med), m->n ? m->st.median : NAN);
 	if (m->n > 1 && m->st.mean)
-		snprintf(cov, sizeof(cov), "%.1f%%", 100 * m->st.cov);
+		cmp_fit(cov, sizeof(cov), COV_COLS, "%.*f", 1, 100 * m->st.cov, "%");
 	else
 		snprintf(cov, sizeof(cov), "-");
+	count_fit(n, sizeof(n), m->n);
 	if (c->o.markdown)
-		printf("|%s|%zu|%s|%s|%s|", label, m->n, mean, med, cov);
+		printf("|%s|%s|%s|%s|%s|", label, n, mean, med, cov);
 	else
-		printf("  %-8.8s %4zu %9s %9s %6s", label, m->n, mean, med, cov);
+		printf("  %-8.8s %4s %9s %9s %6s", label, n, mean, med, cov);
 }
 
 static void row_change(const struct compare *c, const struct cmp *x,
 		       enum better better, bool emulated)
 {
-	char chg[24], ci[24], pct[24];
+	char chg[32], ci[32], pct[32];
 
 	if (!x) {
 		printf(c->o.markdown ? "||||\n" : "\n");
@@ -198,8 +224,10 @@ static void row_change(const struct compare *c, const struct cmp *x,
 		       x->why_not);
 		return;
 	}
-	cmp_pct(chg, sizeof(chg), x->change_pct, true);
-	snprintf(ci, sizeof(ci), "+-%s", cmp_pct(pct, sizeof(pct), x->ci_pct, false));
+	/* whatever the values, the row fits WIDTH (tests/compare.t) */
+	cmp_fit(chg, sizeof(chg), CHANGE_COLS, "%+.*f", 1, x->change_pct, "%");
+	snprintf(ci, sizeof(ci), "+-%s",
+		 cmp_fit(pct, sizeof(pct), CHANGE_COLS - 2, "%.*f", 1, x->ci_pct, "%"));
 	if (c->o.markdown)
 		printf("%s|%s|%s%s|\n", chg, ci,
 		       emulated ? "emulated" : cmp_judgement(x, better),
@@ -303,11 +331,14 @@ static void metric_heading(const struct compare *c, const char *prog,
 {
 	const char *lead = c->o.markdown ? "\n#### " : "";
 	const char *words = better_words(m->better);
-	int len = (int)(strlen(lead) + strlen(prog) + strlen(m->name) +
-			strlen(m->unit) + strlen(words)) + 7;
+	/* the lead's newline is not a column */
+	int head = (int)(strlen(lead) - (*lead == '\n') + strlen(prog) + strlen(m->name)) + 2;
+	int len = head + (int)(strlen(m->unit) + strlen(words)) + 5;
 	const char *sep = len > WIDTH ? (c->o.markdown ? "\n\n" : "\n  ") : " ";
+	/* a name too long for the program's line (at most 63 characters) */
+	const char *psep = head > WIDTH ? (c->o.markdown ? "\n\n#### " : "\n  ") : " ";
 
-	printf("%s%s: %s%s(%s, %s)\n%s", lead, prog, m->name, sep, m->unit,
+	printf("%s%s:%s%s%s(%s, %s)\n%s", lead, prog, psep, m->name, sep, m->unit,
 	       words, c->o.markdown ? "\n" : "");
 }
 

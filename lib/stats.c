@@ -197,7 +197,9 @@ int stats_welch(const struct stats *a, const struct stats *b, struct welch *w)
 		return 0;
 	}
 	w->t = w->diff / sqrt(se2);
-	w->df = se2 * se2 / (va * va / (a->n - 1) + vb * vb / (b->n - 1));
+	/* Welch-Satterthwaite, in shares of se2: no overflow at 1e150 */
+	w->df = 1 / ((va / se2) * (va / se2) / (a->n - 1) +
+		     (vb / se2) * (vb / se2) / (b->n - 1));
 	w->p = 2 * stats_t_cdf(-fabs(w->t), w->df);
 	h = stats_t_quantile(0.975, w->df) * sqrt(se2);
 	w->diff_lo = w->diff - h;

@@ -6,7 +6,7 @@
 # UPDATE_GOLDEN=1 after checking the difference by eye).
 . "$(dirname "$0")/lib.sh"
 
-plan 66
+plan 70
 cd "$TOP" || exit 1
 D=tests/data
 
@@ -61,6 +61,45 @@ grep -q '^warning: base and emulated ran on different machines or CPUs' tests/go
 ok $? "warning: different machines"
 grep -q 'cpu 3 (nohz_full)' tests/golden/base-patched.txt && grep -q 'cmdline: ' tests/golden/base-patched.txt
 ok $? "system context: target CPU, nohz_full, cmdline"
+
+# the widest value each column can take: a change of a base near 0 (the
+# A/B's +10782.5%), a base of 1e-7, 12345 samples, means of -1.2e150, a
+# CoV of a mean near 0, a 63-character name, 8-character labels
+python3 - "$D/base.json" "$TMP/wide-a.json" "$TMP/wide-b.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+def side(vals):
+	d = json.loads(json.dumps(t))
+	d["metrics"] = [{"name": n, "unit": u, "better": b, "aggregate": "x",
+			 "label": n[:20], "samples": v} for n, u, b, v in vals]
+	return d
+near0 = [0.0075, 0.01, 0.0125, 0.005, 0.01, 0.0122]
+big = [(-1.2345e150 - i * 1e147) for i in range(12345)]
+a = side([("near_zero_base", "softirqs/tick", "lower", near0),
+	  ("tiny_base", "IPIs", "lower", [1e-7, 2e-7, 1.5e-7]),
+	  ("many_huge_negative", "ns", "higher", big),
+	  ("cov_of_a_mean_near_0", "ns", "none", [-1, 1, -1, 1.0001]),
+	  ("m" * 63, "softirqs/s", "lower", [1, 2, 3])])
+b = side([("near_zero_base", "softirqs/tick", "lower", [1.0] * 6),
+	  ("tiny_base", "IPIs", "lower", [1.0, 1.1, 0.9]),
+	  ("many_huge_negative", "ns", "higher", [v * 0.999 for v in big]),
+	  ("cov_of_a_mean_near_0", "ns", "none", [-1, 1, -1, 1.0002]),
+	  ("m" * 63, "softirqs/s", "lower", [4, 5, 6])])
+json.dump(a, open(sys.argv[2], "w"))
+json.dump(b, open(sys.argv[3], "w"))
+PY
+"$BIN/compare" --labels baseline,patched1 "$TMP/wide-a.json" "$TMP/wide-b.json" >"$TMP/wide.txt" &&
+	"$BIN/compare" --markdown --labels baseline,patched1 "$TMP/wide-a.json" "$TMP/wide-b.json" >"$TMP/wide.md"
+ok $? "compare takes the widest values"
+long=$(awk 'length > 72' "$TMP/wide.txt" "$TMP/wide.md" | tee "$TMP/long" | wc -l)
+sed 's/^/# /' "$TMP/long"
+[ "$long" -eq 0 ]; ok $? "the widest values fit 72 columns, table, Markdown and paste lines ($long longer)"
+grep -Eq '^  patched1 +6 +1.000 +1.000 +0.0% +\+[0-9]{5}% +\+-[0-9.]+% regression \*$' "$TMP/wide.txt" &&
+	grep -Eq '^  baseline +12k +-7.41e150 +-7.41e150 ' "$TMP/wide.txt" &&
+	grep -Eq '^  patched1 +3 .* \+[0-9.]+e[0-9]+% +\+-[0-9.]+e[0-9]+% regression \*$' "$TMP/wide.txt"
+ok $? "the widest values are still shown: a change of 5 digits, 12k samples, short exponents"
+grep -qx "getpid_bench:" "$TMP/wide.txt" && grep -qx "  $(printf 'm%.0s' $(seq 63))" "$TMP/wide.txt"
+ok $? "a name too long for its program's line goes on the next"
 
 # bisect exit codes on crafted results
 bisect_rc() {	# bisect_rc EXPECTED DESC ARGS...
