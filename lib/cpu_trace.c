@@ -10,6 +10,7 @@
 
 #include "cpu.h"
 #include "cpu_trace.h"
+#include "ksym.h"
 #include "util.h"
 
 const char *const cpu_trace_dep_names[CPU_TRACE_DEPS] = {
@@ -105,6 +106,8 @@ void cpu_trace_parse_begin(struct cpu_trace_parser *p, int cpu,
 	p->pending = 0;
 	p->in_run = false;
 	p->run_raised = p->run_expiries = 0;
+	p->narmed = 0;
+	memset(p->armed, 0, sizeof(p->armed));
 	memset(c, 0, sizeof(*c));
 	c->windows = 1;
 	p->c = c;
@@ -180,6 +183,42 @@ static void tick_stop_seen(struct cpu_trace_counts *c, const char *f)
 			c->tick_kept[i]++;
 }
 
+/* The "timer=" value of @f into @buf (empty when missing). */
+static void timer_id(const char *f, char *buf, size_t len)
+{
+	const char *v = field(f, "timer");
+
+	snprintf(buf, len, "%.*s", v ? (int)strcspn(v, " \n") : 0, v ? v : "");
+}
+
+/* A process_timeout timer armed on the CPU: followed until it expires. */
+static void sleep_armed(struct cpu_trace_parser *p, const char *f)
+{
+	char id[sizeof(p->armed[0])];
+
+	p->c->sleep_armed++;
+	timer_id(f, id, sizeof(id));
+	for (int i = 0; i < CPU_TRACE_ARMED; i++)
+		if (!strcmp(p->armed[i], id))
+			return;
+	snprintf(p->armed[p->narmed], sizeof(p->armed[0]), "%s", id);
+	p->narmed = (p->narmed + 1) % CPU_TRACE_ARMED;
+}
+
+/* Whether a process_timeout expiry is of a timer armed on the CPU. */
+static bool sleep_was_armed(struct cpu_trace_parser *p, const char *f)
+{
+	char id[sizeof(p->armed[0])];
+
+	timer_id(f, id, sizeof(id));
+	for (int i = 0; id[0] && i < CPU_TRACE_ARMED; i++)
+		if (!strcmp(p->armed[i], id)) {
+			p->armed[i][0] = '\0';
+			return true;
+		}
+	return false;
+}
+
 void cpu_trace_parse_line(struct cpu_trace_parser *p, const char *line)
 {
 	struct cpu_trace_counts *c = p->c;
@@ -206,8 +245,12 @@ void cpu_trace_parse_line(struct cpu_trace_parser *p, const char *line)
 			ipi_seen(p, &r);
 		return;
 	}
-	if (r.cpu != p->cpu)
+	if (r.cpu != p->cpu) {
+		if (!strcmp(r.event, "timer_expire_entry") &&
+		    field_is(f, "function", "process_timeout") && sleep_was_armed(p, f))
+			c->sleep_expiries_elsewhere++;
 		return;
+	}
 	vec = field_long(f, "vec", -1);
 	if (!strcmp(r.event, "softirq_raise") && vec == 1) {
 		c->timer_raised++;
@@ -234,8 +277,12 @@ void cpu_trace_parse_line(struct cpu_trace_parser *p, const char *line)
 		if (field_is(f, "function", "process_timeout")) {
 			c->sleep_expiries++;
 			p->run_sleep = true;
+			sleep_was_armed(p, f);
 		}
 		p->run_expiries++;
+	} else if (!strcmp(r.event, "timer_start")) {
+		if (field_is(f, "function", "process_timeout"))
+			sleep_armed(p, f);
 	} else if (!strcmp(r.event, "hrtimer_expire_entry")) {
 		c->hrtimer_expiries++;
 		c->ticks += field_is(f, "function", "tick_nohz_handler") ||
@@ -260,6 +307,8 @@ void cpu_trace_add(struct cpu_trace_counts *sum, const struct cpu_trace_counts *
 	sum->timer_expiries += c->timer_expiries;
 	sum->sleep_expiries += c->sleep_expiries;
 	sum->sleep_runs += c->sleep_runs;
+	sum->sleep_armed += c->sleep_armed;
+	sum->sleep_expiries_elsewhere += c->sleep_expiries_elsewhere;
 	sum->hrtimer_expiries += c->hrtimer_expiries;
 	sum->ticks += c->ticks;
 	sum->tick_stopped += c->tick_stopped;
@@ -302,6 +351,14 @@ bool cpu_trace_raise_ok(const struct cpu_trace_counts *c, double max_per_tick)
 	       max_per_tick * (double)c->ticks + 2.0 * (c->windows > 0 ? c->windows : 1);
 }
 
+bool cpu_trace_sleep_ok(const struct cpu_trace_counts *c, uint64_t timeouts)
+{
+	uint64_t edges = c->windows > 0 ? (uint64_t)c->windows : 1;
+
+	return c->sleep_expiries + c->sleep_expiries_elsewhere + edges >= timeouts &&
+	       2 * c->sleep_expiries >= timeouts;
+}
+
 static int set_on(struct cpu_trace *t, const char *v)
 {
 	char path[256];
@@ -335,11 +392,11 @@ int cpu_trace_open(struct cpu_trace *t, int cpu, char *err, size_t errlen)
 		{ "irq:softirq_raise", "vec == 1 && CPU == %d" },
 		{ "irq:softirq_entry", "(vec == 1 || vec == 8) && CPU == %d" },
 		{ "irq:softirq_exit", "vec == 1 && CPU == %d" },
-		{ "timer:timer_expire_entry", "CPU == %d" },
 		{ "timer:hrtimer_expire_entry", "CPU == %d" },
 		{ "timer:tick_stop", "CPU == %d" },
 	};
-	char filter[96], e[160];
+	char filter[128], e[160];
+	unsigned long long sleep_fn;
 	char path[300];
 
 	memset(t, 0, sizeof(*t));
@@ -353,6 +410,26 @@ int cpu_trace_open(struct cpu_trace *t, int cpu, char *err, size_t errlen)
 	for (size_t i = 0; i < ARRAY_SIZE(events); i++) {
 		snprintf(filter, sizeof(filter), events[i][1], cpu);
 		if (enable(t, events[i][0], filter, err, errlen))
+			goto fail;
+	}
+	/*
+	 * The process_timeout timers armed on the CPU, and the timer-wheel
+	 * expiries there and, of process_timeout, anywhere: the parser
+	 * follows each armed timer to the CPU that expires it.
+	 */
+	if (ksym_addr("process_timeout", &sleep_fn)) {
+		snprintf(filter, sizeof(filter), "CPU == %d", cpu);
+		if (enable(t, "timer:timer_expire_entry", filter, err, errlen))
+			goto fail;
+		if (t->nnotes < 4)
+			snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]),
+				 "no process_timeout in /proc/kallsyms: its expiries on other CPUs are not seen");
+	} else {
+		snprintf(filter, sizeof(filter), "CPU == %d || function == 0x%llx", cpu, sleep_fn);
+		if (enable(t, "timer:timer_expire_entry", filter, err, errlen))
+			goto fail;
+		snprintf(filter, sizeof(filter), "CPU == %d && function == 0x%llx", cpu, sleep_fn);
+		if (enable(t, "timer:timer_start", filter, err, errlen))
 			goto fail;
 	}
 	/* the IPIs sent to the CPU, from any CPU (6.3+) */

@@ -13,7 +13,12 @@
  *
  * Recorded on the CPU: TIMER softirqs raised (irq:softirq_raise vec 1),
  * TIMER and HRTIMER softirq runs (softirq_entry/exit), timer-wheel
- * expiries (timer:timer_expire_entry, process_timeout apart), hrtimer
+ * expiries (timer:timer_expire_entry, process_timeout apart), the
+ * process_timeout timers armed there (timer:timer_start) and, on any
+ * CPU, the expiries of those timers (since 6.9 an idle CPU of the timer
+ * migration hierarchy expires the global timers of a CPU whose tick is
+ * stopped, nohz_full and busy included, when they are due before that
+ * CPU gets to them; kernel.timer_migration does not stop it), hrtimer
  * expiries and among them the tick (the tick_nohz_handler or
  * tick_sched_timer hrtimer), tick_stop; and from every CPU the IPIs
  * whose target is the CPU (ipi:ipi_send_cpu, ipi_send_cpumask, 6.3+),
@@ -37,6 +42,7 @@
 #define CPU_TRACE_DEPS		6	/* tick dependencies: POSIX_TIMER .. RCU_EXP */
 #define CPU_TRACE_CALLBACKS	8	/* IPI callbacks told apart */
 #define CPU_TRACE_SELF		64	/* threads of this process */
+#define CPU_TRACE_ARMED		16	/* process_timeout timers followed */
 
 extern const char *const cpu_trace_dep_names[CPU_TRACE_DEPS];
 
@@ -53,6 +59,8 @@ struct cpu_trace_counts {
 	uint64_t timer_expiries;	/* timer-wheel expiries on the CPU */
 	uint64_t sleep_expiries;	/* ...of process_timeout */
 	uint64_t sleep_runs;		/* TIMER softirq runs that expired a process_timeout */
+	uint64_t sleep_armed;		/* process_timeout timers armed on the CPU */
+	uint64_t sleep_expiries_elsewhere;	/* ...of those, expired by another CPU */
 	uint64_t hrtimer_expiries;
 	uint64_t ticks;			/* tick hrtimer expiries */
 	uint64_t tick_stopped, tick_kept[CPU_TRACE_DEPS];
@@ -81,6 +89,8 @@ struct cpu_trace_parser {
 	bool in_run;
 	uint64_t run_raised, run_expiries;
 	bool run_sleep;			/* the run expired a process_timeout */
+	char armed[CPU_TRACE_ARMED][24];	/* the last timers armed (hashed pointers) */
+	int narmed;
 	struct cpu_trace_counts *c;
 };
 
@@ -113,6 +123,16 @@ void cpu_trace_add(struct cpu_trace_counts *sum, const struct cpu_trace_counts *
  * due, they are nearly one per tick.
  */
 bool cpu_trace_raise_ok(const struct cpu_trace_counts *c, double max_per_tick);
+
+/*
+ * The positive control's rule, for @timeouts sleeps of one thread on the
+ * CPU, each in schedule_timeout() (a process_timeout timer armed there),
+ * counted in @c->windows windows: every timeout is explained by an
+ * expiry of such a timer, on the CPU or on another one, but for one per
+ * window (a timer that expired just before the window opened, whose
+ * sleeper returned inside it), and most expired on the CPU itself.
+ */
+bool cpu_trace_sleep_ok(const struct cpu_trace_counts *c, uint64_t timeouts);
 
 /*
  * Create the instance and enable the events, tracing off. 0, or -1

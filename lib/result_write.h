@@ -16,7 +16,7 @@
 #include "result.h"
 #include "stats.h"
 
-#define METRIC_MAX_EXTRAS	16
+#define METRIC_MAX_EXTRAS	32
 
 struct metric_extra {
 	const char *key;	/* with its unit: "user_s", "ipis_delivered" */
@@ -41,7 +41,7 @@ struct metric {
 
 struct verdict {
 	int code;		/* KSFT_PASS, KSFT_FAIL, KSFT_SKIP */
-	char name[128];
+	char name[192];
 	char reason[256];
 };
 

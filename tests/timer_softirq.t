@@ -60,14 +60,14 @@ fi
 grep -Eq "^# quiet cpu $cpu: [0-9]+ IPIs sent to it inside the windows, [0-9]+ by this process" "$TMP/out"
 ok $? "the IPIs to the target are listed with their senders"
 # the same counting sees the control's timers
-grep -Eq "^ok 6 control: each recv\(\) timeout was a timer-wheel expiry on cpu $cpu \([0-9]+ process_timeout expiries, [0-9]+ timeouts\)" "$TMP/out"
-ok $? "control: the recv() timeouts were process_timeout expiries on cpu $cpu"
+grep -Eq "^ok 6 control: each recv\(\) timeout expired a process_timeout armed on cpu $cpu, most of them there \([0-9]+ there, [0-9]+ on other cpus, [0-9]+ timeouts\)" "$TMP/out"
+ok $? "control: the recv() timeouts were process_timeout expiries of timers armed on cpu $cpu"
 grep -Eq "^ok 7 control: TIMER softirqs on cpu $cpu rose: [0-9.]+/s to [0-9.]+/s expired a process_timeout" "$TMP/out"
 ok $? "control: TIMER softirqs that expired a process_timeout rose above the quiet windows"
 json_check "$TMP/t.json" '[m for m in d["metrics"] if m["name"]=="control_timer_softirqs_per_s"][0]["extra"]["process_timeout_expiries"] > [m for m in d["metrics"] if m["name"]=="quiet_timer_softirqs_per_s"][0]["extra"]["process_timeout_expiries"]'
 ok $? "JSON: control windows counted more process_timeout expiries than the quiet ones"
-metric "$TMP/t.json" control_timer_softirqs_per_s '10 <= m["extra"]["recv_timeouts"] <= m["extra"]["process_timeout_expiries"] + 4 and m["extra"]["process_timeout_expiries"] <= m["extra"]["timer_expiries"]'
-ok $? "JSON: timeouts <= process_timeout expiries <= all timer expiries"
+metric "$TMP/t.json" control_timer_softirqs_per_s '10 <= m["extra"]["recv_timeouts"] <= m["extra"]["process_timeout_expiries"] + m["extra"]["process_timeout_expiries_elsewhere"] + len(m["samples"]) and m["extra"]["process_timeout_expiries"] <= m["extra"]["timer_expiries"]'
+ok $? "JSON: timeouts <= process_timeout expiries here and elsewhere + 1 per window; <= all timer expiries"
 
 # failing cases of the quiet verdicts, on this machine
 run_prog timer_softirq --quick --phase quiet --assert-nohz -o "$TMP/an.json"
@@ -144,6 +144,7 @@ ok $? "SIGINT: the run ends and cpu_dma_latency is released (rc=$RC)"
 for s in a b; do
 	run_prog timer_softirq -r 5 -D 1 --warmup 0.3 -i 1000 -o "$TMP/$s.json"
 	grep '^not ok' "$TMP/out" | sed 's/^/# /'
+	[ $RC -eq 0 ] || tail -n 5 "$TMP/err" | sed 's/^/# stderr: /'
 	ok $RC "5-run result $s (rc=$RC)"
 done
 "$BIN/compare" "$TMP/a.json" "$TMP/b.json" >"$TMP/cmp.out" 2>&1

@@ -24,7 +24,7 @@ int main(void)
 	struct cmp c;
 
 	ksft_print_header();
-	ksft_set_plan(22);
+	ksft_set_plan(23);
 	stats_of(base, ARRAY_SIZE(base), &sb);
 	stats_of(same, ARRAY_SIZE(same), &ss);
 	stats_of(worse, ARRAY_SIZE(worse), &sw);
@@ -78,7 +78,7 @@ int main(void)
 	}
 	{
 		static const double tiny[] = { 1e-300, 1e-300, 2e-300 };
-		static const double small[] = { 1e-200, 1e-200, 2e-200 };
+		static const double small[] = { 1e-80, 1e-80, 2e-80 };
 		static const double big[] = { 1e10, 1e10, 2e10 };
 		struct stats st, sm, sg;
 		char buf[24];
@@ -89,6 +89,9 @@ int main(void)
 		cmp_metrics(&st, &sg, &c);
 		ksft_test_result(!c.tested && cmp_bisect(&c, BETTER_LOWER, 5, &why) == BISECT_UNDECIDED,
 				 "a change past the largest double: no percentage, undecided");
+		cmp_metrics(&st, &sm, &c);
+		ksft_test_result(!c.tested && !strcmp(c.why_not, "base mean too small"),
+				 "a change of 1e220%% (past CMP_MAX_PCT): base mean too small");
 		cmp_metrics(&sm, &sg, &c);
 		cmp_pct(buf, sizeof(buf), c.change_pct, true);
 		ksft_test_result(c.tested && strlen(buf) <= 10 && strchr(buf, 'e'),

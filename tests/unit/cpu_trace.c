@@ -56,7 +56,7 @@ int main(void)
 	struct cpu_trace_parser p = { 0 };
 
 	ksft_print_header();
-	ksft_set_plan(12);
+	ksft_set_plan(16);
 
 	/* 6.18 as measured for the issue: ~1 tick in 13 has a timer due */
 	kernel(&good, 2000, 13, false);
@@ -124,6 +124,37 @@ int main(void)
 			 "IPIs by callback, a reschedule (0x0) by its call site");
 	ksft_test_result(c.lines == 10 && c.unparsed == 1, "unparsed records counted (%llu of %llu)",
 			 (unsigned long long)c.unparsed, (unsigned long long)c.lines);
+
+	/*
+	 * process_timeout timers armed on cpu 1, followed to the CPU that
+	 * expires them (6.12's timer migration pulls them when cpu 1's tick
+	 * is late); an expiry elsewhere of a timer not armed there is not one
+	 */
+	cpu_trace_parse_begin(&p, 1, &c);
+	cpu_trace_parse_line(&p, "   timer_softirq-187     [001] d..1.    16.826446: timer_start: timer=00000000e748286d function=process_timeout expires=4294896399 [timeout=1] bucket_expiry=4294896400 cpu=1 idx=16 flags=");
+	cpu_trace_parse_line(&p, "   timer_softirq-179     [000] ..s..    16.918741: timer_expire_entry: timer=00000000e748286d function=process_timeout now=4294896421 baseclk=4294896400");
+	cpu_trace_parse_line(&p, "   timer_softirq-187     [001] d..1.    16.920000: timer_start: timer=000000007b366680 function=process_timeout expires=4294896423 [timeout=1] bucket_expiry=4294896424 cpu=1 idx=34 flags=");
+	cpu_trace_parse_line(&p, "   timer_softirq-186     [001] ..s..    16.924000: timer_expire_entry: timer=000000007b366680 function=process_timeout now=4294896424 baseclk=4294896424");
+	cpu_trace_parse_line(&p, "          <idle>-0       [000] ..s1.    16.925000: timer_expire_entry: timer=000000001071632c function=process_timeout now=4294896424 baseclk=4294896424");
+	/* the same timer expiring twice elsewhere is one expiry of ours */
+	cpu_trace_parse_line(&p, "   timer_softirq-179     [000] ..s..    16.926000: timer_expire_entry: timer=00000000e748286d function=process_timeout now=4294896425 baseclk=4294896425");
+	cpu_trace_parse_end(&p);
+	ksft_test_result(c.sleep_armed == 2 && c.sleep_expiries == 1 && c.sleep_expiries_elsewhere == 1 &&
+			 c.timer_expiries == 1,
+			 "process_timeout armed on cpu 1: 2, expired there 1, elsewhere 1 (got %llu %llu %llu)",
+			 (unsigned long long)c.sleep_armed, (unsigned long long)c.sleep_expiries,
+			 (unsigned long long)c.sleep_expiries_elsewhere);
+	c = (struct cpu_trace_counts){ .windows = 5, .sleep_expiries = 1069,
+				       .sleep_expiries_elsewhere = 17 };
+	ksft_test_result(cpu_trace_sleep_ok(&c, 1091) && !cpu_trace_sleep_ok(&c, 1092),
+			 "control rule: 1091 timeouts explained by 1069 + 17 elsewhere + 5 window edges, not 1092");
+	c = (struct cpu_trace_counts){ .windows = 5, .sleep_expiries = 1069 };
+	ksft_test_result(!cpu_trace_sleep_ok(&c, 1091),
+			 "control rule fails when 22 timeouts have no expiry anywhere");
+	c = (struct cpu_trace_counts){ .windows = 5, .sleep_expiries = 500,
+				       .sleep_expiries_elsewhere = 591 };
+	ksft_test_result(!cpu_trace_sleep_ok(&c, 1091),
+			 "control rule fails when most timers expired on other cpus");
 
 	cpu_trace_add(&sum, &good);
 	cpu_trace_add(&sum, &bad);
