@@ -64,19 +64,21 @@ static void args_check(struct compare *c, const char *threshold,
 		compare_die(c, "--threshold-abs: '%s' is not a number from 0 (in the metric's unit)",
 			    threshold_abs);
 	c->o.abs_threshold = threshold_abs != NULL;
-	c->nsides = co->noperands;
-	if (c->nsides > MAX_SIDES)
-		compare_die(c, "at most %d results to compare", MAX_SIDES);
-	if (c->o.bisect && c->nsides != 2)
-		compare_die(c, "--bisect needs exactly two results: BASELINE RESULT");
-	if (!c->nsides || (c->nsides == 1 && !c->o.kcidb))
+	c->noperands = co->noperands;
+	if (c->o.args && c->noperands != 1)
+		compare_die(c, "--args reads one result file");
+	if (c->noperands > MAX_OPERANDS)
+		compare_die(c, "at most %d results to compare", MAX_OPERANDS);
+	if (c->o.bisect && c->noperands < 2)
+		compare_die(c, "--bisect needs exactly two kernels: BASELINE RESULT");
+	if (!c->noperands || (c->noperands == 1 && !c->o.kcidb && !c->o.args))
 		compare_die(c, "need a base and at least one result to compare (see --help)");
 	/* options that would do nothing are refused, not ignored */
-	if (c->o.plot && (c->o.bisect || c->nsides == 1))
+	if (c->o.plot && (c->o.bisect || c->noperands == 1))
 		compare_die(c, "--plot draws the side-by-side table's metrics: not with %s",
 			    c->o.bisect ? "--bisect" : "a single result");
-	for (size_t i = 0; i < c->nsides; i++)
-		c->sides[i].path = co->operands[i];
+	for (size_t i = 0; i < c->noperands; i++)
+		c->operands[i] = co->operands[i];
 }
 
 static void parse_args(struct compare *c, int argc, char **argv)
@@ -111,6 +113,8 @@ static void parse_args(struct compare *c, int argc, char **argv)
 		{ .name = "kcidb-build", .type = OPT_STRING, .dest = &c->o.kcidb_build,
 		  .arg = "ID",
 		  .help = "KCIDB build_id of the records (default isolbench:<release>)" },
+		{ .name = "args", .type = OPT_FLAG, .dest = &c->o.args,
+		  .help = "print RESULT's test, exit status and arguments (but -o FILE), one per line: for run.sh --bisect" },
 		{ NULL }
 	};
 	const struct prog_spec spec = {
@@ -127,6 +131,7 @@ static void parse_args(struct compare *c, int argc, char **argv)
 			{ "threshold-abs", OPT_CONFLICTS, "threshold" },
 			{ "markdown", OPT_CONFLICTS, "bisect" },
 			{ "kcidb-build", OPT_NEEDS, "kcidb" },
+			{ "args", OPT_CONFLICTS, "bisect|kcidb|markdown|plot|labels|emulated-timings" },
 			{ NULL }
 		},
 		.operands = "BASE RESULT...",
@@ -139,24 +144,51 @@ static void parse_args(struct compare *c, int argc, char **argv)
 	args_check(c, threshold, threshold_abs, &co);
 }
 
-static void side_add_file(struct compare *c, struct side *s, const char *path)
+/* Keep @path (owned) among the files read for @s. */
+static const char *side_name(struct compare *c, struct side *s, const char *path)
 {
-	char err[512];
+	char **names = realloc(s->names, (s->nnames + 1) * sizeof(*names));
 
-	if (s->nres == MAX_RESULTS)
-		compare_die(c, "%s: more than %d result files", s->path, MAX_RESULTS);
-	s->names[s->nres] = strdup(path);
-	if (!s->names[s->nres])
+	if (!names || !(names[s->nnames] = strdup(path)))
 		compare_die(c, "out of memory");
-	if (result_load(s->names[s->nres], &s->res[s->nres], err, sizeof(err))) {
-		free(s->names[s->nres]);
+	s->names = names;
+	return s->names[s->nnames++];
+}
+
+/*
+ * One result file of operand @op of side @s: a test the side has not
+ * seen yet, or another run of one it has from an earlier operand, pooled
+ * into it. The same test twice in one operand is an error.
+ */
+static void side_add_file(struct compare *c, struct side *s, size_t first, const char *path)
+{
+	const char *name = side_name(c, s, path);
+	struct result r, *more;
+	char err[1024];
+
+	if (result_load(name, &r, err, sizeof(err)))
 		compare_die(c, "%s", err);
+	for (size_t i = 0; i < s->nres; i++) {
+		if (strcmp(s->res[i].test, r.test))
+			continue;
+		if (i >= first)
+			compare_die(c, "%s: two results of %s (%s and %s)", s->path, r.test,
+				    s->res[i].path, r.path);
+		more = realloc(s->more, (s->nmore + 1) * sizeof(*more));
+		if (!more)
+			compare_die(c, "out of memory");
+		s->more = more;
+		s->more[s->nmore] = r;
+		/* pooled results point into their own documents, not into s->more */
+		if (result_pool(&s->res[i], &s->more[s->nmore], err, sizeof(err)))
+			compare_die(c, "cannot pool the runs of %s as kernel %s: %s", r.test,
+				    s->label, err);
+		s->nmore++;
+		return;
 	}
-	for (size_t i = 0; i < s->nres; i++)
-		if (!strcmp(s->res[i].program, s->res[s->nres].program))
-			compare_die(c, "%s: two results of %s", s->path,
-			    s->res[i].program);
-	s->nres++;
+	if (s->nres == MAX_RESULTS)
+		compare_die(c, "%s: results of more than %d tests", s->path, MAX_RESULTS);
+	s->res[s->nres++] = r;
 }
 
 static int is_json(const struct dirent *e)
@@ -166,42 +198,64 @@ static int is_json(const struct dirent *e)
 	return n > 5 && !strcmp(e->d_name + n - 5, ".json") && e->d_name[0] != '.';
 }
 
-/* A run.sh -o directory: every NAME.json in it, in name order. */
-static void side_load(struct compare *c, struct side *s)
+/* Operand @path of side @s: a result file, or every NAME.json of a run.sh -o directory. */
+static void side_load(struct compare *c, struct side *s, const char *path)
 {
+	size_t first = s->nres;
 	struct dirent **list;
 	struct stat st;
 	int n;
 
-	if (stat(s->path, &st))
-		compare_die(c, "%s: %s", s->path, strerror(errno));
+	if (stat(path, &st))
+		compare_die(c, "%s: %s", path, strerror(errno));
 	if (!S_ISDIR(st.st_mode)) {
-		side_add_file(c, s, s->path);
+		side_add_file(c, s, first, path);
 		return;
 	}
-	n = scandir(s->path, &list, is_json, alphasort);
+	n = scandir(path, &list, is_json, alphasort);
 	if (n < 0)
-		compare_die(c, "%s: %s", s->path, strerror(errno));
+		compare_die(c, "%s: %s", path, strerror(errno));
+	if (!n)
+		compare_die(c, "%s: no result files (*.json) in this directory", path);
 	for (int i = 0; i < n; i++) {
-		char path[4096];
+		char file[4096];
 
-		snprintf(path, sizeof(path), "%s/%s", s->path, list[i]->d_name);
-		side_add_file(c, s, path);
+		snprintf(file, sizeof(file), "%s/%s", path, list[i]->d_name);
+		side_add_file(c, s, first, file);
 		free(list[i]);
 	}
 	free(list);
-	if (!s->nres)
-		compare_die(c, "%s: no result files (*.json) in this directory", s->path);
 }
 
-/* The labels: given, else file or directory names without ".json". */
-static void side_labels(struct compare *c)
+/* The file or directory name of @path without ".json", as a label. */
+static void default_label(const char *path, char *label, size_t len)
+{
+	char tmp[4096], *b;
+	size_t n;
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	n = strlen(tmp);
+	while (n > 1 && tmp[n - 1] == '/')
+		tmp[--n] = '\0';
+	b = strrchr(tmp, '/') ? strrchr(tmp, '/') + 1 : tmp;
+	n = strlen(b);
+	if (n > 5 && !strcmp(b + n - 5, ".json"))
+		b[n - 5] = '\0';
+	snprintf(label, len, "%.*s", LABEL_MAX, b);
+}
+
+/*
+ * The kernels: one per operand, named after it; with --labels one per
+ * label, the operands of one label pooled (vm/ab.sh's rounds).
+ */
+static void sides_make(struct compare *c)
 {
 	const char *p = c->o.labels;
 	bool dup = false;
 
-	for (size_t i = 0; i < c->nsides; i++) {
-		struct side *s = &c->sides[i];
+	for (size_t i = 0; i < c->noperands; i++) {
+		char label[16];
+		struct side *s = NULL;
 
 		if (p) {
 			size_t n = strcspn(p, ",");
@@ -209,36 +263,81 @@ static void side_labels(struct compare *c)
 			if (!n || n > LABEL_MAX)
 				compare_die(c, "--labels: '%.*s': a label has 1 to %d characters",
 				    (int)n, p, LABEL_MAX);
-			snprintf(s->label, sizeof(s->label), "%.*s", (int)n, p);
+			snprintf(label, sizeof(label), "%.*s", (int)n, p);
 			p = p[n] ? p + n + 1 : NULL;
-			if (!p && i + 1 < c->nsides)
+			if (!p && i + 1 < c->noperands)
 				compare_die(c, "--labels: %zu labels for %zu results", i + 1,
-				    c->nsides);
+				    c->noperands);
+			for (size_t k = 0; k < c->nsides && !s; k++)
+				if (!strcmp(c->sides[k].label, label))
+					s = &c->sides[k];
 		} else {
-			char tmp[4096], *b;
-			size_t n;
-
-			snprintf(tmp, sizeof(tmp), "%s", s->path);
-			n = strlen(tmp);
-			while (n > 1 && tmp[n - 1] == '/')
-				tmp[--n] = '\0';
-			b = strrchr(tmp, '/') ? strrchr(tmp, '/') + 1 : tmp;
-			n = strlen(b);
-			if (n > 5 && !strcmp(b + n - 5, ".json"))
-				b[n - 5] = '\0';
-			snprintf(s->label, sizeof(s->label), "%.*s", LABEL_MAX, b);
+			default_label(c->operands[i], label, sizeof(label));
+			for (size_t k = 0; k < c->nsides; k++)
+				dup |= !strcmp(c->sides[k].label, label);
 		}
-		for (size_t k = 0; k < i; k++)
-			dup |= !strcmp(c->sides[k].label, s->label);
+		if (!s) {
+			if (c->nsides == MAX_SIDES)
+				compare_die(c, "at most %d kernels to compare", MAX_SIDES);
+			s = &c->sides[c->nsides++];
+			s->path = c->operands[i];
+			snprintf(s->label, sizeof(s->label), "%s", label);
+		}
+		s->noperands++;
+		/*
+		 * --bisect: a new result that is there but cannot be read is
+		 * the new kernel's run going wrong, not a bad baseline or
+		 * argument: undecided. A path that is not there, or not a
+		 * file or directory, stays an argument error.
+		 */
+		if (c->o.bisect && s != c->sides) {
+			struct stat st;
+
+			if (stat(c->operands[i], &st))
+				compare_die(c, "%s: %s", c->operands[i], strerror(errno));
+			if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+				compare_die(c, "%s: not a regular file or a directory",
+				    c->operands[i]);
+			c->error_exit = BISECT_UNDECIDED;
+		}
+		side_load(c, s, c->operands[i]);
+		c->error_exit = c->o.bisect ? BISECT_ERROR : EXIT_USAGE;
 	}
 	if (p)
 		compare_die(c, "--labels: more labels than results");
-	if (dup && c->o.labels)
-		compare_die(c, "--labels: two kernels with the same label");
+	/* two operands named alike, no --labels: numbered, never pooled */
 	if (dup)
 		for (size_t i = 0; i < c->nsides; i++)
 			snprintf(c->sides[i].label, sizeof(c->sides[i].label),
 				 i ? "new%zu" : "base", i);
+	if (c->o.bisect && c->nsides != 2)
+		compare_die(c, "--bisect needs exactly two kernels: BASELINE RESULT");
+	if (c->nsides == 1 && !c->o.kcidb && !c->o.args)
+		compare_die(c, "need a base and at least one result to compare (see --help)");
+}
+
+/*
+ * --args: "test NAME", "exit STATUS", then "arg ARG" for each argument
+ * of its run but the program and -o FILE, for run.sh to run the test
+ * again as it was.
+ */
+static void print_args(const struct compare *c, const struct result *r)
+{
+	const struct jr_value *a = r->argv ? r->argv->child : NULL;
+	int skip = 0;
+
+	if (!a)
+		compare_die(c, "%s: no run.argv: its arguments are not known", r->path);
+	printf("test %s\nexit %d\n", r->test, r->exit_code);
+	for (a = a->next; a; a = a->next) {
+		if (a->type != JR_STRING || strchr(a->string, '\n'))
+			compare_die(c, "%s: an argument that is not one line of text", r->path);
+		if (skip || (skip = result_output_words(a->string))) {
+			skip--;
+			continue;
+		}
+		printf("arg %s\n", a->string);
+	}
 }
 
 static void write_kcidb(struct compare *c)
@@ -273,38 +372,26 @@ int main(int argc, char **argv)
 	c->error_exit = wants_bisect(argc, argv) ? BISECT_ERROR : EXIT_USAGE;
 	c->o.threshold_pct = 5;
 	parse_args(c, argc, argv);
-	for (size_t i = 0; i < c->nsides; i++) {
-		/*
-		 * --bisect: a new result that is there but cannot be read
-		 * is the new kernel's run going wrong, not a bad baseline
-		 * or argument: undecided. A path that is not there, or not
-		 * a file or directory, stays an argument error.
-		 */
-		if (c->o.bisect && i == 1) {
-			struct stat st;
-
-			if (stat(c->sides[i].path, &st))
-				compare_die(c, "%s: %s", c->sides[i].path, strerror(errno));
-			if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-				compare_die(c, "%s: not a regular file or a directory",
-				    c->sides[i].path);
-			c->error_exit = BISECT_UNDECIDED;
-		}
-		side_load(c, &c->sides[i]);
-	}
-	c->error_exit = c->o.bisect ? BISECT_ERROR : EXIT_USAGE;
-	side_labels(c);
-	if (c->o.bisect)
+	sides_make(c);
+	if (c->o.args)
+		print_args(c, &c->sides[0].res[0]);
+	else if (c->o.bisect)
 		ret = compare_bisect(c);
 	else if (c->nsides > 1)
 		compare_all(c);
 	if (c->o.kcidb)
 		write_kcidb(c);
 	for (size_t i = 0; i < c->nsides; i++) {
-		for (size_t k = 0; k < c->sides[i].nres; k++) {
-			result_free(&c->sides[i].res[k]);
-			free(c->sides[i].names[k]);
-		}
+		struct side *s = &c->sides[i];
+
+		for (size_t k = 0; k < s->nres; k++)
+			result_free(&s->res[k]);
+		for (size_t k = 0; k < s->nmore; k++)
+			result_free(&s->more[k]);
+		for (size_t k = 0; k < s->nnames; k++)
+			free(s->names[k]);
+		free(s->more);
+		free(s->names);
 	}
 	free(c);
 	return ret;

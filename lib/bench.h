@@ -34,6 +34,11 @@
 
 struct bench {
 	const struct prog_spec *spec;
+	/*
+	 * The test of run.sh's table this run is (default: the program's
+	 * name): what compare, run.sh --bisect and KCIDB pair results by.
+	 */
+	const char *test;
 	struct common_opts opt;
 	struct cpu_sets sets;
 	int target;			/* first CPU of opt.cpus */

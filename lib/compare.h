@@ -18,13 +18,15 @@
 #include "result.h"
 
 #define MAX_SIDES	8
-#define MAX_RESULTS	64	/* result files in one directory */
+#define MAX_OPERANDS	128	/* result files and directories on the line */
+#define MAX_RESULTS	64	/* tests of one kernel */
 #define WIDTH		72	/* an email line */
 #define EXIT_USAGE	2
 #define LABEL_MAX	8	/* the table's first column */
 
 struct compare_opts {
 	bool markdown, plot, bisect;
+	bool args;			/* print a result's test and arguments */
 	bool emulated_timings;		/* judge timings measured under TCG */
 	const char *kcidb;		/* KCIDB output file */
 	const char *kcidb_build;	/* the farm's build id */
@@ -35,17 +37,26 @@ struct compare_opts {
 	bool abs_threshold;		/* --threshold-abs given: it judges */
 };
 
-/* One kernel: a file or a directory of results. */
+/*
+ * One kernel: a file or a directory of results, or several of them that
+ * --labels gives one name (their results of one test pooled).
+ */
 struct side {
-	const char *path;
+	const char *path;	/* the first operand */
+	size_t noperands;
 	char label[16];		/* at most LABEL_MAX characters */
-	struct result res[MAX_RESULTS];
+	struct result res[MAX_RESULTS];	/* one per test */
 	size_t nres;
-	char *names[MAX_RESULTS];	/* file paths, owned */
+	struct result *more;	/* the results pooled into res[] */
+	size_t nmore;
+	char **names;		/* every file path read, owned */
+	size_t nnames;
 };
 
 struct compare {
 	struct compare_opts o;
+	const char *operands[MAX_OPERANDS];
+	size_t noperands;
 	struct side sides[MAX_SIDES];
 	size_t nsides;
 	int error_exit;			/* 2, or 255 with --bisect */
@@ -59,7 +70,8 @@ struct compare {
 noreturn void compare_die(const struct compare *c, const char *fmt, ...)
 	__ktap_printf(2, 3);
 
-const struct result *compare_side_find(const struct side *s, const char *prog);
+/* The result of test @test on side @s, or NULL. */
+const struct result *compare_side_find(const struct side *s, const char *test);
 /* Numbers that fit 9 columns with enough digits to compare. */
 const char *compare_num(char *buf, size_t len, double v);
 void compare_wrapped(const char *lead, const char *text, int lines, int indent);

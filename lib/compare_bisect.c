@@ -84,33 +84,43 @@ static void bisect_line(const struct compare *c, const char *prog,
 
 /*
  * Judge the new result @n against its baseline: its verdict, or -1 when
- * --metric names another program's metric (not judged here).
+ * --metric names another test's metric (not judged here).
  */
 static int bisect_result(struct compare *c, const struct result *n)
 {
 	const struct side *bs = &c->sides[0];
-	const struct result *b = compare_side_find(bs, n->program);
+	const struct result *b = compare_side_find(bs, n->test);
 	const struct result_metric *bm, *nm;
 	enum bisect_verdict v;
 	const char *why;
+	char part[192];
 	struct cmp x;
 
 	if (!b) {
 		if (c->o.metric)
-			return -1;	/* another program's metric */
-		compare_die(c, "baseline %s has no result of %s", bs->path, n->program);
+			return -1;	/* another test's metric */
+		compare_die(c, "baseline %s has no result of %s", bs->path, n->test);
+	}
+	if (c->o.metric && !result_metric_find(b, c->o.metric))
+		return -1;	/* another test's metric */
+	/* a run cut short or skipped, on either side, measured only a part */
+	why = result_incomplete(b, part, sizeof(part));
+	if (why) {
+		printf("bisect: %s: the baseline's %s: undecided\n", n->test, why);
+		return BISECT_UNDECIDED;
 	}
 	bm = bisect_metric(c, b);
 	if (!bm) {
 		if (c->o.metric)
 			return -1;
 		compare_die(c, "baseline %s: %s has no metric with better lower|higher",
-			    b->path, b->program);
+			    b->path, b->test);
 	}
 	nm = result_metric_find(n, bm->name);
-	if (n->exit_code == 4 || !nm || !nm->n) {
-		printf("bisect: %s %s: %s: undecided\n", n->program, bm->name,
-		       n->exit_code == 4 ? "the test skipped" : "not measured");
+	why = result_incomplete(n, part, sizeof(part));
+	if (why || !nm || !nm->n) {
+		printf("bisect: %s %s: %s: undecided\n", n->test, bm->name,
+		       why ? why : "not measured");
 		return BISECT_UNDECIDED;
 	}
 	cmp_metrics(&bm->st, &nm->st, &x);
@@ -126,7 +136,7 @@ static int bisect_result(struct compare *c, const struct result *n)
 					  .c = x, .verdict = v, .why = why };
 		compare_threshold_record(c, kc);
 	}
-	bisect_line(c, n->program, bm, nm, &x, v);
+	bisect_line(c, n->test, bm, nm, &x, v);
 	printf("bisect:   %s\n", why);
 	return v;
 }
@@ -150,14 +160,14 @@ int compare_bisect(struct compare *c)
 		judged++;
 		verdict = verdict_worse(verdict, v);
 	}
-	/* a program the baseline has and the new side lacks: not judged */
+	/* a test the baseline has and the new side lacks: not judged */
 	for (size_t i = 0; i < bs->nres; i++) {
 		const struct result *b = &bs->res[i];
 
-		if (compare_side_find(ns, b->program) ||
+		if (compare_side_find(ns, b->test) ||
 		    (c->o.metric && !result_metric_find(b, c->o.metric)))
 			continue;
-		printf("bisect: %s: no result in %s: undecided\n", b->program,
+		printf("bisect: %s: no result in %s: undecided\n", b->test,
 		       ns->path);
 		judged++;
 		verdict = verdict_worse(verdict, BISECT_UNDECIDED);

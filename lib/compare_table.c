@@ -27,10 +27,10 @@ void compare_die(const struct compare *c, const char *fmt, ...)
 	exit_usage_status(c->error_exit, "compare", fmt, ap);
 }
 
-const struct result *compare_side_find(const struct side *s, const char *prog)
+const struct result *compare_side_find(const struct side *s, const char *test)
 {
 	for (size_t i = 0; i < s->nres; i++)
-		if (!strcmp(s->res[i].program, prog))
+		if (!strcmp(s->res[i].test, test))
 			return &s->res[i];
 	return NULL;
 }
@@ -136,11 +136,14 @@ static void print_context(const struct compare *c)
 	for (size_t i = 0; i < c->nsides; i++) {
 		const struct side *s = &c->sides[i];
 		const struct result *r = &s->res[0];
-		char lead[48], text[4400];
+		char lead[48], text[4400], more[32];
 
 		snprintf(lead, sizeof(lead), "%s%-8s  ", md, s->label);
-		snprintf(text, sizeof(text), "%s%s (%s)", r->sys.kernel_release,
-			 r->sys.emulated ? " [emulated]" : "", s->path);
+		if (s->noperands > 1)
+			snprintf(more, sizeof(more), " and %zu more", s->noperands - 1);
+		snprintf(text, sizeof(text), "%s%s (%s%s)", r->sys.kernel_release,
+			 r->sys.emulated ? " [emulated]" : "", s->path,
+			 s->noperands > 1 ? more : "");
 		compare_wrapped(lead, text, 3, -1);
 		printf("%s          cpu %s (%s), %s\n", md,
 		       r->cpus, isolation_of(r), r->sys.cpu_model);
@@ -256,18 +259,34 @@ static void plot_metric(const struct compare *c, const struct result_metric **ms
 	printf("%s\n", c->o.markdown ? "```" : "");
 }
 
+/*
+ * The paste lines, printed after the tables: a lead (the metric's label
+ * or name) that names its test too where two tests share it.
+ */
+struct paste {
+	const char *test;
+	char lead[96];
+	char text[512];
+};
+
+struct pastes {
+	struct paste *p;
+	size_t n;
+};
+
 /* "getpid: base avg 770.0 ns, patched avg 1340.0 ns (74.0% increase, significant)" */
 static void paste_line(const struct compare *c, const struct result_metric **ms,
-		       const struct cmp *xs, const bool *emulated, char *buf,
-		       size_t len)
+		       const struct cmp *xs, const bool *emulated, struct paste *p)
 {
 	const struct result_metric *first = NULL;
+	char *buf = p->text;
+	size_t n = 0, len = sizeof(p->text);
 	bool any = false;
-	size_t n;
 
 	for (size_t i = 0; i < c->nsides && !first; i++)
 		first = ms[i];
-	n = snprintf(buf, len, "%s:", first->label ? first->label : first->name);
+	snprintf(p->lead, sizeof(p->lead), "%s", first->label ? first->label : first->name);
+	buf[0] = '\0';
 	for (size_t i = 0; i < c->nsides && n < len; i++) {
 		char v[32], pct[24];
 
@@ -335,7 +354,7 @@ static void metric_heading(const struct compare *c, const char *prog,
 	int head = (int)(strlen(lead) - (*lead == '\n') + strlen(prog) + strlen(m->name)) + 2;
 	int len = head + (int)(strlen(m->unit) + strlen(words)) + 5;
 	const char *sep = len > WIDTH ? (c->o.markdown ? "\n\n" : "\n  ") : " ";
-	/* a name too long for the program's line (at most 63 characters) */
+	/* a name too long for the test's line (at most 63 characters) */
 	const char *psep = head > WIDTH ? (c->o.markdown ? "\n\n#### " : "\n  ") : " ";
 
 	printf("%s%s:%s%s%s(%s, %s)\n%s", lead, prog, psep, m->name, sep, m->unit,
@@ -344,8 +363,9 @@ static void metric_heading(const struct compare *c, const char *prog,
 
 static void compare_metric(struct compare *c, const char *prog,
 			   const struct result **rs, const struct result_metric *m,
-			   char *paste, size_t pastelen)
+			   struct pastes *pl)
 {
+	struct paste *p;
 	const struct result_metric *ms[MAX_SIDES];
 	struct cmp xs[MAX_SIDES] = { 0 };
 	bool emu[MAX_SIDES] = { 0 };
@@ -371,25 +391,51 @@ static void compare_metric(struct compare *c, const char *prog,
 		plot_metric(c, ms);
 	if (!c->o.markdown)
 		printf("\n");
-	if (paste)
-		paste_line(c, ms, xs, emu, paste, pastelen);
+	p = realloc(pl->p, (pl->n + 1) * sizeof(*p));
+	if (!p)
+		compare_die(c, "out of memory");
+	pl->p = p;
+	p = &pl->p[pl->n++];
+	p->test = prog;
+	paste_line(c, ms, xs, emu, p);
 }
 
-static void compare_program(struct compare *c, const char *prog, char (*paste)[512],
-			    size_t *npaste)
+/* What a reader of @test's table must know of each kernel's runs. */
+static void test_notes(const struct compare *c, const char *test,
+		       const struct result **rs)
+{
+	const char *li = c->o.markdown ? "- " : "";
+	char base_args[1024], args[1024], why[160];
+
+	if (rs[0])
+		result_args(rs[0], base_args, sizeof(base_args));
+	for (size_t i = 0; i < c->nsides; i++) {
+		const char *l = c->sides[i].label;
+
+		if (!rs[i]) {
+			printf("%s%s: not in %s\n", li, test, l);
+			continue;
+		}
+		if (rs[i]->exit_code == 4)
+			printf("%s%s: skipped in %s\n", li, test, l);
+		else if (result_incomplete(rs[i], why, sizeof(why)))
+			warn("%s: %s", l, why);
+		if (rs[i]->pooled)
+			printf("%s%s: %s pools %zu runs\n", li, test, l, rs[i]->pooled + 1);
+		result_args(rs[i], args, sizeof(args));
+		if (i && rs[0] && strcmp(args, base_args))
+			warn("%s ran %s with '%s', %s with '%s'", l, test, args,
+			     c->sides[0].label, base_args);
+	}
+}
+
+static void compare_test(struct compare *c, const char *test, struct pastes *pl)
 {
 	const struct result *rs[MAX_SIDES];
 
 	for (size_t i = 0; i < c->nsides; i++)
-		rs[i] = compare_side_find(&c->sides[i], prog);
-	for (size_t i = 0; i < c->nsides; i++) {
-		if (!rs[i])
-			printf("%s%s: not in %s\n", c->o.markdown ? "- " : "", prog,
-			       c->sides[i].label);
-		else if (rs[i]->exit_code == 4)
-			printf("%s%s: skipped in %s\n", c->o.markdown ? "- " : "", prog,
-			       c->sides[i].label);
-	}
+		rs[i] = compare_side_find(&c->sides[i], test);
+	test_notes(c, test, rs);
 	/* every metric of any side, in the order of first appearance */
 	for (size_t i = 0; i < c->nsides; i++) {
 		for (size_t k = 0; rs[i] && k < rs[i]->nmetrics; k++) {
@@ -400,51 +446,63 @@ static void compare_program(struct compare *c, const char *prog, char (*paste)[5
 				seen |= rs[j] && result_metric_find(rs[j], m->name);
 			if (seen)
 				continue;
-			compare_metric(c, prog, rs, m,
-				       *npaste < 64 ? paste[*npaste] : NULL,
-				       sizeof(paste[0]));
-			if (*npaste < 64)
-				(*npaste)++;
+			compare_metric(c, test, rs, m, pl);
 		}
 	}
 }
 
-/* Each result must share a program with the base: else nothing compares. */
-static void check_common_program(const struct compare *c)
+/* Each kernel must share a test with the base: else nothing compares. */
+static void check_common_test(const struct compare *c)
 {
 	for (size_t i = 1; i < c->nsides; i++) {
 		const struct side *s = &c->sides[i];
 		bool common = false;
 
 		for (size_t k = 0; k < s->nres && !common; k++)
-			common = compare_side_find(&c->sides[0], s->res[k].program);
+			common = compare_side_find(&c->sides[0], s->res[k].test);
 		if (!common)
-			compare_die(c, "%s (%s) and %s (%s) have no program in common: nothing to compare",
-			    c->sides[0].path, c->sides[0].res[0].program, s->path,
-			    s->res[0].program);
+			compare_die(c, "%s (%s) and %s (%s) have no test in common: nothing to compare",
+			    c->sides[0].path, c->sides[0].res[0].test, s->path,
+			    s->res[0].test);
+	}
+}
+
+/* The paste lines, a lead that two tests share named with its test. */
+static void pastes_print(const struct pastes *pl)
+{
+	for (size_t i = 0; i < pl->n; i++) {
+		const struct paste *p = &pl->p[i];
+		char line[700];
+		bool shared = false;
+
+		for (size_t j = 0; j < pl->n; j++)
+			shared |= j != i && !strcmp(pl->p[j].lead, p->lead) &&
+				  strcmp(pl->p[j].test, p->test);
+		if (shared)
+			snprintf(line, sizeof(line), "%s (%s):%s", p->lead, p->test, p->text);
+		else
+			snprintf(line, sizeof(line), "%s:%s", p->lead, p->text);
+		/* mail wraps at 72 columns: continuation lines are indented */
+		compare_wrapped("", line, 16, 2);
 	}
 }
 
 void compare_all(struct compare *c)
 {
-	char (*paste)[512];
-	size_t npaste = 0;
+	struct pastes pl = { 0 };
 
-	check_common_program(c);
-	paste = calloc(64, sizeof(*paste));
-	if (!paste)
-		compare_die(c, "out of memory");
+	check_common_test(c);
 	print_context(c);
-	/* programs in the base's order, then those only elsewhere */
+	/* tests in the base's order, then those only elsewhere */
 	for (size_t i = 0; i < c->nsides; i++) {
 		for (size_t k = 0; k < c->sides[i].nres; k++) {
-			const char *prog = c->sides[i].res[k].program;
+			const char *test = c->sides[i].res[k].test;
 			bool seen = false;
 
 			for (size_t j = 0; j < i; j++)
-				seen |= compare_side_find(&c->sides[j], prog) != NULL;
+				seen |= compare_side_find(&c->sides[j], test) != NULL;
 			if (!seen)
-				compare_program(c, prog, paste, &npaste);
+				compare_test(c, test, &pl);
 		}
 	}
 	if (c->o.markdown)
@@ -453,10 +511,8 @@ void compare_all(struct compare *c)
 	       c->o.markdown ? "" : "", CMP_ALPHA);
 	if (c->o.markdown)
 		printf("```\n");
-	/* mail wraps at 72 columns: continuation lines are indented */
-	for (size_t i = 0; i < npaste; i++)
-		compare_wrapped("", paste[i], 16, 2);
+	pastes_print(&pl);
 	if (c->o.markdown)
 		printf("```\n");
-	free(paste);
+	free(pl.p);
 }

@@ -31,7 +31,7 @@ static void build_id_of(const struct result *r, const char *given,
 	snprintf(buf, len, KCIDB_ORIGIN ":%s", rel);
 }
 
-/* Unique per run: host, finish time, program, then the record's path. */
+/* Unique per run: host, finish time, then the record's path (by test). */
 static void test_id(const struct result *r, const char *path, char *buf,
 		    size_t len)
 {
@@ -114,7 +114,7 @@ static void result_records(struct json *j, const struct result *r,
 {
 	char prog[64], name[64], path[256];
 
-	path_part(prog, sizeof(prog), r->program);
+	path_part(prog, sizeof(prog), r->test);
 	snprintf(path, sizeof(path), "isolbench.%s", prog);
 	record_start(j, r, path, build_id, exit_status(r->exit_code));
 	json_double(j, "duration", r->duration_s);
@@ -178,7 +178,7 @@ static void cmp_record(struct json *j, const struct kcidb_cmp *k,
 {
 	char prog[64], name[64], path[256], comment[256];
 
-	path_part(prog, sizeof(prog), k->res->program);
+	path_part(prog, sizeof(prog), k->res->test);
 	path_part(name, sizeof(name), k->metric->name);
 	snprintf(path, sizeof(path), "isolbench.%s.%s.vs_base", prog, name);
 	record_start(j, k->res, path, build_id, bisect_status(k->verdict));

@@ -193,15 +193,24 @@ static int header_read(const struct jr_value *root, struct result *r,
 		snprintf(err, errlen, "no program name");
 		return -1;
 	}
+	r->test = jr_get_string(root, "test");
+	if (!r->test || !r->test[0])
+		r->test = r->program;	/* written before tests had names */
 	r->isolbench_version = opt_string(root, "isolbench_version");
 	system_read(jr_get(root, "system"), &r->sys);
 	run = jr_get(root, "run");
 	r->finished = opt_string(run, "finished");
 	r->cpus = opt_string(run, "cpus");
 	r->cpus_isolation = opt_string(run, "cpus_isolation");
+	r->argv = jr_get(run, "argv");
+	if (r->argv && r->argv->type != JR_ARRAY)
+		r->argv = NULL;
 	jr_get_number(run, "duration_s", &r->duration_s);
 	if (jr_get_number(run, "exit_code", &code) && code >= 0 && code < 256)
 		r->exit_code = (int)code;
+	jr_get_bool(run, "interrupted", &r->interrupted);
+	if (jr_get_number(run, "signal", &code) && code > 0 && code < 128)
+		r->signal = (int)code;
 	return 0;
 }
 
@@ -343,4 +352,105 @@ const struct result_metric *result_metric_find(const struct result *r,
 		if (!strcmp(r->metrics[i].name, name))
 			return &r->metrics[i];
 	return NULL;
+}
+
+int result_output_words(const char *a)
+{
+	if (!strcmp(a, "-o") || !strcmp(a, "--output"))
+		return 2;
+	if ((!strncmp(a, "-o", 2) && a[2]) || !strncmp(a, "--output=", 9))
+		return 1;
+	return 0;
+}
+
+void result_args(const struct result *r, char *buf, size_t len)
+{
+	const struct jr_value *a = r->argv ? r->argv->child : NULL;
+	size_t n = 0;
+	int skip = 0;
+
+	buf[0] = '\0';
+	for (a = a ? a->next : NULL; a && n < len; a = a->next) {
+		const char *s = a->type == JR_STRING ? a->string : "?";
+
+		if (skip || (skip = result_output_words(s))) {
+			skip--;
+			continue;
+		}
+		n += snprintf(buf + n, len - n, "%s%s", n ? " " : "", s);
+	}
+}
+
+const char *result_incomplete(const struct result *r, char *buf, size_t len)
+{
+	if (r->interrupted || r->exit_code > 128) {
+		int sig = r->signal ? r->signal : r->exit_code > 128 ? r->exit_code - 128 : 0;
+
+		snprintf(buf, len, "%s was interrupted%s%s: it ran only in part",
+			 r->test, sig ? " by " : "", sig ? strsignal(sig) : "");
+		return buf;
+	}
+	if (r->exit_code == 4) {
+		snprintf(buf, len, "%s was skipped", r->test);
+		return buf;
+	}
+	return NULL;
+}
+
+int result_pool(struct result *r, const struct result *more, char *err, size_t errlen)
+{
+	char a[1024], b[1024];
+
+	if (strcmp(r->test, more->test) || strcmp(r->program, more->program)) {
+		snprintf(err, errlen, "%s is %s, %s is %s", r->path, r->test, more->path, more->test);
+		return -1;
+	}
+	if (strcmp(r->sys.kernel_release, more->sys.kernel_release)) {
+		snprintf(err, errlen, "%s ran on %s, %s on %s", r->path, r->sys.kernel_release,
+			 more->path, more->sys.kernel_release);
+		return -1;
+	}
+	result_args(r, a, sizeof(a));
+	result_args(more, b, sizeof(b));
+	if (strcmp(a, b)) {
+		snprintf(err, errlen, "%s ran with '%s', %s with '%s'", r->path, a, more->path, b);
+		return -1;
+	}
+	for (size_t i = 0; i < more->nmetrics; i++) {
+		const struct result_metric *m = &more->metrics[i];
+		struct result_metric *rm = (struct result_metric *)result_metric_find(r, m->name);
+		double *s;
+
+		if (!rm) {
+			rm = realloc(r->metrics, (r->nmetrics + 1) * sizeof(*rm));
+			if (!rm)
+				goto oom;
+			r->metrics = rm;
+			rm = &r->metrics[r->nmetrics++];
+			*rm = *m;
+			rm->samples = NULL;
+			rm->n = 0;
+		}
+		s = realloc(rm->samples, (rm->n + m->n ? rm->n + m->n : 1) * sizeof(*s));
+		if (!s)
+			goto oom;
+		memcpy(s + rm->n, m->samples, m->n * sizeof(*s));
+		rm->samples = s;
+		rm->n += m->n;
+		rm->dropped += m->dropped;
+		if (rm->n)
+			stats_compute(rm->samples, rm->n, &rm->st);
+	}
+	if (more->interrupted) {
+		r->interrupted = true;
+		r->signal = more->signal;
+	}
+	/* a failure or interruption of any part; a skip only of all */
+	if (r->exit_code == 4 || (more->exit_code != 4 && more->exit_code > r->exit_code))
+		r->exit_code = more->exit_code;
+	r->pooled++;
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
 }

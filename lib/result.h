@@ -51,10 +51,15 @@ struct result_system {
 struct result {
 	const char *path;	/* as given */
 	const char *program, *isolbench_version;
+	const char *test;	/* run.sh's test; the program's name in older files */
 	struct result_system sys;
 	const char *finished, *cpus, *cpus_isolation;
+	const struct jr_value *argv;	/* the command line, NULL when missing */
 	double duration_s;
 	int exit_code;		/* -1 when not recorded */
+	bool interrupted;	/* a signal ended the run early */
+	int signal;		/* ...which one, 0 when not recorded */
+	size_t pooled;		/* results pooled into this one (result_pool) */
 	struct result_metric *metrics;
 	size_t nmetrics;
 	struct result_verdict *verdicts;
@@ -71,5 +76,27 @@ void result_free(struct result *r);
 
 const struct result_metric *result_metric_find(const struct result *r,
 					       const char *name);
+
+/*
+ * The run's arguments as one line, without the program (argv[0]) and
+ * the result file (-o FILE, --output FILE, -oFILE, --output=FILE):
+ * what must match for two results to be one experiment.
+ */
+void result_args(const struct result *r, char *buf, size_t len);
+/* -o FILE, --output FILE: 2; -oFILE, --output=FILE: 1; anything else: 0 */
+int result_output_words(const char *arg);
+
+/*
+ * Why @r cannot be judged as a whole run (interrupted by a signal,
+ * skipped, ended by a signal), or NULL when it can.
+ */
+const char *result_incomplete(const struct result *r, char *buf, size_t len);
+
+/*
+ * Add the samples of @more (another run of the same test on the same
+ * kernel, with the same arguments) to @r, metric by metric, in order;
+ * @more must outlive @r. 0, or -1 with the reason in @err.
+ */
+int result_pool(struct result *r, const struct result *more, char *err, size_t errlen);
 
 #endif

@@ -188,6 +188,7 @@ void result_write(FILE *f, const struct result_doc *d)
 	json_string(&j, "schema", RESULT_SCHEMA);
 	json_u64(&j, "schema_version", RESULT_VERSION);
 	json_string(&j, "program", d->program);
+	json_string(&j, "test", d->test);
 	json_string(&j, "isolbench_version", isolbench_version());
 	d->context(&j, d->arg);
 	json_array_start(&j, "metrics");

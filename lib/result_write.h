@@ -60,6 +60,7 @@ void metric_report(struct metric *m);
 /* One result document; @context writes the "system" and "run" objects. */
 struct result_doc {
 	const char *program;
+	const char *test;	/* run.sh's test name (ipistorm_watch) */
 	const struct metric *metrics;
 	int nmetrics;
 	const struct verdict *verdicts;

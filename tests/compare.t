@@ -6,7 +6,7 @@
 # UPDATE_GOLDEN=1 after checking the difference by eye).
 . "$(dirname "$0")/lib.sh"
 
-plan 70
+plan 79
 cd "$TOP" || exit 1
 D=tests/data
 
@@ -233,6 +233,71 @@ rm "$skip_inst/getpid_bench"
 "$skip_inst/run.sh" --bisect --baseline $D/base.json -t getpid_bench >"$TMP/rb.out" 2>&1
 rc=$?
 [ $rc -eq 125 ]; ok $? "run.sh --bisect: a test that did not build is 125 (rc=$rc)"
+
+# one program, several tests (ipistorm: the storm, the watch, the module):
+# each is its own result, paired by its test name; one kernel's runs
+# under one --labels name are pooled; interrupted runs are not judged
+python3 - "$D/base.json" "$TMP" <<'PY'
+import json, os, sys
+t = json.load(open(sys.argv[1]))
+def res(test, vals, argv=None, **run):
+	d = json.loads(json.dumps(t))
+	d["program"], d["test"] = "ipistorm", test
+	d["run"]["argv"] = argv or ["./ipistorm", "-o", "/x/%s.json" % test]
+	d["run"].update(run)
+	d["metrics"] = [{"name": "ipi_ns", "unit": "ns", "better": "lower",
+			 "aggregate": "x", "samples": vals}]
+	return d
+for side, k in (("a", 1.0), ("b", 1.3)):
+	os.makedirs(os.path.join(sys.argv[2], "t" + side), exist_ok=True)
+	for test, v in (("ipistorm", 100), ("ipistorm_watch", 7), ("ipistorm_kmod", 50)):
+		json.dump(res(test, [v * k, v * k * 1.01, v * k * 0.99]),
+			  open(os.path.join(sys.argv[2], "t" + side, test + ".json"), "w"))
+	for r in (1, 2):
+		d = os.path.join(sys.argv[2], "round-%s%d" % (side, r))
+		os.makedirs(d, exist_ok=True)
+		json.dump(res("ipistorm_watch", [7 * k + r, 7 * k + r + 0.1]),
+			  open(os.path.join(d, "ipistorm_watch.json"), "w"))
+json.dump(res("ipistorm_watch", [7, 7.1, 6.9], interrupted=True, signal=2, exit_code=130),
+	  open(os.path.join(sys.argv[2], "int.json"), "w"))
+json.dump(res("ipistorm_watch", [7, 7.1, 6.9], argv=["./ipistorm", "--mode", "watch", "-D", "5",
+	  "--output", "x.json"]), open(os.path.join(sys.argv[2], "other-args.json"), "w"))
+PY
+"$BIN/compare" "$TMP/ta" "$TMP/tb" >"$TMP/t.out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 0 ] && grep -c '^ipistorm[a-z_]*: ipi_ns' "$TMP/t.out" | grep -qx 3 &&
+	grep -q '^ipi_ns (ipistorm_watch): ta avg 7.000 ns, tb avg 9.100 ns' "$TMP/t.out"
+ok $? "one program, three tests: each its own table, paired by test (rc=$rc)"
+"$BIN/compare" --bisect "$TMP/ta" "$TMP/tb" >"$TMP/t.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q '^bisect: ipistorm_watch ipi_ns: baseline 7.000' "$TMP/t.out"
+ok $? "--bisect of two such directories judges each test (rc=$rc)"
+"$BIN/compare" --labels base,new,base,new "$TMP/round-a1" "$TMP/round-b1" "$TMP/round-a2" "$TMP/round-b2" >"$TMP/t.out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '^ipistorm_watch: base pools 2 runs' "$TMP/t.out" &&
+	grep -Eq '^  base +4 +8.550 ' "$TMP/t.out" && grep -Eq '^  new +4 +10.65 ' "$TMP/t.out"
+ok $? "operands under one label are one kernel: 4 samples pooled from 2 rounds (rc=$rc)"
+"$BIN/compare" --labels a,a,b "$TMP/round-a1" "$TMP/other-args.json" "$TMP/round-b1" >/dev/null 2>"$TMP/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "cannot pool the runs of ipistorm_watch as kernel a: .* ran with '', .* with '--mode watch -D 5'" "$TMP/err"
+ok $? "runs with other arguments are not pooled: exit 2, one line (rc=$rc: $(cat "$TMP/err"))"
+"$BIN/compare" "$TMP/ta" "$TMP/other-args.json" >"$TMP/t.out" 2>&1
+grep -q "^warning: other-ar ran ipistorm_watch with '--mode watch -D 5', ta with" "$TMP/t.out"
+ok $? "a table of runs with other arguments says so"
+for side in base new; do
+	if [ $side = base ]; then set -- "$TMP/int.json" "$TMP/ta/ipistorm_watch.json"; else set -- "$TMP/ta/ipistorm_watch.json" "$TMP/int.json"; fi
+	"$BIN/compare" --bisect "$@" >"$TMP/t.out" 2>&1
+	rc=$?
+	[ $rc -eq 125 ] && grep -q 'ipistorm_watch was interrupted by Interrupt: it ran only in part: undecided' "$TMP/t.out"
+	ok $? "--bisect: an interrupted result as the $side is undecided, with the reason (rc=$rc)"
+done
+"$BIN/compare" --args "$TMP/other-args.json" >"$TMP/t.out"
+rc=$?
+[ $rc -eq 0 ] && [ "$(tr '\n' ' ' <"$TMP/t.out")" = "test ipistorm_watch exit 0 arg --mode arg watch arg -D arg 5 " ]
+ok $? "--args: the test, its status and its arguments without the result file (rc=$rc: $(tr '\n' ' ' <"$TMP/t.out"))"
+"$BIN/compare" --kcidb "$TMP/k8.json" --kcidb-build "$(printf 'id\377')" $D/base.json $D/patched.json >/dev/null &&
+	python3 -c 'import json, sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$TMP/k8.json"
+ok $? "--kcidb-build of bytes that are not UTF-8: the records are still valid JSON"
 
 "$inst/run.sh" -t getpid_bench --kcidb "$TMP/rk.json" -- -n 2000 -r 2 >"$TMP/rk.out" 2>&1
 rc=$?
