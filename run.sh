@@ -92,6 +92,11 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	-t|--test)
 		[ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a test name"
+		# checked here, before an unquoted expansion could glob it
+		case " $(echo $ALL_TESTS) " in
+		*" $2 "*) ;;
+		*) die "unknown test '$2' (known: $(echo $ALL_TESTS))" ;;
+		esac
 		tests="$tests $2"; shift 2 ;;
 	--quick) quick=--quick; shift ;;
 	-o|--output)
@@ -131,6 +136,44 @@ esac
 [ ${#timeout} -le 6 ] && [ "$timeout" -le 604800 ] ||
 	die "--timeout: '$timeout' is more than a week (604800 s)"
 
+# baseline_info FILE: "test NAME", "exit STATUS", "arg ARG"... of a
+# result (compare --args); a file compare cannot read is bad (255)
+baseline_info() {
+	local out
+	out=$("$here/compare" --args "$1" 2>&1) ||
+		die "--baseline $1: ${out#compare: }"
+	echo "$out"
+}
+
+# baseline_file TEST: the baseline's result of TEST
+baseline_file() {
+	if [ -d "$baseline" ]; then echo "$baseline/$1.json"; else echo "$baseline"; fi
+}
+
+# baseline_args TEST: the arguments the baseline's run of TEST was made
+# with, less the table's own arguments of TEST, into bargs[]
+baseline_args() {
+	local fixed cmd
+	mapfile -t bargs < <(baseline_info "$(baseline_file "$1")" | sed -n 's/^arg //p')
+	cmd=($(test_command "$1"))
+	fixed=("${cmd[@]:1}")
+	[ "${bargs[*]:0:${#fixed[@]}}" = "${fixed[*]}" ] && bargs=("${bargs[@]:${#fixed[@]}}")
+	return 0
+}
+
+# bisect_compare NEW [COMPARE ARGS]: compare --bisect of the baseline's
+# results of the tests that run (one kernel, "good") against NEW
+bisect_compare() {
+	local labels="" files=() t new=$1
+	shift
+	for t in $tests; do
+		files+=("$(baseline_file "$t")")
+		labels="${labels}good,"
+	done
+	"$here/compare" --bisect "${cmp_threshold[@]}" ${metric:+--metric "$metric"} "$@" \
+		--labels "${labels}new" "${files[@]}" "$new"
+}
+
 if [ -n "$bisect" ]; then
 	[ -n "$baseline" ] || die "--bisect needs --baseline GOOD (a result file or directory)"
 	[ -r "$baseline" ] || die "--baseline $baseline: not readable"
@@ -139,31 +182,45 @@ if [ -n "$bisect" ]; then
 		die "--baseline $baseline: not a regular file or a directory"
 	[ -x "$here/compare" ] || die "compare is not built in $here (run make)"
 	if [ -z "$tests" ]; then
-		# the programs the baseline has results of
-		if [ -d "$baseline" ]; then
-			for f in "$baseline"/*.json; do
-				[ -e "$f" ] || continue
-				b=$(basename "$f" .json)
-				case " $(echo $ALL_TESTS) " in
-				*" $b "*) tests="$tests $b" ;;
-				esac
-			done
-		else
-			tests=$(grep -o '"program": *"[a-z_0-9]*"' "$baseline" | head -1 |
-				sed 's/.*"\([a-z_0-9]*\)"$/\1/')
-		fi
+		# the tests the baseline has results of (the test each names),
+		# but those it skipped: there is nothing to judge them against
+		for f in "$baseline" "$baseline"/*.json; do
+			[ -f "$f" ] || continue
+			info=$(baseline_info "$f") || exit 255
+			b=$(echo "$info" | sed -n 's/^test //p')
+			case " $(echo $ALL_TESTS) " in
+			*" $b "*) ;;
+			*) [ -d "$baseline" ] && continue
+			   die "--baseline $baseline is a result of '$b', not a test of this suite (known: $(echo $ALL_TESTS))" ;;
+			esac
+			if echo "$info" | grep -qx 'exit 4'; then
+				echo "# run.sh: $b: skipped in the baseline, not judged"
+				continue
+			fi
+			tests="$tests $b"
+		done
 		[ -n "$tests" ] || die "--baseline $baseline: no result of a known test in it (give -t NAME)"
 	fi
 	set -- $tests
 	[ -d "$baseline" ] || [ $# -eq 1 ] ||
 		die "--baseline $baseline is one result file: give a directory (run.sh -o) for several tests"
+	for t in $tests; do
+		[ -f "$(baseline_file "$t")" ] || die "--baseline $baseline has no result of $t ($t.json)"
+		[ -d "$baseline" ] || [ "$(baseline_info "$baseline" | sed -n 's/^test //p')" = "$t" ] ||
+			die "--baseline $baseline is a result of $(baseline_info "$baseline" | sed -n 's/^test //p'), not of $t"
+	done
 	[ -z "$list" ] || die "--list and --bisect do not go together"
 	# the baseline, the metric and the threshold are checked by compare
-	# (one number syntax for all) before anything runs
-	pre=(--bisect "${cmp_threshold[@]}")
-	[ -n "$metric" ] && pre+=(--metric "$metric")
-	"$here/compare" "${pre[@]}" "$baseline" "$baseline" >/dev/null
-	case $? in 0|1|125) ;; *) exit 255 ;; esac
+	# (one number syntax for all) before anything runs; a baseline that
+	# cannot be judged even against itself (interrupted, skipped) would
+	# make every step undecided
+	check=$(bisect_compare "$(baseline_file "$1")")
+	case $? in
+	0|1) ;;
+	125) die "--baseline $baseline cannot be judged even against itself: $(echo "$check" |
+		grep -A1 -m1 ': undecided$' | sed 's/^bisect: *//' | tr '\n' ' ')" ;;
+	*) exit 255 ;;
+	esac
 elif [ -n "$metric" ] || [ -n "$baseline" ] || [ ${#cmp_threshold[@]} -gt 0 ]; then
 	die "--metric, --baseline, --threshold and --threshold-abs belong to --bisect"
 fi
@@ -206,7 +263,7 @@ if [ -n "$list" ]; then
 fi
 
 if [ -n "$outdir" ]; then
-	mkdir -p "$outdir" || die "cannot create $outdir"
+	err=$(mkdir -p -- "$outdir" 2>&1) || die "-o $outdir: cannot create it: ${err##*: }"
 	[ -w "$outdir" ] || die "$outdir is not writable"
 fi
 # --bisect and --kcidb need the JSON results: a fresh directory of our own
@@ -302,7 +359,7 @@ failed=0
 undecided=""
 for t in $tests; do
 	n=$((n + 1))
-	args=($quick)
+	args=()
 	[ -n "$resdir" ] && args+=(-o "$resdir/$t.json")
 	echo "# timeout set to $timeout"
 	echo "# selftests: isolbench: $t"
@@ -317,16 +374,37 @@ for t in $tests; do
 	pass_args "${cmd[@]}"
 	[ ${#dropped[@]} -eq 0 ] ||
 		echo "# run.sh: $t does not take ${dropped[*]}: not passed to it"
+	# --bisect: the step runs the test as its baseline ran, unless told
+	if [ -n "$bisect" ]; then
+		baseline_args "$t"
+		if [ ${#prog_args[@]} -eq 0 ]; then
+			pass=("${bargs[@]}")
+			[ ${#pass[@]} -eq 0 ] ||
+				echo "# run.sh: $t runs with its baseline's arguments: ${pass[*]}"
+		fi
+	fi
+	# --quick once, also when the baseline's arguments have it
+	if [ -n "$quick" ] && ! printf '%s\n' "${pass[@]}" | grep -qx -- --quick; then
+		pass=(--quick "${pass[@]}")
+	fi
+	if [ -n "$bisect" ] && [ "${pass[*]}" != "${bargs[*]}" ]; then
+		echo "# run.sh: $t runs with '${pass[*]}', its baseline ran with '${bargs[*]}'"
+	fi
 	started=$SECONDS
+	# in a process group of its own (set -m), so that what the test
+	# leaves running, holding its output open, ends with it
+	set -m
 	timeout --foreground -k 10 "$timeout" "$here/${cmd[0]}" "${cmd[@]:1}" \
 		"${args[@]}" "${pass[@]}" >"$fifo" 2>&1 &
 	child=$!
+	set +m
 	while :; do
 		wait $child
 		rc=$?
 		# a trapped signal interrupts wait: wait again for the real status
 		kill -0 $child 2>/dev/null || break
 	done
+	kill -KILL -- -"$child" 2>/dev/null
 	child=""
 	wait $reader
 	[ -n "$outdir" ] && cp "$work/$t.log" "$outdir/$t.ktap"
@@ -390,15 +468,8 @@ if [ -n "$undecided" ]; then
 	echo "# bisect: no usable result of:$undecided (skipped, crashed or timed out)"
 	verdict=125
 fi
-# the results compare judges: the file of one test, else the directory
-set -- $tests
-new=$resdir
-[ -d "$baseline" ] || new=$resdir/$1.json
-cargs=(--bisect "${cmp_threshold[@]}")
-[ -n "$metric" ] && cargs+=(--metric "$metric")
-[ -n "$kcidb" ] && cargs+=(--kcidb "$kcidb")
 if ls "$resdir"/*.json >/dev/null 2>&1; then
-	"$here/compare" "${cargs[@]}" "$baseline" "$new" | sed -u 's/^/# /'
+	bisect_compare "$resdir" ${kcidb:+--kcidb "$kcidb"} | sed -u 's/^/# /'
 	crc=${PIPESTATUS[0]}
 	case $crc in
 	0) ;;
