@@ -14,6 +14,7 @@
 #include "result_write.h"
 #include "util.h"
 #include "sysinfo.h"
+#include "trace_instance.h"
 
 static void bench_choose_cpus(struct bench *b)
 {
@@ -76,6 +77,7 @@ void bench_init(struct bench *b, const struct prog_spec *spec,
 	b->start_ns = mono_ns();
 	ksft_print_header();
 	journal_recover();	/* what a killed run left changed */
+	trace_instances_reap_mounted();	/* ...and left tracing */
 	clock_init();
 	ksft_print_msg("%s: target cpu %s (%s; %s), housekeeping %s\n",
 		       spec->name, cpu_mask_format(&b->opt.cpus, cpus, sizeof(cpus)),
@@ -335,19 +337,30 @@ static int bench_write_json(struct bench *b, int exit_code)
 	struct run_context rc = { b, exit_code };
 	struct result_doc d = {
 		.program = b->spec->name,
+		.test = b->test ? b->test : b->spec->name,
 		.metrics = b->metrics, .nmetrics = b->nmetrics,
 		.verdicts = b->verdicts, .nverdicts = b->nverdicts,
 		.context = run_json, .arg = &rc,
 	};
 
+	bool measured = false;
+	int ret;
+
 	if (!b->out.f)
 		return 0;
+	for (int i = 0; i < b->nmetrics; i++)
+		measured |= b->metrics[i].n > 0;
 	result_write(b->out.f, &d);
-	if (outfile_commit(&b->out, err, sizeof(err))) {
+	/* a run that measured nothing never replaces an earlier result */
+	ret = measured ? outfile_commit(&b->out, err, sizeof(err)) :
+			 outfile_commit_new(&b->out, err, sizeof(err));
+	if (ret < 0) {
 		fflush(stdout);
 		fprintf(stderr, "%s: %s\n", b->spec->name, err);
 		return -1;
 	}
+	if (ret)
+		ksft_print_msg("%s was left as it was: this run measured nothing\n", b->out.path);
 	return 0;
 }
 

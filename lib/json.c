@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <math.h>
+#include <string.h>
 
 #include "json.h"
+#include "util.h"
 
 void json_begin(struct json *j, FILE *f)
 {
@@ -10,12 +12,20 @@ void json_begin(struct json *j, FILE *f)
 	j->first[0] = true;
 }
 
+/*
+ * A JSON string is Unicode: bytes that are not UTF-8 (a file name given
+ * as raw bytes) are written as U+FFFD, so that every reader takes the
+ * document.
+ */
 static void json_escaped(FILE *f, const char *s)
 {
+	size_t left = strlen(s), n;
+
 	fputc('"', f);
-	for (; *s; s++) {
+	for (; *s; s += n, left -= n) {
 		unsigned char c = *s;
 
+		n = 1;
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
 		else if (c == '\n')
@@ -24,8 +34,14 @@ static void json_escaped(FILE *f, const char *s)
 			fputs("\\t", f);
 		else if (c < 0x20)
 			fprintf(f, "\\u%04x", c);
-		else
+		else if (c < 0x80)
 			fputc(c, f);
+		else if ((n = utf8_len((const unsigned char *)s, left)))
+			fwrite(s, 1, n, f);
+		else {
+			fputs("\\ufffd", f);
+			n = 1;
+		}
 	}
 	fputc('"', f);
 }

@@ -86,8 +86,9 @@ int outfile_open(struct outfile *o, const char *path, char *err, size_t len)
 	return 0;
 }
 
-int outfile_commit(struct outfile *o, char *err, size_t len)
+static int outfile_finish(struct outfile *o, bool replace, char *err, size_t len)
 {
+	bool kept = false;
 	int e = 0;
 
 	if (!o->f)
@@ -99,15 +100,35 @@ int outfile_commit(struct outfile *o, char *err, size_t len)
 	if (fclose(o->f) && !e)
 		e = errno;
 	o->f = NULL;
-	if (!e && o->tmp[0] && rename(o->tmp, o->path))
+	if (!e && o->tmp[0] && replace && rename(o->tmp, o->path))
 		e = errno;
+	/* link() fails on an existing target: nothing is replaced */
+	if (!e && o->tmp[0] && !replace && link(o->tmp, o->path)) {
+		if (errno == EEXIST)
+			kept = true;
+		else
+			e = errno;
+	}
 	if (e) {
 		snprintf(err, len, "writing %s failed: %s", o->path, strerror(e));
 		outfile_unlink(o);
 		return -1;
 	}
-	o->tmp[0] = '\0';
-	return 0;
+	if (replace)
+		o->tmp[0] = '\0';
+	else
+		outfile_unlink(o);
+	return kept;
+}
+
+int outfile_commit(struct outfile *o, char *err, size_t len)
+{
+	return outfile_finish(o, true, err, len);
+}
+
+int outfile_commit_new(struct outfile *o, char *err, size_t len)
+{
+	return outfile_finish(o, false, err, len);
 }
 
 void outfile_abort(struct outfile *o)

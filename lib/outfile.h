@@ -2,8 +2,8 @@
 /*
  * A result file that is never lost: it is written to a temporary file
  * beside the target and renamed into place only when complete, so a
- * failed, interrupted-by-SIGKILL or rejected run leaves an existing file
- * as it was. A target that exists and is not a regular file (/dev/null,
+ * run killed by SIGKILL or rejected leaves an existing file as it was,
+ * and one that measured nothing can leave it too (outfile_commit_new). A target that exists and is not a regular file (/dev/null,
  * a pipe, a terminal) is written directly. A failed write is reported
  * as such: outfile_commit() returns -1 with the reason.
  */
@@ -25,6 +25,11 @@ struct outfile {
 int outfile_open(struct outfile *o, const char *path, char *err, size_t len);
 /* Flush, close and rename into place: 0, or -1 with @err. */
 int outfile_commit(struct outfile *o, char *err, size_t len);
+/*
+ * The same, but an existing target is left as it is (1; the temporary
+ * file is removed): for a result that holds no measurement.
+ */
+int outfile_commit_new(struct outfile *o, char *err, size_t len);
 /* Give up: close and remove the temporary file; the target stays. */
 void outfile_abort(struct outfile *o);
 

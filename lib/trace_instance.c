@@ -233,6 +233,20 @@ static long stale_pid(const char *name)
 	return *end || pid <= 0 ? 0 : pid;
 }
 
+void trace_instances_reap_mounted(void)
+{
+	static const char *const dirs[] = {
+		"/sys/kernel/tracing/instances", "/sys/kernel/debug/tracing/instances",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		if (!access(dirs[i], W_OK)) {
+			trace_instances_reap(dirs[i]);
+			return;
+		}
+	}
+}
+
 int trace_instances_reap(const char *instances_dir)
 {
 	struct dirent *e;

@@ -62,5 +62,11 @@ void trace_instance_remove(struct trace_instance *t);
  * many were removed. trace_instance_create() calls it first.
  */
 int trace_instances_reap(const char *instances_dir);
+/*
+ * The same in the mounted tracefs, if any (nothing is mounted for it):
+ * every program's start, so that any next run cleans up after a killed
+ * one, whichever program that was.
+ */
+void trace_instances_reap_mounted(void);
 
 #endif

@@ -26,4 +26,11 @@ int parse_u64(const char *s, uint64_t *out);
 int parse_i64(const char *s, int64_t *out);
 int parse_double(const char *s, double *out);
 
+/*
+ * The length of the well-formed UTF-8 sequence at @s (at most @n bytes),
+ * 0 when it is not one (RFC 3629: no overlong forms, surrogates or
+ * code points above U+10FFFF).
+ */
+size_t utf8_len(const unsigned char *s, size_t n);
+
 #endif

@@ -30,6 +30,27 @@ run_prog getpid_bench --quick -o "$TMP/r.json"
 	[ -z "$(ls -A "$TMP" | grep '^\.r\.json\.tmp')" ]
 ok $? "a finished run replaces it whole, with the usual mode, no temporary file left"
 
+# a run that measured nothing (a skip before any measurement: --load with
+# every CPU a target) never replaces an existing result; where there was
+# none, it records the skip
+cp "$TMP/r.json" "$TMP/measured.json"
+all=$(cat /sys/devices/system/cpu/online)
+run_prog getpid_bench --quick --load -c "$all" -o "$TMP/r.json"
+[ $RC -eq 4 ] && cmp -s "$TMP/r.json" "$TMP/measured.json" &&
+	grep -q "^# $TMP/r.json was left as it was: this run measured nothing" "$TMP/out"
+ok $? "a run that measured nothing leaves an existing -o file as it was (rc=$RC)"
+run_prog getpid_bench --quick --load -c "$all" -o "$TMP/new.json"
+[ $RC -eq 4 ] && json_check "$TMP/new.json" 'd["run"]["exit_code"] == 4 and not any(m["samples"] for m in d["metrics"])'
+ok $? "...and where there was no file, it writes the empty result (rc=$RC)"
+
+# an argument of bytes that are not UTF-8 (a file name): the result is
+# still valid JSON, which compare and Python read back
+raw="$TMP/r$(printf '\377').json"
+run_prog getpid_bench --quick -n 1000 -r 2 -o "$raw"
+[ $RC -eq 0 ] && python3 -c 'import json, sys; d = json.load(open(sys.argv[1], encoding="utf-8")); sys.exit(not d["run"]["argv"][-1].endswith("r\ufffd.json"))' "$raw" &&
+	"$BIN/compare" "$raw" "$raw" >/dev/null
+ok $? "-o a non-UTF-8 name: the JSON records it as U+FFFD and reads back (rc=$RC)"
+
 run_prog getpid_bench --quick -o /dev/full
 [ $RC -eq 1 ] && grep -q 'writing /dev/full failed: No space left on device' "$TMP/err" &&
 	! grep -q 'writing' "$TMP/out"
@@ -43,6 +64,7 @@ ok $RC "-o /dev/null still works (rc=$RC)"
 interrupt() {
 	local p=$1 sig=$2 delay=$3
 	shift 3
+	rm -f "$TMP/i.json"	# a run cut before it measured anything writes only a new file
 	"$BIN/$p" "$@" >"$TMP/out" 2>"$TMP/err" &
 	local pid=$!
 	sleep "$delay"
@@ -86,9 +108,21 @@ if is_root && [ -d $inst ]; then
 		grep -q "^# removed stale trace instance $inst/isolbench-ipistorm-$pid (pid $pid is gone)" "$TMP/out"
 	ok $? "the next run removes it and says so (rc=$RC)"
 	rmdir $inst/isolbench-ipistorm-$pid 2>/dev/null
+	# a killed timer_softirq's instance, tracing on: any program's next
+	# run removes it (the instance is made here, under a PID that is gone)
+	sh -c 'exit 0' &
+	gone=$!
+	wait $gone
+	mkdir $inst/isolbench-timer-$gone && echo 1 >$inst/isolbench-timer-$gone/tracing_on
+	run_prog getpid_bench --quick -n 1000 -r 2
+	[ ! -d $inst/isolbench-timer-$gone ] &&
+		grep -q "^# removed stale trace instance $inst/isolbench-timer-$gone (pid $gone is gone)" "$TMP/out"
+	ok $? "getpid_bench, too, removes a killed run's trace instance (rc=$RC)"
+	rmdir $inst/isolbench-timer-$gone 2>/dev/null
 else
 	skip "needs root and tracefs" "SIGKILL leaves a trace instance"
 	skip "needs root and tracefs" "the next run removes it"
+	skip "needs root and tracefs" "getpid_bench, too, removes a killed run's trace instance"
 fi
 
 # --- two runs on one CPU -------------------------------------------------
