@@ -24,6 +24,7 @@ readonly PROG=vm/bisect-step.sh
 # A setup error exits 255: git bisect run then stops.
 readonly DIE_STATUS=255
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=vm/lib.sh
 . "$VM_DIR/lib.sh"
 readonly VM_DIR
 readonly REPO_DIR=${VM_DIR%/*}
@@ -52,6 +53,8 @@ suite's test and judge it against a baseline; for git bisect run.
   --threshold PCT       compare --bisect: how much worse is still good, in %
   --threshold-abs V     compare --bisect: the same in the metric's unit
   --emulated-timings    compare --bisect: judge timings measured under TCG
+                        (these four are checked by compare against the
+                        baseline before the build; not with --save-baseline)
   --config FRAG, --append ARGS, --cmdline ARGS, --cpus N, --max-cpus N,
   --mem MB, --timeout S, --accel MODE
                         passed to vm/run.sh
@@ -81,20 +84,48 @@ while [[ $# -gt 0 ]]; do
 	shift
 done
 
+# Every argument is checked before the build: one line, exit 255.
 [[ -n $BASELINE || -n $SAVE_BASELINE ]] ||
 	die "give --baseline DIR (or --save-baseline DIR to make one)"
 [[ -z $BASELINE || -z $SAVE_BASELINE ]] ||
 	die "give --baseline or --save-baseline, not both"
+if [[ -n $SAVE_BASELINE ]] && ((${#CMP_OPTS[@]})); then
+	die "--metric, --threshold, --threshold-abs and --emulated-timings judge against --baseline; --save-baseline takes none of them"
+fi
 if [[ -n $BASELINE ]]; then
 	compgen -G "$BASELINE/*.json" >/dev/null ||
 		die "baseline '$BASELINE' holds no result (*.json); make one with --save-baseline"
 fi
-TREE=$(git -C "$TREE" rev-parse --show-toplevel 2>/dev/null) ||
-	die "'$TREE' is not in a git tree (run it from the kernel tree git bisect works in)"
+check_machine_opts "${RUN_OPTS[@]}"
+for ((i = 0; i < ${#RUN_OPTS[@]}; i += 2)); do
+	[[ ${RUN_OPTS[i]} != --config ]] || check_file --config "${RUN_OPTS[i + 1]}"
+done
+check_run_args "${RUN_ARGS[@]}"
+
+if [[ $TREE == . ]]; then
+	what="the current directory $(pwd)"
+else
+	[[ -d $TREE ]] || die "--tree '$TREE': no such directory"
+	what="--tree '$TREE'"
+fi
+top=$(git -C "$TREE" rev-parse --show-toplevel 2>/dev/null) ||
+	die "$what is not in a git tree (run it from the kernel tree git bisect works in, or give --tree DIR)"
+TREE=$top
 COMMIT=$(git -C "$TREE" rev-parse --verify -q --short=12 HEAD) ||
 	die "no commit checked out in $TREE"
+check_kernel_source "$TREE"
+
+# compare checks its own options (one number syntax for all) and the
+# metric against the baseline, as run.sh --bisect does
 [[ -x $REPO_DIR/compare ]] || make -C "$REPO_DIR" compare >/dev/null 2>&1 ||
 	die "cannot build $REPO_DIR/compare"
+if [[ -n $BASELINE ]]; then
+	msg=$("$REPO_DIR/compare" --bisect "${CMP_OPTS[@]}" "$BASELINE" "$BASELINE" 2>&1 >/dev/null)
+	case $? in
+	0|1|125) ;;
+	*) msg=${msg%%$'\n'*}; die "${msg#compare: }" ;;
+	esac
+fi
 
 OUT=${OUT:-$VM_DIR/out/bisect/$COMMIT}
 rm -rf "$OUT"
