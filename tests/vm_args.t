@@ -3,12 +3,14 @@
 # Every argument of vm/run.sh, vm/ab.sh, vm/bisect-step.sh and
 # vm/cid_batches.sh is checked before anything is fetched, built or
 # booted: one line on stderr, exit 2 (255 for the bisect step, so that
-# git bisect run stops).
+# git bisect run stops). And no script deletes what it did not make: an
+# output directory is cleared only when it is the same script's earlier
+# output, and a bisection's baseline is never written over.
 # Nothing here fetches, builds or boots: qemu and apt-get are stand-ins
 # that record a call, and a kernel build would find no disk space.
 . "$(dirname "$0")/lib.sh"
 
-plan 53
+plan 70
 cd "$TOP" || exit 1
 T0=$SECONDS
 export ISOLBENCH_VM_CACHE=$TMP/cache ISOLBENCH_VM_MIN_FREE_MB=999999999
@@ -32,6 +34,10 @@ expect() {
 	lines=$(wc -l <"$TMP/err")
 	[ $rc -eq "$want" ] && [ "$lines" -eq 1 ] && grep -qE -- "$pat" "$TMP/err"
 	ok $? "$desc: exit $want, one line (rc=$rc, lines=$lines: $(head -c 300 "$TMP/err"))"
+}
+# sums DIR: what is in DIR, file by file
+sums() {
+	(cd "$1" && find . -type f -exec sha256sum {} + | sort)
 }
 
 # a bzImage to the eye of vm/run.sh ("HdrS" at 0x202)
@@ -86,6 +92,41 @@ expect 255 "bisect-step: a missing --config fragment" "^$BS: --config '$TMP/none
 expect 255 "bisect-step: -o in run.sh's arguments" "^$BS: run.sh arguments: no -o" \
 	$BS --baseline "$B" --tree "$K" -- -t timer_softirq -o "$TMP/x"
 
+# vm/bisect-step.sh --out: what it did not make is never deleted
+before=$(sums "$B")
+expect 255 "bisect-step: --out equal to the baseline" "^$BS: --out '$B' and the baseline '$B' overlap" \
+	$BS --baseline "$B" --tree "$K" --out "$B"
+[ "$(sums "$B")" = "$before" ]; ok $? "bisect-step: the baseline is intact"
+expect 255 "bisect-step: --out inside the baseline" "and the baseline '$B' overlap" \
+	$BS --baseline "$B" --tree "$K" --out "$B/step"
+expect 255 "bisect-step: --out holding the baseline" "and the baseline '$B' overlap" \
+	$BS --baseline "$B" --tree "$K" --out "$TMP"
+[ "$(sums "$B")" = "$before" ] && [ ! -e "$B/step" ]
+ok $? "bisect-step: the baseline is intact, nothing made in it"
+mkdir -p "$TMP/mine"
+echo "keep me" >"$TMP/mine/notes.txt"
+expect 255 "bisect-step: --out holding someone's file" "^$BS: --out '$TMP/mine' is not empty and not an earlier output of $BS --out" \
+	$BS --baseline "$B" --tree "$K" --out "$TMP/mine"
+[ "$(cat "$TMP/mine/notes.txt")" = "keep me" ]; ok $? "bisect-step: the unrelated file is still there"
+expect 255 "bisect-step: --save-baseline holding someone's file" "^$BS: --save-baseline '$TMP/mine' is not empty and not an earlier output of $BS --save-baseline" \
+	$BS --save-baseline "$TMP/mine" --tree "$K"
+[ "$(cat "$TMP/mine/notes.txt")" = "keep me" ]; ok $? "bisect-step: ... still there"
+expect 255 "bisect-step: --save-baseline equal to --out" "overlap" \
+	$BS --save-baseline "$TMP/sb" --tree "$K" --out "$TMP/sb"
+# an earlier --out of the step is cleared, and then the build stops
+# at once (no disk space): nothing is built
+O=$TMP/step
+mkdir -p "$O/suite"
+echo "vm/bisect-step.sh --out" >"$O/.isolbench-vm-out"
+echo '{}' >"$O/suite/stale.json"
+$BS --baseline "$B" --tree "$K" --out "$O" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 255 ] && grep -qE "no disk space for a kernel build|busybox|cpio" "$O/run.err" 2>/dev/null
+ok $? "bisect-step: an earlier --out is taken, the build stopped before compiling (rc=$rc: $(tail -n1 "$TMP/err"))"
+[ ! -e "$O/suite/stale.json" ] && [ "$(cat "$O/.isolbench-vm-out" 2>/dev/null)" = "vm/bisect-step.sh --out" ]
+ok $? "bisect-step: ... cleared of the earlier step's results, and marked as the step's"
+[ "$(sums "$B")" = "$before" ]; ok $? "bisect-step: the baseline is still intact"
+
 # vm/ab.sh: every argument before the first build or boot
 AB=vm/ab.sh
 KS="--kernel $BZ"
@@ -121,6 +162,9 @@ expect 2 "ab: a missing --patch in --patched" "^$AB: --patched: --patch '$TMP/no
 	$AB --base "$KS" --patched "--build $K --patch $TMP/none.patch" -o "$TMP/ab1"
 expect 2 "ab: --patch without --build" "--patch and --config need --build" \
 	$AB --base "--kernel $BZ --patch x" --patched "$KS" -o "$TMP/ab1"
+expect 2 "ab: -o holding someone's file" "^$AB: -o '$TMP/mine' is not empty and not an earlier output of $AB -o" \
+	$AB --base "$KS" --patched "$KS" -o "$TMP/mine"
+[ "$(cat "$TMP/mine/notes.txt")" = "keep me" ]; ok $? "ab: the unrelated file is still there"
 
 # vm/cid_batches.sh: each number in its range, before the build
 CB=vm/cid_batches.sh
@@ -148,6 +192,9 @@ expect 2 "cid_batches: --src that is no kernel tree" "^$CB: --src: --build '$TMP
 	$CB --src "$TMP/notgit" -o "$TMP/cb1"
 expect 2 "cid_batches: --base-kernel that is no bzImage" "^$CB: '/bin/sh' is not an x86 bzImage" \
 	$CB --base-kernel /bin/sh -o "$TMP/cb1"
+expect 2 "cid_batches: -o holding someone's file" "^$CB: -o '$TMP/mine' is not empty and not an earlier output of $CB -o" \
+	$CB -o "$TMP/mine"
+[ "$(cat "$TMP/mine/notes.txt")" = "keep me" ]; ok $? "cid_batches: the unrelated file is still there"
 
 # vm/run.sh: what it checked only after fetching or building a kernel
 RS=vm/run.sh

@@ -53,7 +53,9 @@ Options:
                         1 to 8 letters, digits and _.+- (not starting
                         with . or -; not A-N or B-N) (default $LABELS)
   -o, --output DIR      every round's results, the pooled results and
-                        the tables (default vm/out/ab-DATE)
+                        the tables (default vm/out/ab-DATE): a new or
+                        empty directory, or an earlier output of
+                        vm/ab.sh, which is cleared
   --emulated-timings    compare: judge timings measured under TCG too
   --cpus N, --max-cpus N, --mem MB, --cmdline ARGS, --append ARGS,
   --timeout S, --accel MODE
@@ -95,6 +97,7 @@ parse_args() {
 		die "--labels '$LABELS': A-N and B-N name the rounds' directories"
 	check_machine_opts "${RUN_OPTS[@]}"
 	check_run_args "${RUN_ARGS[@]}"
+	[[ -z $OUT ]] || out_dir_check "$OUT" "$PROG -o"
 	check_spec "$BASE_SPEC" --base
 	check_spec "$NEW_SPEC" --patched
 }
@@ -178,7 +181,7 @@ main() {
 		die "cannot build $REPO_DIR/compare"
 	command -v python3 >/dev/null || die "python3 is needed to pool the results"
 	OUT=${OUT:-$VM_DIR/out/ab-$(date +%Y%m%d-%H%M%S)}
-	mkdir -p "$OUT" || die "cannot create '$OUT'"
+	out_dir_claim "$OUT" "$PROG -o"
 	OUT=$(realpath "$OUT")
 	local base=() new=() label_a=${LABELS%,*} label_b=${LABELS#*,}
 	read -ra base <<<"$BASE_SPEC"

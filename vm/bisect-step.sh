@@ -46,9 +46,14 @@ suite's test and judge it against a baseline; for git bisect run.
 
   --baseline DIR        judge against the results saved in DIR
   --save-baseline DIR   run the test and save its results as the baseline
+                        in DIR: a new or empty directory, or a baseline
+                        saved there before, which is replaced
   --tree DIR            the kernel git tree (default: the current directory)
   --out DIR             where each step's results go
-                        (default vm/out/bisect/COMMIT)
+                        (default vm/out/bisect/COMMIT): a new or empty
+                        directory, or an earlier --out of this script,
+                        which is cleared; never the baseline, inside it
+                        or around it
   --metric NAME         compare --bisect: the metric to judge
   --threshold PCT       compare --bisect: how much worse is still good, in %
   --threshold-abs V     compare --bisect: the same in the metric's unit
@@ -127,9 +132,18 @@ if [[ -n $BASELINE ]]; then
 	esac
 fi
 
+# Nothing is deleted that this script did not make, and a baseline is
+# never written over: the step's --out is cleared only when it is an
+# earlier --out of this script, and never overlaps a baseline.
 OUT=${OUT:-$VM_DIR/out/bisect/$COMMIT}
-rm -rf "$OUT"
-mkdir -p "$OUT" || die "cannot create '$OUT'"
+for b in "$BASELINE" "$SAVE_BASELINE"; do
+	[[ -n $b ]] || continue
+	! paths_overlap "$OUT" "$b" ||
+		die "--out '$OUT' and the baseline '$b' overlap (one directory, or one inside the other): the step would write over the baseline"
+done
+out_dir_check "$OUT" "$PROG --out"
+[[ -z $SAVE_BASELINE ]] || out_dir_check "$SAVE_BASELINE" "$PROG --save-baseline"
+out_dir_claim "$OUT" "$PROG --out"
 
 echo "$PROG: $COMMIT $(git -C "$TREE" log -1 --format=%s HEAD)"
 "$VM_DIR/run.sh" --build "$TREE" --build-failure-exit 125 "${RUN_OPTS[@]}" \
@@ -152,8 +166,8 @@ compgen -G "$OUT/suite/*.json" >/dev/null || {
 }
 
 if [[ -n $SAVE_BASELINE ]]; then
-	mkdir -p "$SAVE_BASELINE" || die "cannot create '$SAVE_BASELINE'"
-	cp "$OUT"/suite/*.json "$SAVE_BASELINE/"
+	out_dir_claim "$SAVE_BASELINE" "$PROG --save-baseline"
+	cp "$OUT"/suite/*.json "$SAVE_BASELINE/" || die "cannot save the baseline in '$SAVE_BASELINE'"
 	echo "$PROG: baseline of $COMMIT saved in $SAVE_BASELINE"
 	exit 0
 fi

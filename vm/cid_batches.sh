@@ -56,7 +56,9 @@ batch patch at each batch size and scan off, under each workload, in
 qemu; print the table (scripts/cid_scan_table.py --check) and keep every
 JSON under the output directory.
 
-  -o, --out DIR          results (default vm/out/cid-batches-DATE)
+  -o, --out DIR          results (default vm/out/cid-batches-DATE): a new
+                         or empty directory, or an earlier output of
+                         this script, which is cleared
       --batches "LIST"   batch sizes, each once, 1 to $MAX_BATCH (NR_CPUS)
                          (default "$BATCHES")
       --workloads "LIST" cid_scan workloads, each once: spin, cyclic,
@@ -136,6 +138,7 @@ parse_args() {
 			die "--max-cpus $MAX_CPUS: the kernels built here have NR_CPUS=$MAX_BATCH (vm/guest.config): at most $MAX_BATCH, or give --base-kernel and --batch-kernel"
 		DIE_CONTEXT="--src: " check_kernel_source "$SRC"
 	fi
+	[[ -z $OUT ]] || out_dir_check "$OUT" "$PROG -o"
 }
 
 # How vm/run.sh gets each kernel: a bzImage given, else a cached build.
@@ -193,7 +196,7 @@ main() {
 	local b w t0=$SECONDS rc=0 table
 	parse_args "$@"
 	[[ -n $OUT ]] || OUT=$VM_DIR/out/cid-batches-$(date +%Y%m%d-%H%M%S)
-	mkdir -p "$OUT" || die "cannot create $OUT"
+	out_dir_claim "$OUT" "$PROG -o"
 	OUT=$(cd "$OUT" && pwd)
 	trap 'on_signal 130' INT
 	trap 'on_signal 143' TERM

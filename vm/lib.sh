@@ -4,8 +4,9 @@
 # vm/lib.sh - what the host-side vm/ scripts share: their messages, the
 # checks of their options (vm/ab.sh and vm/bisect-step.sh check what they
 # hand to vm/run.sh by vm/run.sh's own rules, before anything is fetched,
-# built or booted); messages are prefixed with the script's $PROG.
-# Sourced, not run; VM_DIR is set by the caller.
+# built or booted) and the rule for their output directories; messages
+# are prefixed with the script's $PROG. Sourced, not run; VM_DIR is set
+# by the caller.
 
 readonly CACHE_DIR=${ISOLBENCH_VM_CACHE:-$VM_DIR/cache}
 
@@ -226,4 +227,43 @@ check_debian() {
 	[[ -e $CACHE_DIR/debian/$rel/.image-ok ]] ||
 		apt-cache show "linux-image-$rel" >/dev/null 2>&1 ||
 		die "no Debian package linux-image-$rel (apt-cache search linux-image)"
+}
+
+# Output directories. A script deletes only what it made: each directory
+# it clears carries OUT_MARK, a file naming the script and option that
+# made it; a directory that is not empty and lacks that mark is refused,
+# never cleared.
+readonly OUT_MARK=.isolbench-vm-out
+
+# out_dir_check DIR WHAT: DIR does not exist, is empty, or is an earlier
+# output of WHAT ("vm/bisect-step.sh --out").
+out_dir_check() {
+	local dir=$1 what=$2 mark
+	[[ -e $dir || -L $dir ]] || return 0
+	[[ -d $dir ]] || die "${what#* } '$dir' exists and is not a directory"
+	[[ -r $dir && -x $dir ]] || die "${what#* } '$dir' cannot be read"
+	[[ -n $(ls -A -- "$dir") ]] || return 0
+	mark=$(head -c 200 -- "$dir/$OUT_MARK" 2>/dev/null) || true
+	[[ -f $dir/$OUT_MARK && $mark == "$what" ]] ||
+		die "${what#* } '$dir' is not empty and not an earlier output of $what: not clearing it (give a new or empty directory)"
+}
+
+# out_dir_claim DIR WHAT: DIR as a new, empty output of WHAT; an earlier
+# output of WHAT there is deleted (checked again first).
+out_dir_claim() {
+	local dir=$1 what=$2
+	out_dir_check "$dir" "$what"
+	if [[ -f $dir/$OUT_MARK ]]; then
+		find "$dir" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + ||
+			die "cannot clear ${what#* } '$dir'"
+	fi
+	mkdir -p -- "$dir" || die "cannot create ${what#* } '$dir'"
+	printf '%s\n' "$what" >"$dir/$OUT_MARK" || die "cannot write into ${what#* } '$dir'"
+}
+
+# paths_overlap A B: A and B are one directory, or one is inside the other.
+paths_overlap() {
+	local a b
+	a=$(realpath -m -- "$1") b=$(realpath -m -- "$2")
+	[[ $a == "$b" || $a == "${b%/}"/* || $b == "${a%/}"/* ]]
 }
