@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The bench/ scripts never turn a failed measurement into a number: a
+# round whose program failed is named with its reason and left out, and
+# the script exits 1 when too few rounds are left to judge. Each runs on
+# stand-ins (ISOLBENCH_BIN, and peers first in PATH) that fail where told
+# to, so that nothing is measured and no test depends on the machine.
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v python3 >/dev/null || ! command -v pgrep >/dev/null; then
+	echo "1..0 # SKIP python3 or pgrep not installed"
+	exit 0
+fi
+plan 10
+FAKES=$TMP/bin
+STATE=$TMP/state
+export FAKES STATE
+mkdir -p "$FAKES" "$STATE"
+export PATH=$FAKES:$PATH ISOLBENCH_BIN=$FAKES
+
+# fail_here NAME: true when the stand-in NAME is to fail this time: its
+# calls are counted in $STATE/NAME, and $FAIL_NAME lists the calls that
+# fail ("all" for every one).
+cat >"$FAKES/fail_here" <<'EOF'
+#!/bin/bash
+n=$(($(cat "$STATE/$1" 2>/dev/null || echo 0) + 1))
+echo "$n" >"$STATE/$1"
+v=FAIL_$1
+case " ${!v:-} " in *" all "*|*" $n "*) exit 0 ;; esac
+exit 1
+EOF
+
+# cc: builds the bare membarrier loop; the stand-in "loop" prints
+# $MB_OUT or fails
+cat >"$FAKES/cc" <<'EOF'
+#!/bin/bash
+while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+cat >"$out" <<'MB'
+#!/bin/bash
+if "$FAKES/fail_here" mb; then
+	echo "membarrier(REGISTER_PRIVATE_EXPEDITED_RSEQ): Operation not permitted"
+	exit 1
+fi
+echo "${MB_OUT:-1000.0 100}"
+MB
+chmod +x "$out"
+EOF
+
+# ipistorm: fails without a result; with $IPISTORM_CHECK, one of its
+# checks fails but its result is written (exit 1 all the same)
+cat >"$FAKES/ipistorm" <<'EOF'
+#!/bin/bash
+while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+if "$FAKES/fail_here" ipistorm; then
+	echo "# ipistorm: cpu 1 is in use by ipistorm (pid 4242) (lock /run/lock/isolbench-cpu1.lock; --wait waits for it)"
+	exit 4
+fi
+if "$FAKES/fail_here" ipistorm_json; then
+	echo "ipistorm: --pairs: cpu 1 is not online" >&2
+	exit 1
+fi
+cat >"$out" <<'J'
+{"metrics": [{"name": "ipi_ns", "samples": [1000.0], "extra": {"dst_cal_irqs": 100}},
+ {"name": "call_ns", "samples": [1000.0]}]}
+J
+if [ -n "${IPISTORM_CHECK:-}" ]; then
+	echo "not ok 2 cpu 0 -> cpu 1 (core, busy target): 92 of 100 calls reached dst as a real IPI or an elided send"
+	exit 1
+fi
+EOF
+
+chmod +x "$FAKES"/*
+
+# run NAME CMD...: a fresh count of calls, output in $TMP/NAME.out, exit in RC
+run() {
+	local name=$1
+	shift
+	rm -f "$STATE"/*
+	timeout 120 "$@" >"$TMP/$name.out" 2>&1
+	RC=$?
+	sed 's/^/#   /' "$TMP/$name.out"
+}
+# no_zero NAME: no figure of 0 (0.0, 0.00, ...) is printed
+no_zero() {
+	! grep -En '(^|[ (])0\.0+( |$|,|\))' "$TMP/$1.out"
+}
+
+# bench/ipistorm.sh: ipistorm fails in every round, without a result
+FAIL_ipistorm_json=all run ipi_all "$TOP/bench/ipistorm.sh" -n 100 --rounds 3 --pair 0:1
+[ $RC -eq 1 ]; ok $? "ipistorm.sh, ipistorm failing: exit 1 (rc=$RC)"
+[ "$(grep -c '^round [123]: failed, left out: ipistorm exited 1 without a result: ipistorm: --pairs: cpu 1 is not online' "$TMP/ipi_all.out")" -eq 3 ]
+ok $? "ipistorm.sh: each failed round is named with ipistorm's reason"
+grep -q '^only 0 of 3 rounds measured; judging needs at least 2 (more than half)' "$TMP/ipi_all.out"
+ok $? "ipistorm.sh: too few rounds: says how many it needs"
+no_zero ipi_all; ok $? "ipistorm.sh: no 0 reported as a measurement (ipi_ns 0.0)"
+
+# ... in round 2 only (a skip: its CPU in use): left out of the
+# medians, judged on the other two
+FAIL_ipistorm=2 run ipi_one "$TOP/bench/ipistorm.sh" -n 100 --rounds 3 --pair 0:1
+[ $RC -eq 0 ]; ok $? "ipistorm.sh, one round failing of 3: judged on the 2 others (rc=$RC)"
+grep -q '^round 2: failed, left out: ipistorm exited 4: # ipistorm: cpu 1 is in use' "$TMP/ipi_one.out" &&
+	grep -q 'over the 2 of 3 rounds measured' "$TMP/ipi_one.out" &&
+	[ "$(grep -cE '^[13] +1000\.0 +1000\.0 +1000\.0 +1000\.0 +1000\.0$' "$TMP/ipi_one.out")" -eq 2 ]
+ok $? "ipistorm.sh: round 2 named and left out, rounds 1 and 3 measured"
+no_zero ipi_one; ok $? "ipistorm.sh: no 0 reported for the failed round"
+
+# ... one of ipistorm's checks fails, its result written: the figures
+# per delivered IPI stand, the failed check is shown
+IPISTORM_CHECK=1 run ipi_check "$TOP/bench/ipistorm.sh" -n 100 --rounds 3 --pair 0:1
+[ $RC -eq 0 ] && [ "$(grep -c '^ *(ipistorm.s own check: not ok 2 .*92 of 100 calls' "$TMP/ipi_check.out")" -eq 3 ] &&
+	grep -q 'over the 3 of 3 rounds measured' "$TMP/ipi_check.out"
+ok $? "ipistorm.sh, ipistorm's check failing with a result: rounds kept, the check shown (rc=$RC)"
+
+# ... the bare loop fails: ipistorm is not judged against nothing
+FAIL_mb=all run ipi_mb "$TOP/bench/ipistorm.sh" -n 100 --rounds 3 --pair 0:1
+[ $RC -eq 1 ] && [ "$(grep -c '^round [123]: failed, left out: the bare loop exited 1: membarrier' "$TMP/ipi_mb.out")" -eq 3 ] &&
+	no_zero ipi_mb
+ok $? "ipistorm.sh, the bare loop failing: each round named, no 0, exit 1 (rc=$RC)"
+
+# ... no IPI counted on dst: no figure per IPI
+MB_OUT="1000.0 0" run ipi_cal "$TOP/bench/ipistorm.sh" -n 100 --rounds 3 --pair 0:1
+[ $RC -eq 1 ] && grep -q '^round 1: failed, left out: no IPI counted on cpu 1 during the bare loop' "$TMP/ipi_cal.out" &&
+	no_zero ipi_cal
+ok $? "ipistorm.sh, no IPI counted: rounds named, no 0 per IPI, exit 1 (rc=$RC)"
+
+done_testing
