@@ -11,7 +11,7 @@ if ! command -v python3 >/dev/null || ! command -v pgrep >/dev/null; then
 	echo "1..0 # SKIP python3 or pgrep not installed"
 	exit 0
 fi
-plan 10
+plan 17
 FAKES=$TMP/bin
 STATE=$TMP/state
 export FAKES STATE
@@ -69,6 +69,52 @@ if [ -n "${IPISTORM_CHECK:-}" ]; then
 fi
 EOF
 
+# timer_softirq: the cyclic phase's histogram, the quiet phase's window
+cat >"$FAKES/timer_softirq" <<'EOF'
+#!/bin/bash
+phase="" out=""
+while [ $# -gt 0 ]; do
+	case $1 in --phase) phase=$2 ;; -o) out=$2 ;; esac
+	shift
+done
+if "$FAKES/fail_here" "ts_$phase"; then
+	echo "# timer_softirq: cannot set SCHED_FIFO 95 on cpu 1: Operation not permitted"
+	exit 1
+fi
+if [ "$phase" = cyclic ]; then
+	echo '{"metrics": [{"name": "wakeup_latency_us", "histogram": {"lo": 0, "width": 1, "buckets": [[50, 900], [60, 100]], "overflow": 0}}]}' >"$out"
+else
+	echo "# quiet window: counting on cpu 1"
+	echo "# quiet window: done"
+	echo '{"metrics": [{"name": "quiet_timer_softirqs_per_s", "extra": {"timer_softirqs_run": 100, "window_s": 10.0}}]}' >"$out"
+fi
+EOF
+
+cat >"$FAKES/cyclictest" <<'EOF'
+#!/bin/bash
+"$FAKES/fail_here" cyclictest && { echo "Unable to change scheduling policy!"; exit 255; }
+for a; do case $a in --json=*) out=${a#--json=} ;; esac; done
+echo '{"thread": {"0": {"histogram": {"50": 900, "60": 100}, "cycles": 1000}}}' >"$out"
+EOF
+
+# perf stat: answers its control fifo and writes its count when its
+# workload is killed
+cat >"$FAKES/perf" <<'EOF'
+#!/bin/bash
+while [ $# -gt 0 ]; do
+	case $1 in
+	--control) c=${2#fifo:}; ctl=${c%,*}; ack=${c#*,}; shift ;;
+	-o) out=$2; shift ;;
+	--) shift; break ;;
+	esac
+	shift
+done
+exec 3<"$ctl" 4>"$ack"
+(while read -r _ <&3; do echo ack >&4; done) &
+"$@"
+echo "100,,irq:softirq_entry,10000000000,100.00,," >"$out"
+EOF
+
 chmod +x "$FAKES"/*
 
 # run NAME CMD...: a fresh count of calls, output in $TMP/NAME.out, exit in RC
@@ -122,5 +168,26 @@ MB_OUT="1000.0 0" run ipi_cal "$TOP/bench/ipistorm.sh" -n 100 --rounds 3 --pair 
 [ $RC -eq 1 ] && grep -q '^round 1: failed, left out: no IPI counted on cpu 1 during the bare loop' "$TMP/ipi_cal.out" &&
 	no_zero ipi_cal
 ok $? "ipistorm.sh, no IPI counted: rounds named, no 0 per IPI, exit 1 (rc=$RC)"
+
+# bench/timer_softirq.sh: cyclic round 2 and quiet round 1 fail
+FAIL_ts_cyclic=2 FAIL_ts_quiet=1 run ts "$TOP/bench/timer_softirq.sh" -c 1 -r 4 -D 1 -Q 1
+[ $RC -eq 1 ]; ok $? "timer_softirq.sh, rounds failing: exit 1 (rc=$RC)"
+grep -q '^cyclic round 2: failed, left out: timer_softirq exited 1: # timer_softirq: cannot set SCHED_FIFO' "$TMP/ts.out"
+ok $? "timer_softirq.sh: the failed cyclic round is named with its reason"
+grep -q '^cyclic: 3 of 4 rounds pooled' "$TMP/ts.out" && grep -q '^median: .*(3000 wakeups).*AGREE' "$TMP/ts.out"
+ok $? "timer_softirq.sh: the other 3 cyclic rounds pooled and judged"
+grep -q '^quiet round 1: failed, left out: timer_softirq exited 1' "$TMP/ts.out" &&
+	grep -q '^round 2: timer_softirq 100 TIMER softirqs' "$TMP/ts.out"
+ok $? "timer_softirq.sh: the failed quiet round is named, the other measured"
+grep -q '^quiet: only 1 of 2 rounds measured; judging needs at least 2' "$TMP/ts.out"
+ok $? "timer_softirq.sh: too few quiet rounds: says how many it needs"
+no_zero ts; ok $? "timer_softirq.sh: no 0 reported as a measurement"
+
+# ... cyclictest fails in every round
+FAIL_cyclictest=all run ts_ct "$TOP/bench/timer_softirq.sh" -c 1 -r 3 -D 1 -Q 1
+[ $RC -eq 1 ] && grep -q '^cyclic: only 0 of 3 rounds measured; judging needs at least 2' "$TMP/ts_ct.out" &&
+	grep -q '^cyclic round 1: failed, left out: cyclictest exited 255: Unable to change' "$TMP/ts_ct.out" &&
+	! grep -q '^median:' "$TMP/ts_ct.out"
+ok $? "timer_softirq.sh, cyclictest failing: no median, exit 1 (rc=$RC)"
 
 done_testing
