@@ -11,7 +11,7 @@ if ! command -v python3 >/dev/null || ! command -v pgrep >/dev/null; then
 	echo "1..0 # SKIP python3 or pgrep not installed"
 	exit 0
 fi
-plan 17
+plan 26
 FAKES=$TMP/bin
 STATE=$TMP/state
 export FAKES STATE
@@ -97,10 +97,15 @@ for a; do case $a in --json=*) out=${a#--json=} ;; esac; done
 echo '{"thread": {"0": {"histogram": {"50": 900, "60": 100}, "cycles": 1000}}}' >"$out"
 EOF
 
-# perf stat: answers its control fifo and writes its count when its
-# workload is killed
+# perf: "bench syscall basic" prints a figure or fails; "stat" answers
+# its control fifo and writes its count when its workload is killed
 cat >"$FAKES/perf" <<'EOF'
 #!/bin/bash
+if [ "$1" = bench ]; then
+	"$FAKES/fail_here" perf && { echo "perf: bench syscall: not supported"; exit 1; }
+	echo "       0.500000 usecs/op"
+	exit 0
+fi
 while [ $# -gt 0 ]; do
 	case $1 in
 	--control) c=${2#fifo:}; ctl=${c%,*}; ack=${c#*,}; shift ;;
@@ -115,6 +120,30 @@ exec 3<"$ctl" 4>"$ack"
 echo "100,,irq:softirq_entry,10000000000,100.00,," >"$out"
 EOF
 
+cat >"$FAKES/getpid_bench" <<'EOF'
+#!/bin/bash
+s="" entry="" out=""
+while [ $# -gt 0 ]; do
+	case $1 in -s) s=$2 ;; --entry) entry=$2 ;; -o) out=$2 ;; esac
+	shift
+done
+if "$FAKES/fail_here" "gb_${s:-default}_$entry"; then
+	echo "getpid_bench: cpu 1 is in use by timer_softirq (pid 4242)" >&2
+	exit 1
+fi
+case $s in
+getppid) echo "# getppid: cpu 1 (not isolated), entry $entry, 500.0 ns (1 run)" ;;
+none) echo "# none: cpu 1 (not isolated), entry $entry, avg 0.5 ns (5 runs)" ;;
+*) echo '{"metrics": [{"name": "run_time_s", "samples": [1, 1, 1, 1, 1]}]}' >"$out" ;;
+esac
+EOF
+
+# run.sh --quick: fails when told to
+cat >"$FAKES/run.sh" <<'EOF'
+#!/bin/bash
+"$FAKES/fail_here" runsh && { echo "run.sh: no test is built" >&2; exit 1; }
+exit 0
+EOF
 chmod +x "$FAKES"/*
 
 # run NAME CMD...: a fresh count of calls, output in $TMP/NAME.out, exit in RC
@@ -190,4 +219,30 @@ FAIL_cyclictest=all run ts_ct "$TOP/bench/timer_softirq.sh" -c 1 -r 3 -D 1 -Q 1
 	! grep -q '^median:' "$TMP/ts_ct.out"
 ok $? "timer_softirq.sh, cyclictest failing: no median, exit 1 (rc=$RC)"
 
+# bench/getpid_bench.sh: --entry raw fails in every round
+export FIFO=0 ROUNDS=3 LOOPS=1000 CPU=1
+FAIL_gb_getppid_raw=all run gb_raw "$TOP/bench/getpid_bench.sh"
+[ $RC -eq 1 ]; ok $? "getpid_bench.sh, --entry raw failing: exit 1 (rc=$RC)"
+[ "$(grep -c '^round [123]: failed, left out: getpid_bench --entry raw exited 1: getpid_bench: cpu 1 is in use' "$TMP/gb_raw.out")" -eq 3 ]
+ok $? "getpid_bench.sh: each failed round is named with its reason"
+grep -q '^FAIL  too few rounds measured to judge: --entry libc 3, --entry raw 0, perf 3 of 3; each needs at least 2' "$TMP/gb_raw.out" &&
+	! grep -q 'best/perf' "$TMP/gb_raw.out"
+ok $? "getpid_bench.sh: too few rounds: no ratio, says how many it needs"
+
+# ... one libc round, the harness cost, the default run and run.sh fail
+FAIL_gb_getppid_libc=2 FAIL_gb_none_libc=all FAIL_gb_default_=all FAIL_runsh=all \
+	run gb_some "$TOP/bench/getpid_bench.sh"
+[ $RC -eq 1 ]; ok $? "getpid_bench.sh, some runs failing: exit 1 (rc=$RC)"
+grep -q '^round 2: failed, left out: getpid_bench --entry libc exited 1' "$TMP/gb_some.out" &&
+	grep -q 'measured: libc 2, raw 3, perf 3' "$TMP/gb_some.out" &&
+	grep -q '^PASS  getpid_bench default entry (libc) agrees' "$TMP/gb_some.out"
+ok $? "getpid_bench.sh: the failed round left out, the rest judged"
+grep -q '^FAIL  harness cost per measured call, --entry libc: failed: getpid_bench -s none --entry libc exited 1' "$TMP/gb_some.out" &&
+	grep -q '^PASS  harness cost per measured call 0.5 ns, --entry raw' "$TMP/gb_some.out"
+ok $? "getpid_bench.sh: a failed harness-cost run is a FAIL, not a figure"
+grep -q '^FAIL  a default getpid_bench run failed (exit 1' "$TMP/gb_some.out"
+ok $? "getpid_bench.sh: a failed default run is a FAIL, not a ratio"
+grep -q '^FAIL  ./run.sh --quick failed (exit 1' "$TMP/gb_some.out"
+ok $? "getpid_bench.sh: a failed ./run.sh --quick is a FAIL, not a time"
+no_zero gb_some; ok $? "getpid_bench.sh: no 0 reported as a measurement"
 done_testing
