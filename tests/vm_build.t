@@ -120,7 +120,7 @@ expect 2 "ab: a spec with a machine option" "'--cpus' is not a kernel option" \
 	vm/ab.sh --base "--debian 6.12" --patched "--debian 6.1 --cpus 4"
 expect 2 "ab: a spec naming two kernels" "must name one kernel" \
 	vm/ab.sh --base "--debian 6.12 --build $K" --patched "--debian 6.1"
-expect 2 "ab: --rounds 0" "--rounds must be 1 to 50" \
+expect 2 "ab: --rounds 0" "--rounds must be a whole number from 1 to 50" \
 	vm/ab.sh --base "--debian 6.12" --patched "--debian 6.1" --rounds 0
 
 # vm/bisect-step.sh: setup errors are 255 (git bisect run aborts)

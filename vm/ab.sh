@@ -18,6 +18,7 @@ set -euo pipefail
 
 readonly PROG=vm/ab.sh
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=vm/lib.sh
 . "$VM_DIR/lib.sh"
 readonly VM_DIR
 readonly REPO_DIR=${VM_DIR%/*}
@@ -46,10 +47,15 @@ list (no spaces inside paths):
 
 Options:
   --base SPEC, --patched SPEC   the two kernels (A and B)
-  --rounds N            boots per kernel, alternating (default $ROUNDS)
-  --labels A,B          their names in the table (default $LABELS)
+  --rounds N            boots per kernel, alternating, 1 to 50
+                        (default $ROUNDS)
+  --labels A,B          their names in the table, two different names of
+                        1 to 8 letters, digits and _.+- (not starting
+                        with . or -; not A-N or B-N) (default $LABELS)
   -o, --output DIR      every round's results, the pooled results and
-                        the tables (default vm/out/ab-DATE)
+                        the tables (default vm/out/ab-DATE): a new or
+                        empty directory, or an earlier output of
+                        vm/ab.sh, which is cleared
   --emulated-timings    compare: judge timings measured under TCG too
   --cpus N, --max-cpus N, --mem MB, --cmdline ARGS, --append ARGS,
   --timeout S, --accel MODE
@@ -80,29 +86,59 @@ parse_args() {
 	done
 	[[ -n $BASE_SPEC && -n $NEW_SPEC ]] ||
 		die "give both kernels: --base SPEC and --patched SPEC (try --help)"
-	[[ $ROUNDS =~ ^[0-9]+$ ]] && ((ROUNDS >= 1 && ROUNDS <= 50)) ||
-		die "--rounds must be 1 to 50, not '$ROUNDS'"
-	[[ $LABELS =~ ^[A-Za-z0-9_.+-]{1,8},[A-Za-z0-9_.+-]{1,8}$ ]] ||
-		die "--labels must be two names of 1 to 8 characters, A,B; not '$LABELS'"
+	uint_in "$ROUNDS" 1 50 ||
+		die "--rounds must be a whole number from 1 to 50, not '$ROUNDS'"
+	local name='[A-Za-z0-9_+][A-Za-z0-9_.+-]{0,7}'
+	[[ $LABELS =~ ^$name,$name$ ]] ||
+		die "--labels must be two names of 1 to 8 letters, digits and _.+- (not starting with . or -), A,B; not '$LABELS'"
+	[[ ${LABELS%,*} != "${LABELS#*,}" ]] ||
+		die "--labels '$LABELS': the two sides need two names (both would pool into one directory)"
+	[[ ! ${LABELS%,*} =~ ^[AB]-[0-9]+$ && ! ${LABELS#*,} =~ ^[AB]-[0-9]+$ ]] ||
+		die "--labels '$LABELS': A-N and B-N name the rounds' directories"
+	check_machine_opts "${RUN_OPTS[@]}"
+	check_run_args "${RUN_ARGS[@]}"
+	[[ -z $OUT ]] || out_dir_check "$OUT" "$PROG -o"
 	check_spec "$BASE_SPEC" --base
 	check_spec "$NEW_SPEC" --patched
 }
 
-# A SPEC names one kernel and nothing else.
+# A SPEC names one kernel and nothing else, each value as vm/run.sh will
+# take it (vm/lib.sh): a kernel that does not exist is found now, not
+# after the other side's build.
 check_spec() {
-	local words=() i kinds=0
+	local words=() i kinds=0 build=0 patches=0 given=0
 	read -ra words <<<"$1"
 	for ((i = 0; i < ${#words[@]}; i++)); do
 		case ${words[i]} in
-		--build|--kernel|--debian)	kinds=$((kinds + 1)) ;&
+		--build)	build=1 ;&
+		--kernel|--debian)	kinds=$((kinds + 1)) ;&
 		--patch|--config|--headers|--modules)
 			((i + 1 < ${#words[@]})) || die "$2 '$1': ${words[i]} needs a value"
+			case ${words[i]} in
+			--patch|--config) patches=1 ;;
+			--headers|--modules) given=1 ;;
+			esac
 			i=$((i + 1)) ;;
 		--no-headers) ;;
 		*) die "$2 '$1': '${words[i]}' is not a kernel option (--build, --patch, --config, --debian, --kernel, --headers, --modules)" ;;
 		esac
 	done
 	((kinds == 1)) || die "$2 '$1' must name one kernel (--build, --debian or --kernel)"
+	((build || !patches)) || die "$2 '$1': --patch and --config need --build SRC"
+	((!build || !given)) || die "$2 '$1': --headers and --modules go with --kernel or --debian"
+	local DIE_CONTEXT="$2: "
+	for ((i = 0; i < ${#words[@]}; i++)); do
+		case ${words[i]} in
+		--no-headers) continue ;;
+		--build)	check_kernel_source "${words[i + 1]}" ;;
+		--kernel)	check_bzimage "${words[i + 1]}" ;;
+		--debian)	check_debian "${words[i + 1]}" ;;
+		--patch|--config) check_file "${words[i]}" "${words[i + 1]}" ;;
+		--headers)	check_headers_dir "${words[i + 1]}" ;;
+		--modules)	check_modules_dir "${words[i + 1]}" ;;
+		esac
+		i=$((i + 1))
+	done
 }
 
 # Each side's rounds pooled into one result per program: the samples of
@@ -145,7 +181,7 @@ main() {
 		die "cannot build $REPO_DIR/compare"
 	command -v python3 >/dev/null || die "python3 is needed to pool the results"
 	OUT=${OUT:-$VM_DIR/out/ab-$(date +%Y%m%d-%H%M%S)}
-	mkdir -p "$OUT" || die "cannot create '$OUT'"
+	out_dir_claim "$OUT" "$PROG -o"
 	OUT=$(realpath "$OUT")
 	local base=() new=() label_a=${LABELS%,*} label_b=${LABELS#*,}
 	read -ra base <<<"$BASE_SPEC"

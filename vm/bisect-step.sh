@@ -24,6 +24,7 @@ readonly PROG=vm/bisect-step.sh
 # A setup error exits 255: git bisect run then stops.
 readonly DIE_STATUS=255
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=vm/lib.sh
 . "$VM_DIR/lib.sh"
 readonly VM_DIR
 readonly REPO_DIR=${VM_DIR%/*}
@@ -45,13 +46,20 @@ suite's test and judge it against a baseline; for git bisect run.
 
   --baseline DIR        judge against the results saved in DIR
   --save-baseline DIR   run the test and save its results as the baseline
+                        in DIR: a new or empty directory, or a baseline
+                        saved there before, which is replaced
   --tree DIR            the kernel git tree (default: the current directory)
   --out DIR             where each step's results go
-                        (default vm/out/bisect/COMMIT)
+                        (default vm/out/bisect/COMMIT): a new or empty
+                        directory, or an earlier --out of this script,
+                        which is cleared; never the baseline, inside it
+                        or around it
   --metric NAME         compare --bisect: the metric to judge
   --threshold PCT       compare --bisect: how much worse is still good, in %
   --threshold-abs V     compare --bisect: the same in the metric's unit
   --emulated-timings    compare --bisect: judge timings measured under TCG
+                        (these four are checked by compare against the
+                        baseline before the build; not with --save-baseline)
   --config FRAG, --append ARGS, --cmdline ARGS, --cpus N, --max-cpus N,
   --mem MB, --timeout S, --accel MODE
                         passed to vm/run.sh
@@ -81,24 +89,61 @@ while [[ $# -gt 0 ]]; do
 	shift
 done
 
+# Every argument is checked before the build: one line, exit 255.
 [[ -n $BASELINE || -n $SAVE_BASELINE ]] ||
 	die "give --baseline DIR (or --save-baseline DIR to make one)"
 [[ -z $BASELINE || -z $SAVE_BASELINE ]] ||
 	die "give --baseline or --save-baseline, not both"
+if [[ -n $SAVE_BASELINE ]] && ((${#CMP_OPTS[@]})); then
+	die "--metric, --threshold, --threshold-abs and --emulated-timings judge against --baseline; --save-baseline takes none of them"
+fi
 if [[ -n $BASELINE ]]; then
 	compgen -G "$BASELINE/*.json" >/dev/null ||
 		die "baseline '$BASELINE' holds no result (*.json); make one with --save-baseline"
 fi
-TREE=$(git -C "$TREE" rev-parse --show-toplevel 2>/dev/null) ||
-	die "'$TREE' is not in a git tree (run it from the kernel tree git bisect works in)"
+check_machine_opts "${RUN_OPTS[@]}"
+for ((i = 0; i < ${#RUN_OPTS[@]}; i += 2)); do
+	[[ ${RUN_OPTS[i]} != --config ]] || check_file --config "${RUN_OPTS[i + 1]}"
+done
+check_run_args "${RUN_ARGS[@]}"
+
+if [[ $TREE == . ]]; then
+	what="the current directory $(pwd)"
+else
+	[[ -d $TREE ]] || die "--tree '$TREE': no such directory"
+	what="--tree '$TREE'"
+fi
+top=$(git -C "$TREE" rev-parse --show-toplevel 2>/dev/null) ||
+	die "$what is not in a git tree (run it from the kernel tree git bisect works in, or give --tree DIR)"
+TREE=$top
 COMMIT=$(git -C "$TREE" rev-parse --verify -q --short=12 HEAD) ||
 	die "no commit checked out in $TREE"
+check_kernel_source "$TREE"
+
+# compare checks its own options (one number syntax for all) and the
+# metric against the baseline, as run.sh --bisect does
 [[ -x $REPO_DIR/compare ]] || make -C "$REPO_DIR" compare >/dev/null 2>&1 ||
 	die "cannot build $REPO_DIR/compare"
+if [[ -n $BASELINE ]]; then
+	msg=$("$REPO_DIR/compare" --bisect "${CMP_OPTS[@]}" "$BASELINE" "$BASELINE" 2>&1 >/dev/null)
+	case $? in
+	0|1|125) ;;
+	*) msg=${msg%%$'\n'*}; die "${msg#compare: }" ;;
+	esac
+fi
 
+# Nothing is deleted that this script did not make, and a baseline is
+# never written over: the step's --out is cleared only when it is an
+# earlier --out of this script, and never overlaps a baseline.
 OUT=${OUT:-$VM_DIR/out/bisect/$COMMIT}
-rm -rf "$OUT"
-mkdir -p "$OUT" || die "cannot create '$OUT'"
+for b in "$BASELINE" "$SAVE_BASELINE"; do
+	[[ -n $b ]] || continue
+	! paths_overlap "$OUT" "$b" ||
+		die "--out '$OUT' and the baseline '$b' overlap (one directory, or one inside the other): the step would write over the baseline"
+done
+out_dir_check "$OUT" "$PROG --out"
+[[ -z $SAVE_BASELINE ]] || out_dir_check "$SAVE_BASELINE" "$PROG --save-baseline"
+out_dir_claim "$OUT" "$PROG --out"
 
 echo "$PROG: $COMMIT $(git -C "$TREE" log -1 --format=%s HEAD)"
 "$VM_DIR/run.sh" --build "$TREE" --build-failure-exit 125 "${RUN_OPTS[@]}" \
@@ -121,8 +166,8 @@ compgen -G "$OUT/suite/*.json" >/dev/null || {
 }
 
 if [[ -n $SAVE_BASELINE ]]; then
-	mkdir -p "$SAVE_BASELINE" || die "cannot create '$SAVE_BASELINE'"
-	cp "$OUT"/suite/*.json "$SAVE_BASELINE/"
+	out_dir_claim "$SAVE_BASELINE" "$PROG --save-baseline"
+	cp "$OUT"/suite/*.json "$SAVE_BASELINE/" || die "cannot save the baseline in '$SAVE_BASELINE'"
 	echo "$PROG: baseline of $COMMIT saved in $SAVE_BASELINE"
 	exit 0
 fi

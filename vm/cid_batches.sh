@@ -17,6 +17,7 @@ set -euo pipefail
 
 readonly PROG=vm/cid_batches.sh
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=vm/lib.sh
 . "$VM_DIR/lib.sh"
 readonly VM_DIR
 readonly REPO_DIR=${VM_DIR%/*}
@@ -38,6 +39,13 @@ BATCH_KERNEL=
 SRC=debian:6.12
 ACCEL=auto
 TIMEOUT=600
+# A run is cid_scan's workload for -D seconds, then its compaction check
+# (up to 20 s) and the setup, inside run.sh's 300 s per test in the guest.
+readonly MAX_DURATION=240
+# The kernels built here: NR_CPUS of vm/guest.config, the largest batch
+# rseq_cid_scan_batch= takes and the most possible CPUs they boot with.
+MAX_BATCH=$(sed -n 's/^CONFIG_NR_CPUS=\([0-9]*\)$/\1/p' "$VM_DIR/guest.config")
+readonly MAX_BATCH=${MAX_BATCH:-256}
 
 usage() {
 	cat <<EOF
@@ -48,21 +56,29 @@ batch patch at each batch size and scan off, under each workload, in
 qemu; print the table (scripts/cid_scan_table.py --check) and keep every
 JSON under the output directory.
 
-  -o, --out DIR          results (default vm/out/cid-batches-DATE)
-      --batches "LIST"   batch sizes (default "$BATCHES")
-      --workloads "LIST" cid_scan workloads (default "$WORKLOADS")
+  -o, --out DIR          results (default vm/out/cid-batches-DATE): a new
+                         or empty directory, or an earlier output of
+                         this script, which is cleared
+      --batches "LIST"   batch sizes, each once, 1 to $MAX_BATCH (NR_CPUS)
+                         (default "$BATCHES")
+      --workloads "LIST" cid_scan workloads, each once: spin, cyclic,
+                         hackbench (default "$WORKLOADS")
       --no-base          skip the unpatched kernel
       --no-off           skip the scan-off control
-  -D, --duration SECS    cid_scan -D per run (default $DURATION)
-      --cpus N           online vCPUs (default $CPUS)
-      --max-cpus N       possible CPUs (default $MAX_CPUS)
-      --period-us US     cyclic workload period (default $PERIOD_US)
+  -D, --duration SECS    cid_scan -D per run, whole seconds, 1 to
+                         $MAX_DURATION (default $DURATION)
+      --cpus N           online vCPUs, 1 to 1024 (default $CPUS)
+      --max-cpus N       possible CPUs, --cpus to $MAX_BATCH for the kernels
+                         built here (their NR_CPUS), to 1024 for given
+                         bzImages (default $MAX_CPUS)
+      --period-us US     cyclic workload period, 10 to 1000000 (cid_scan's
+                         range) (default $PERIOD_US)
       --reduced          the CI matrix: batches 8 and 32 and scan off, no
                          unpatched kernel, cyclic only, 8 s runs
       --src SRC          kernel source for vm/run.sh --build (default $SRC)
       --base-kernel BZ   an unpatched bzImage: no build
       --batch-kernel BZ  a bzImage with the batch patch: no build
-      --accel MODE       vm/run.sh --accel (default $ACCEL)
+      --accel MODE       vm/run.sh --accel: kvm, tcg or auto (default $ACCEL)
       --markdown         the table in Markdown
   -h, --help
 EOF
@@ -91,26 +107,38 @@ parse_args() {
 		esac
 		shift
 	done
-	local b w
+	local b w seen=" "
 	for b in $BATCHES; do
-		if [[ ! $b =~ ^[1-9][0-9]*$ ]] || ((b > 256)); then
-			die "--batches: '$b' is not a batch size (1..256)"
-		fi
+		uint_in "$b" 1 "$MAX_BATCH" ||
+			die "--batches: '$b' is not a batch size (1 to $MAX_BATCH)"
+		[[ $seen != *" $b "* ]] || die "--batches: $b is given twice"
+		seen+="$b "
 	done
+	seen=" "
 	for w in $WORKLOADS; do
 		case $w in spin|cyclic|hackbench) ;;
 		*) die "--workloads: unknown workload '$w' (spin, cyclic, hackbench)" ;;
 		esac
+		[[ $seen != *" $w "* ]] || die "--workloads: $w is given twice"
+		seen+="$w "
 	done
-	[[ $DURATION =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--duration: '$DURATION' is not a number of seconds"
-	if [[ ! $CPUS =~ ^[1-9][0-9]*$ || ! $MAX_CPUS =~ ^[1-9][0-9]*$ ]] ||
-	   ((CPUS > MAX_CPUS)); then
-		die "--cpus $CPUS --max-cpus $MAX_CPUS: need 1 <= cpus <= max-cpus"
+	[[ -n ${WORKLOADS// /} ]] || die "--workloads: no workload given"
+	uint_in "$DURATION" 1 "$MAX_DURATION" ||
+		die "--duration must be a whole number of seconds from 1 to $MAX_DURATION, not '$DURATION'"
+	uint_in "$PERIOD_US" 10 1000000 ||
+		die "--period-us must be a whole number of microseconds from 10 to 1000000, not '$PERIOD_US'"
+	[[ -n ${BATCHES// /} || $OFF == 1 || $BASE == 1 ]] || die "nothing to run"
+	# the machine of every boot, as vm/run.sh will check it
+	check_machine "$CPUS" "$MAX_CPUS" "$VM_DEFAULT_MEM" "$TIMEOUT" "$ACCEL" "" "rseq_cid_scan_batch=1"
+	[[ -z $BASE_KERNEL ]] || check_bzimage "$BASE_KERNEL"
+	[[ -z $BATCH_KERNEL ]] || check_bzimage "$BATCH_KERNEL"
+	if [[ $BASE == 1 && -z $BASE_KERNEL ]] ||
+	   [[ ( -n ${BATCHES// /} || $OFF == 1 ) && -z $BATCH_KERNEL ]]; then
+		((MAX_CPUS <= MAX_BATCH)) ||
+			die "--max-cpus $MAX_CPUS: the kernels built here have NR_CPUS=$MAX_BATCH (vm/guest.config): at most $MAX_BATCH, or give --base-kernel and --batch-kernel"
+		DIE_CONTEXT="--src: " check_kernel_source "$SRC"
 	fi
-	[[ $PERIOD_US =~ ^[1-9][0-9]*$ ]] || die "--period-us: '$PERIOD_US' is not a period"
-	[[ -z $BASE_KERNEL || -f $BASE_KERNEL ]] || die "--base-kernel '$BASE_KERNEL': no such file"
-	[[ -z $BATCH_KERNEL || -f $BATCH_KERNEL ]] || die "--batch-kernel '$BATCH_KERNEL': no such file"
-	[[ -n $BATCHES || $OFF == 1 || $BASE == 1 ]] || die "nothing to run"
+	[[ -z $OUT ]] || out_dir_check "$OUT" "$PROG -o"
 }
 
 # How vm/run.sh gets each kernel: a bzImage given, else a cached build.
@@ -168,7 +196,7 @@ main() {
 	local b w t0=$SECONDS rc=0 table
 	parse_args "$@"
 	[[ -n $OUT ]] || OUT=$VM_DIR/out/cid-batches-$(date +%Y%m%d-%H%M%S)
-	mkdir -p "$OUT" || die "cannot create $OUT"
+	out_dir_claim "$OUT" "$PROG -o"
 	OUT=$(cd "$OUT" && pwd)
 	trap 'on_signal 130' INT
 	trap 'on_signal 143' TERM

@@ -6,7 +6,8 @@
 #
 # Input (set by the caller): KB_SRC (a kernel tree or debian:6.12 /
 # debian:6.1), KB_PATCHES (array, applied in order), KB_CONFIGS (array of
-# config fragments), CACHE_DIR, REPO_DIR, VM_DIR, and die/note.
+# config fragments), REPO_DIR, VM_DIR, and vm/lib.sh (CACHE_DIR, die,
+# note, check_file, check_kernel_source).
 # Output: KB_KERNEL (bzImage), KB_RELEASE, KB_KODIR (the suite's modules
 # built against it), KB_INFO (a JSON object: how the kernel was made).
 #
@@ -63,7 +64,6 @@ kb_check_space() {
 # debian:6.12 -> the unpacked linux-source-6.12 tree in the cache.
 kb_debian_source() {
 	local ver=$1 pkg=linux-source-$1 pver dir deb lock
-	case $ver in 6.12|6.1) ;; *) die "--build debian:$ver: only debian:6.12 and debian:6.1 are known" ;; esac
 	pver=$(apt-cache show "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n1)
 	[[ -n $pver ]] || die "--build debian:$ver: apt knows no package $pkg (apt-get update?)"
 	dir=$CACHE_DIR/src/$pkg-$pver
@@ -101,20 +101,12 @@ kb_debian_source() {
 # arch/x86.  Sets KB_SRC_DIR and KB_SRC_ID (what the source is).
 kb_resolve_source() {
 	local src=$1
+	check_kernel_source "$src"	# vm/lib.sh
 	if [[ $src == debian:* ]]; then
 		kb_debian_source "${src#debian:}"
 		return
 	fi
-	[[ -d $src ]] || die "--build '$src': no such directory"
 	src=$(realpath "$src")
-	if ! grep -q '^VERSION = ' "$src/Makefile" 2>/dev/null ||
-	   ! grep -q '^PATCHLEVEL = ' "$src/Makefile" ||
-	   [[ ! -f $src/Kconfig || ! -d $src/arch/x86 ]]; then
-		die "--build '$src' is not a kernel source tree (no Makefile with VERSION and PATCHLEVEL, Kconfig and arch/x86)"
-	fi
-	if [[ -e $src/.config || -d $src/include/config ]]; then
-		die "--build '$src' has been configured or built in place, which kbuild refuses for O= builds: run 'make -C $src mrproper' (or build from a clean checkout)"
-	fi
 	KB_SRC_DIR=$src
 	if git -C "$src" rev-parse --verify -q HEAD >/dev/null 2>&1 &&
 	   [[ $(git -C "$src" rev-parse --show-toplevel 2>/dev/null) == "$src" ]]; then
@@ -245,10 +237,10 @@ kb_write_info() {
 kb_build() {
 	local p c frag fam art lock log t0=$SECONDS
 	for p in "${KB_PATCHES[@]}"; do
-		[[ -f $p && -r $p ]] || die "--patch '$p': no such file"
+		check_file --patch "$p"
 	done
 	for c in "${KB_CONFIGS[@]}"; do
-		[[ -f $c && -r $c ]] || die "--config '$c': no such file"
+		check_file --config "$c"
 	done
 	command -v make >/dev/null && command -v gcc >/dev/null ||
 		die "make and gcc are needed to build a kernel (scripts/install-deps.sh --vm)"

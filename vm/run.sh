@@ -14,10 +14,10 @@ set -euo pipefail
 
 readonly PROG=vm/run.sh
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=vm/lib.sh
 . "$VM_DIR/lib.sh"
 readonly VM_DIR
 readonly REPO_DIR=${VM_DIR%/*}
-readonly CACHE_DIR=${ISOLBENCH_VM_CACHE:-$VM_DIR/cache}
 readonly MARK=@@isolbench-vm@@
 # shellcheck source=vm/kbuild.sh
 . "$VM_DIR/kbuild.sh"
@@ -28,13 +28,12 @@ KERNEL=
 MODULES_DIR=
 HEADERS_DIR=
 DEBIAN_SPEC=
-CPUS=4
+CPUS=$VM_DEFAULT_CPUS
 MAX_CPUS=
-MEM=1024
-readonly DEFAULT_ISOL_CMDLINE="nohz_full=2-3 isolcpus=2-3 rcu_nocbs=2-3"
-ISOL_CMDLINE=$DEFAULT_ISOL_CMDLINE
+MEM=$VM_DEFAULT_MEM
+ISOL_CMDLINE=$VM_DEFAULT_CMDLINE
 APPEND=
-TIMEOUT=900
+TIMEOUT=$VM_DEFAULT_TIMEOUT
 KVM_BOOT_TIMEOUT=30
 GUEST_EXIT_GRACE=${ISOLBENCH_VM_EXIT_GRACE:-5}
 RESULTS_DIR=
@@ -158,24 +157,10 @@ is_uint() {
 	[[ $1 =~ ^[0-9]+$ ]]
 }
 
-# uint_in VALUE MIN MAX: decimal digits without a leading zero, in
-# [MIN, MAX]. Checked as text before bash arithmetic sees it: $((08)) is
-# an octal error and 20 digits wrap around.
-uint_in() {
-	[[ $1 =~ ^(0|[1-9][0-9]{0,9})$ ]] && (($1 >= $2 && $1 <= $3))
-}
-
-check_numbers() {
-	uint_in "$CPUS" 1 1024 ||
-		die "--cpus must be a whole number from 1 to 1024, not '$CPUS'"
-	uint_in "$MEM" 128 1048576 ||
-		die "--mem must be a whole number of MB from 128 to 1048576, not '$MEM'"
-	uint_in "$TIMEOUT" 10 604800 ||
-		die "--timeout must be a whole number of seconds from 10 to 604800, not '$TIMEOUT'"
-	if [[ -n $MAX_CPUS ]] && ! uint_in "$MAX_CPUS" "$CPUS" 1024; then
-		die "--max-cpus must be a whole number from --cpus ($CPUS) to 1024, not '$MAX_CPUS'"
-	fi
-	case $ACCEL in kvm|tcg|auto) ;; *) die "--accel must be kvm, tcg or auto, not '$ACCEL'" ;; esac
+# Every option, before anything is fetched, built or booted (the rules
+# vm/ab.sh and vm/bisect-step.sh share are in vm/lib.sh).
+check_args() {
+	check_machine "$CPUS" "$MAX_CPUS" "$MEM" "$TIMEOUT" "$ACCEL" "$ISOL_CMDLINE" "$APPEND"
 	if [[ -n $KERNEL && -n $DEBIAN_SPEC ]]; then
 		die "give either --kernel or --debian, not both"
 	fi
@@ -185,67 +170,44 @@ check_numbers() {
 	if [[ -z $KB_SRC ]] && ((${#KB_PATCHES[@]} || ${#KB_CONFIGS[@]} || BUILD_ONLY)); then
 		die "--patch, --config and --build-only need --build SRC"
 	fi
-	local a
-	for a in "${RUN_ARGS[@]}"; do
-		[[ $a != *$'\n'* ]] || die "run.sh arguments must not contain newlines"
-	done
-}
-
-# Expand a kernel cpulist ("2-3,5", "N" = last CPU, "all") into "2 3 5".
-# Prints nothing and fails on syntax we do not understand.
-expand_cpulist() {
-	local list=$1 ncpus=$2 part lo hi cpus=() parts=()
-	[[ $list == all ]] && list="0-N"
-	IFS=, read -ra parts <<<"$list"
-	for part in "${parts[@]}"; do
-		part=${part//N/$((ncpus - 1))}
-		if [[ $part =~ ^([0-9]+)-([0-9]+)$ ]]; then
-			lo=${BASH_REMATCH[1]} hi=${BASH_REMATCH[2]}
-		elif [[ $part =~ ^[0-9]+$ ]]; then
-			lo=$part hi=$part
+	if [[ -n $KB_SRC && ( -n $HEADERS_DIR || -n $MODULES_DIR ) ]]; then
+		die "--headers and --modules go with --kernel or --debian: --build makes its own"
+	fi
+	uint_in "$KB_BUILD_FAIL_EXIT" 1 255 ||
+		die "--build-failure-exit must be a whole number from 1 to 255, not '$KB_BUILD_FAIL_EXIT'"
+	check_run_args "${RUN_ARGS[@]}"
+	check_qemu
+	[[ -z $MODULES_DIR ]] || check_modules_dir "$MODULES_DIR"
+	[[ -z $HEADERS_DIR ]] || ((NO_HEADERS)) || check_headers_dir "$HEADERS_DIR"
+	local p
+	if ((BUILD_ONLY == 0)); then
+		if [[ -n $SUITE_DIR ]]; then
+			[[ -x $SUITE_DIR/run.sh ]] || die "suite directory '$SUITE_DIR' has no executable run.sh"
 		else
-			return 1
+			[[ -f $SRC_DIR/Makefile ]] ||
+				die "no Makefile in $SRC_DIR to build the suite (give --suite DIR)"
 		fi
-		uint_in "$lo" 0 8191 && uint_in "$hi" 0 8191 || return 1
-		((lo <= hi)) || return 1
-		for ((; lo <= hi; lo++)); do cpus+=("$lo"); done
-	done
-	echo "${cpus[*]}"
-}
-
-# Refuse command lines the kernel would accept but that leave the test
-# meaningless or the guest unbootable: CPUs that do not exist, or no CPU
-# left for housekeeping (nohz_full/isolcpus covering every vCPU).
-check_isolation() {
-	local tok key val cpus cpu isolated=() hk=0 i hint="" ncpus=${MAX_CPUS:-$CPUS}
-	[[ $ISOL_CMDLINE != "$DEFAULT_ISOL_CMDLINE" ]] ||
-		hint=" (the default --cmdline is for 4 vCPUs; give your own)"
-	for tok in $ISOL_CMDLINE $APPEND; do
-		key=${tok%%=*}
-		val=${tok#*=}
-		case $key in
-		nohz_full|isolcpus|rcu_nocbs) ;;
-		*) continue ;;
-		esac
-		[[ $tok == *=* ]] || continue
-		if [[ $key == isolcpus ]]; then
-			# isolcpus=[flag,...,]cpulist: drop the leading flags.
-			while [[ $val =~ ^[a-z_]+,(.*)$ ]]; do val=${BASH_REMATCH[1]}; done
-		fi
-		cpus=$(expand_cpulist "$val" "$ncpus") ||
-			die "cannot parse the CPU list in '$tok'"
-		for cpu in $cpus; do
-			((cpu < ncpus)) ||
-				die "'$tok' isolates CPU $cpu but the guest has only $ncpus vCPUs (0-$((ncpus - 1))): more isolated CPUs than vCPUs$hint"
-			[[ $key == rcu_nocbs ]] || isolated[cpu]=1
+		for p in "${EXTRA_BINS[@]}"; do
+			command -v "$p" >/dev/null || die "--add-bin: '$p' not found"
 		done
-	done
-	for ((i = 0; i < CPUS; i++)); do
-		[[ -n ${isolated[i]:-} ]] || hk=$((hk + 1))
-	done
-	local shown
-	shown=$(tr -s ' ' <<<"$ISOL_CMDLINE $APPEND")
-	((hk > 0)) || die "'${shown% }' isolates all $CPUS vCPUs: no housekeeping CPU left"
+		[[ -z $RESULTS_DIR || ! -e $RESULTS_DIR || -d $RESULTS_DIR ]] ||
+			die "results directory '$RESULTS_DIR' exists and is not a directory"
+	fi
+	# the kernel last: these ask apt and read the tree
+	if [[ -n $KB_SRC ]]; then
+		for p in "${KB_PATCHES[@]}"; do check_file --patch "$p"; done
+		for p in "${KB_CONFIGS[@]}"; do check_file --config "$p"; done
+		check_kernel_source "$KB_SRC"
+	elif [[ -n $KERNEL ]]; then
+		check_bzimage "$KERNEL"
+	else
+		check_debian "${DEBIAN_SPEC:-6.12}"
+	fi
+	if ((BUILD_ONLY == 0)) && [[ -n $RESULTS_DIR ]]; then
+		if ! mkdir -p -- "$RESULTS_DIR" 2>/dev/null || [[ ! -w $RESULTS_DIR ]]; then
+			die "cannot create results directory '$RESULTS_DIR'"
+		fi
+	fi
 }
 
 check_qemu() {
@@ -254,14 +216,6 @@ check_qemu() {
 	[[ -x /bin/busybox ]] ||
 		die "/bin/busybox not found (apt-get install busybox-static)"
 	command -v cpio >/dev/null || die "cpio not found (apt-get install cpio)"
-}
-
-# An x86 bzImage carries "HdrS" at 0x202 (the boot protocol header).
-check_bzimage() {
-	local img=$1
-	[[ -f $img && -r $img ]] || die "kernel image '$img' does not exist or is not readable"
-	[[ $(dd if="$img" bs=1 skip=$((0x202)) count=4 2>/dev/null | tr -d "\0") == HdrS ]] ||
-		die "'$img' is not an x86 bzImage (no HdrS magic at 0x202)"
 }
 
 # The release string (uname -r) of a bzImage: the header's kernel_version
@@ -275,23 +229,6 @@ bzimage_release() {
 }
 
 # ---------------------------------------------------------------- Debian
-
-# Map a --debian SPEC to a kernel flavour release, e.g. 6.12 ->
-# 6.12.117+deb12-amd64 (the newest apt knows about).
-debian_resolve() {
-	local spec=$1 re
-	case $spec in
-	6.12)		re='^linux-image-6\.12\.[0-9]+\+deb12-amd64$' ;;
-	6.12-rt)	re='^linux-image-6\.12\.[0-9]+\+deb12-rt-amd64$' ;;
-	6.1)		re='^linux-image-6\.1\.0-[0-9]+-amd64$' ;;
-	6.1-rt)		re='^linux-image-6\.1\.0-[0-9]+-rt-amd64$' ;;
-	linux-image-*)	echo "${spec#linux-image-}"; return ;;
-	*-amd64)	echo "$spec"; return ;;
-	*)		echo "$spec-amd64"; return ;;
-	esac
-	apt-cache pkgnames linux-image- 2>/dev/null | grep -E "$re" |
-		sort -V | tail -n1 | sed 's/^linux-image-//'
-}
 
 # Download the .debs for RELEASE (image, and headers with what they need to
 # build modules: -common and linux-kbuild) and extract them into
@@ -584,10 +521,6 @@ build_initramfs() {
 
 # ---------------------------------------------------------------- qemu
 
-kvm_usable() {
-	[[ -r /dev/kvm && -w /dev/kvm ]] && (exec 9<>/dev/kvm) 2>/dev/null
-}
-
 # A KVM that failed to boot a guest on this host since it last booted is
 # remembered, so the next run goes straight to TCG instead of waiting again.
 kvm_fail_stamp() {
@@ -809,10 +742,7 @@ cleanup() {
 
 main() {
 	parse_args "$@"
-	check_numbers
-	check_qemu
-	check_isolation
-	[[ -z $KERNEL ]] || check_bzimage "$KERNEL"
+	check_args
 
 	trap cleanup EXIT
 	trap 'on_signal INT' INT
@@ -849,8 +779,6 @@ main() {
 				accel=kvm
 			fi
 		fi
-	elif [[ $accel == kvm ]] && ! kvm_usable; then
-		die "--accel kvm: /dev/kvm cannot be opened"
 	fi
 
 	deadline=$((SECONDS + TIMEOUT))
