@@ -3,9 +3,9 @@
 #
 # vm/ab.sh - a base and a patched kernel in one command: build both (or
 # take them as given), boot them alternately A B A B ... with vm/run.sh so
-# that drift hits both alike, pool each side's results and print
-# compare's table, its Markdown and the paste lines.  See docs/vm.md
-# "A/B".
+# that drift hits both alike, and print compare's table of each side's
+# rounds pooled (compare pools them: one --labels name per kernel), its
+# Markdown and the paste lines.  See docs/vm.md "A/B".
 #
 #   vm/ab.sh --base "--build debian:6.12" \
 #            --patched "--build debian:6.12 --patch my.patch" \
@@ -52,8 +52,8 @@ Options:
   --labels A,B          their names in the table, two different names of
                         1 to 8 letters, digits and _.+- (not starting
                         with . or -; not A-N or B-N) (default $LABELS)
-  -o, --output DIR      every round's results, the pooled results and
-                        the tables (default vm/out/ab-DATE): a new or
+  -o, --output DIR      every round's results (A-1/, B-1/, ...) and the
+                        tables (default vm/out/ab-DATE): a new or
                         empty directory, or an earlier output of
                         vm/ab.sh, which is cleared
   --emulated-timings    compare: judge timings measured under TCG too
@@ -141,45 +141,10 @@ check_spec() {
 	done
 }
 
-# Each side's rounds pooled into one result per program: the samples of
-# every metric in round order, the rest from the first round.
-pool() {
-	local dest=$1
-	shift
-	mkdir -p "$dest"
-	python3 - "$dest" "$@" <<'PY'
-import glob, json, os, sys
-dest, rounds = sys.argv[1], sys.argv[2:]
-docs = {}
-for r in rounds:
-    for f in sorted(glob.glob(os.path.join(r, "suite", "*.json"))):
-        d = json.load(open(f))
-        name = os.path.basename(f)
-        if name not in docs:
-            d["pooled_from"] = [f]
-            docs[name] = d
-            continue
-        p = docs[name]
-        p["pooled_from"].append(f)
-        for m in d.get("metrics", []):
-            for pm in p["metrics"]:
-                if pm["name"] == m["name"]:
-                    pm["samples"] += m.get("samples", [])
-                    pm.pop("summary", None)
-                    pm.pop("histogram", None)
-                    break
-            else:
-                p["metrics"].append(m)
-for name, d in docs.items():
-    json.dump(d, open(os.path.join(dest, name), "w"), indent=1)
-PY
-}
-
 main() {
 	parse_args "$@"
 	[[ -x $REPO_DIR/compare ]] || make -C "$REPO_DIR" compare >/dev/null 2>&1 ||
 		die "cannot build $REPO_DIR/compare"
-	command -v python3 >/dev/null || die "python3 is needed to pool the results"
 	OUT=${OUT:-$VM_DIR/out/ab-$(date +%Y%m%d-%H%M%S)}
 	out_dir_claim "$OUT" "$PROG -o"
 	OUT=$(realpath "$OUT")
@@ -200,7 +165,8 @@ main() {
 	done
 	echo "$PROG: kernels ready after $((SECONDS - t0)) s; $ROUNDS round(s) of A B"
 
-	local r rounds_a=() rounds_b=() dir label
+	# compare pools each side's rounds itself: one label per round
+	local r rounds=() labels="" dir label
 	for ((r = 1; r <= ROUNDS; r++)); do
 		for side in A B; do
 			if [[ $side == A ]]; then
@@ -223,15 +189,16 @@ main() {
 			esac
 			compgen -G "$dir/suite/*.json" >/dev/null ||
 				die "round $r $label: no results in $dir/suite"
-			if [[ $side == A ]]; then rounds_a+=("$dir"); else rounds_b+=("$dir"); fi
+			rounds+=("$side-$r/suite")
+			labels="$labels$label,"
 		done
 	done
-	pool "$OUT/$label_a" "${rounds_a[@]}"
-	pool "$OUT/$label_b" "${rounds_b[@]}"
-
-	(cd "$OUT" && "$REPO_DIR/compare" "${CMP_OPTS[@]}" "$label_a" "$label_b") >"$OUT/compare.txt" ||
-		die "compare failed on $OUT/$label_a and $OUT/$label_b"
-	(cd "$OUT" && "$REPO_DIR/compare" --markdown "${CMP_OPTS[@]}" "$label_a" "$label_b") >"$OUT/compare.md"
+	labels=${labels%,}
+	(cd "$OUT" && "$REPO_DIR/compare" --labels "$labels" "${CMP_OPTS[@]}" "${rounds[@]}") \
+		>"$OUT/compare.txt" 2>"$OUT/compare.err" ||
+		die "compare failed on the rounds in $OUT: $(cat "$OUT/compare.err")"
+	(cd "$OUT" && "$REPO_DIR/compare" --markdown --labels "$labels" "${CMP_OPTS[@]}" "${rounds[@]}") \
+		>"$OUT/compare.md"
 	cat "$OUT/compare.txt"
 	echo
 	echo "Markdown ($OUT/compare.md):"
