@@ -51,7 +51,7 @@ static const char *const policy_names[] = { "fifo", "other", NULL };
 /* quiet: the busy loop alone; also the baseline of the control */
 static void quiet_phase(struct bench *b, const struct ts_opts *o, struct ts_run *r)
 {
-	char ctx[160], err[160];
+	char ctx[160], err[512];
 	struct metric *m;
 	uint64_t n;
 
@@ -155,7 +155,7 @@ static void control_verdicts(struct bench *b, const struct ts_run *r)
 static void control_phase(struct bench *b, const struct ts_opts *o, struct ts_run *r)
 {
 	struct knob migration;
-	char ctx[160], err[160];
+	char ctx[160], err[512];
 	uint64_t n;
 
 	if (bench_stop) {

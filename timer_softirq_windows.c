@@ -144,14 +144,17 @@ void timer_migration_off(struct bench *b, bool nohz, struct knob *k)
  * counters are enabled, disabled and read inside it, as before.
  */
 static int count_window(struct bench *b, const struct ts_opts *o, struct ts_run *r,
-			const char *what, struct sleeper *sl, struct ts_window *w)
+			const char *what, struct sleeper *sl, struct ts_window *w,
+			char *err, size_t errlen)
 {
 	uint64_t t0, on_ns, off_ns;
 	int ret;
 
 	cpu_events_begin(&r->rows);
-	if (cpu_trace_begin(&r->tr))
+	if (cpu_trace_begin(&r->tr)) {
+		snprintf(err, errlen, "%s", r->tr.error);
 		return -1;
+	}
 	on_ns = mono_ns();
 	if (b->opt.verbose)	/* bench/timer_softirq.sh enables perf stat here */
 		ksft_print_msg("%s window: counting on cpu %d for %.1f s\n",
@@ -168,6 +171,8 @@ static int count_window(struct bench *b, const struct ts_opts *o, struct ts_run 
 		ksft_print_msg("%s window: done\n", what);
 	off_ns = mono_ns();
 	ret = cpu_trace_end(&r->tr, &w->t);
+	if (ret)
+		snprintf(err, errlen, "%s", r->tr.error);
 	if (o->perf_counters) {
 		struct cpu_window rows;
 
@@ -182,7 +187,7 @@ static int count_window(struct bench *b, const struct ts_opts *o, struct ts_run 
 	if (ret)
 		return -1;
 	w->ticks = r->tick_fn ? w->t.ticks : w->w.jiffies;
-	return w->w.seconds > 0 ? 0 : -1;
+	return 0;
 }
 
 /*
@@ -244,9 +249,12 @@ uint64_t spin_windows(struct bench *b, const struct ts_opts *o, struct ts_run *r
 	if (!*err && !bench_stop && !control && (r->nohz || o->assert_nohz))
 		r->tick_quiet_s = quiet_settle(b->target);
 	while (!*err && !bench_stop && done < runs) {
-		if (count_window(b, o, r, control ? "control" : "quiet", &sl, &w[done])) {
+		char why[400];
+
+		if (count_window(b, o, r, control ? "control" : "quiet", &sl, &w[done],
+				 why, sizeof(why))) {
 			snprintf(err, errlen, "window %llu could not be counted: %s",
-				 (unsigned long long)done + 1, strerror(errno));
+				 (unsigned long long)done + 1, why);
 			break;
 		}
 		done++;

@@ -483,11 +483,20 @@ static int drain(struct cpu_trace *t, struct cpu_trace_parser *p)
 	return n < 0 ? -1 : 0;
 }
 
+/* Say which step failed, and how, in t->error. */
+static int trace_failed(struct cpu_trace *t, const char *what)
+{
+	snprintf(t->error, sizeof(t->error), "%s/%s: %s", t->ti.dir, what, strerror(errno));
+	return -1;
+}
+
 int cpu_trace_begin(struct cpu_trace *t)
 {
-	drain(t, NULL);
+	drain(t, NULL);		/* what came before the window: dropped */
 	t->lost0 = trace_instance_overruns(&t->ti);
-	return set_on(t, "1");
+	if (set_on(t, "1"))
+		return trace_failed(t, "tracing_on (1)");
+	return 0;
 }
 
 /* This process's threads, the senders of IPIs that are ours. */
@@ -507,12 +516,12 @@ static void self_threads(struct cpu_trace_parser *p)
 int cpu_trace_end(struct cpu_trace *t, struct cpu_trace_counts *c)
 {
 	struct cpu_trace_parser p;
-	int ret = set_on(t, "0");
+	int ret = set_on(t, "0") ? trace_failed(t, "tracing_on (0)") : 0;
 
 	cpu_trace_parse_begin(&p, t->cpu, c);
 	self_threads(&p);
-	if (drain(t, &p))
-		ret = -1;
+	if (drain(t, &p) && !ret)
+		ret = trace_failed(t, "trace_pipe");
 	cpu_trace_parse_end(&p);
 	c->lost = trace_instance_overruns(&t->ti) - t->lost0;
 	return ret;

@@ -102,6 +102,7 @@ struct cpu_trace {
 	char notes[4][160];		/* filters done in user space instead */
 	int nnotes;
 	long long lost0;		/* lost events when the window began */
+	char error[256];		/* why cpu_trace_begin or _end failed */
 };
 
 /* Start reading a window's records for @cpu into @c (zeroed). */
@@ -139,9 +140,9 @@ bool cpu_trace_sleep_ok(const struct cpu_trace_counts *c, uint64_t timeouts);
  * with the reason in @err.
  */
 int cpu_trace_open(struct cpu_trace *t, int cpu, char *err, size_t errlen);
-/* Discard what is buffered and switch tracing on. 0 or -1 (errno). */
+/* Discard what is buffered and switch tracing on. 0, or -1 and t->error. */
 int cpu_trace_begin(struct cpu_trace *t);
-/* Switch tracing off, read and count the window into @c. 0 or -1. */
+/* Switch tracing off, read and count the window into @c. 0, or -1 and t->error. */
 int cpu_trace_end(struct cpu_trace *t, struct cpu_trace_counts *c);
 void cpu_trace_close(struct cpu_trace *t);
 
