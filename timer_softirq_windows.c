@@ -349,6 +349,7 @@ struct metric *window_metric(struct bench *b, const char *name, const char *labe
 	metric_extra(m, "timer_expiries", t->timer_expiries);
 	metric_extra(m, "process_timeout_expiries", t->sleep_expiries);
 	metric_extra(m, "process_timeout_expiries_elsewhere", t->sleep_expiries_elsewhere);
+	metric_extra(m, "timer_softirq_runs_of_own_timers", t->own_sleep_runs);
 	metric_extra(m, "hrtimer_expiries", t->hrtimer_expiries);
 	metric_extra(m, "tick_stop_success", t->tick_stopped);
 	metric_extra(m, "tick_stop_kept", kept);

@@ -192,31 +192,38 @@ static void timer_id(const char *f, char *buf, size_t len)
 }
 
 /* A process_timeout timer armed on the CPU: followed until it expires. */
-static void sleep_armed(struct cpu_trace_parser *p, const char *f)
+static void sleep_armed(struct cpu_trace_parser *p, const struct rec *r)
 {
-	char id[sizeof(p->armed[0])];
+	char id[sizeof(p->armed[0].id)];
+	int i;
 
 	p->c->sleep_armed++;
-	timer_id(f, id, sizeof(id));
-	for (int i = 0; i < CPU_TRACE_ARMED; i++)
-		if (!strcmp(p->armed[i], id))
-			return;
-	snprintf(p->armed[p->narmed], sizeof(p->armed[0]), "%s", id);
-	p->narmed = (p->narmed + 1) % CPU_TRACE_ARMED;
+	timer_id(r->fields, id, sizeof(id));
+	for (i = 0; i < CPU_TRACE_ARMED && strcmp(p->armed[i].id, id); i++)
+		;
+	if (i == CPU_TRACE_ARMED) {
+		i = p->narmed;
+		p->narmed = (p->narmed + 1) % CPU_TRACE_ARMED;
+	}
+	snprintf(p->armed[i].id, sizeof(p->armed[i].id), "%s", id);
+	p->armed[i].own = !r->irq && is_self(p, r->pid);
 }
 
-/* Whether a process_timeout expiry is of a timer armed on the CPU. */
-static bool sleep_was_armed(struct cpu_trace_parser *p, const char *f)
+/*
+ * Whether a process_timeout expiry is of a timer armed on the CPU: 0
+ * no, 1 yes, 2 yes and by this process. It is followed no more.
+ */
+static int sleep_was_armed(struct cpu_trace_parser *p, const char *f)
 {
-	char id[sizeof(p->armed[0])];
+	char id[sizeof(p->armed[0].id)];
 
 	timer_id(f, id, sizeof(id));
 	for (int i = 0; id[0] && i < CPU_TRACE_ARMED; i++)
-		if (!strcmp(p->armed[i], id)) {
-			p->armed[i][0] = '\0';
-			return true;
+		if (!strcmp(p->armed[i].id, id)) {
+			p->armed[i].id[0] = '\0';
+			return p->armed[i].own ? 2 : 1;
 		}
-	return false;
+	return 0;
 }
 
 void cpu_trace_parse_line(struct cpu_trace_parser *p, const char *line)
@@ -262,11 +269,14 @@ void cpu_trace_parse_line(struct cpu_trace_parser *p, const char *line)
 		p->pending = 0;
 		p->run_expiries = 0;
 		p->run_sleep = false;
+		p->run_own_sleep = false;
 	} else if (!strcmp(r.event, "softirq_entry") && vec == 8) {
 		c->hrtimer_runs++;
 	} else if (!strcmp(r.event, "softirq_exit") && vec == 1) {
 		if (p->in_run && p->run_sleep)
 			c->sleep_runs++;
+		if (p->in_run && p->run_own_sleep)
+			c->own_sleep_runs++;
 		if (p->in_run && p->run_expiries)
 			c->runs_with_expiry++;
 		else if (p->in_run)
@@ -277,12 +287,12 @@ void cpu_trace_parse_line(struct cpu_trace_parser *p, const char *line)
 		if (field_is(f, "function", "process_timeout")) {
 			c->sleep_expiries++;
 			p->run_sleep = true;
-			sleep_was_armed(p, f);
+			p->run_own_sleep |= sleep_was_armed(p, f) == 2;
 		}
 		p->run_expiries++;
 	} else if (!strcmp(r.event, "timer_start")) {
 		if (field_is(f, "function", "process_timeout"))
-			sleep_armed(p, f);
+			sleep_armed(p, &r);
 	} else if (!strcmp(r.event, "hrtimer_expire_entry")) {
 		c->hrtimer_expiries++;
 		c->ticks += field_is(f, "function", "tick_nohz_handler") ||
@@ -307,6 +317,7 @@ void cpu_trace_add(struct cpu_trace_counts *sum, const struct cpu_trace_counts *
 	sum->timer_expiries += c->timer_expiries;
 	sum->sleep_expiries += c->sleep_expiries;
 	sum->sleep_runs += c->sleep_runs;
+	sum->own_sleep_runs += c->own_sleep_runs;
 	sum->sleep_armed += c->sleep_armed;
 	sum->sleep_expiries_elsewhere += c->sleep_expiries_elsewhere;
 	sum->hrtimer_expiries += c->hrtimer_expiries;

@@ -59,6 +59,7 @@ struct cpu_trace_counts {
 	uint64_t timer_expiries;	/* timer-wheel expiries on the CPU */
 	uint64_t sleep_expiries;	/* ...of process_timeout */
 	uint64_t sleep_runs;		/* TIMER softirq runs that expired a process_timeout */
+	uint64_t own_sleep_runs;	/* ...one that a thread of this process armed */
 	uint64_t sleep_armed;		/* process_timeout timers armed on the CPU */
 	uint64_t sleep_expiries_elsewhere;	/* ...of those, expired by another CPU */
 	uint64_t hrtimer_expiries;
@@ -89,7 +90,11 @@ struct cpu_trace_parser {
 	bool in_run;
 	uint64_t run_raised, run_expiries;
 	bool run_sleep;			/* the run expired a process_timeout */
-	char armed[CPU_TRACE_ARMED][24];	/* the last timers armed (hashed pointers) */
+	bool run_own_sleep;		/* ...one of this process's */
+	struct {
+		char id[24];		/* the timer's (hashed) pointer */
+		bool own;		/* armed by a thread of this process */
+	} armed[CPU_TRACE_ARMED];	/* the last timers armed */
 	int narmed;
 	struct cpu_trace_counts *c;
 };

@@ -56,7 +56,7 @@ int main(void)
 	struct cpu_trace_parser p = { 0 };
 
 	ksft_print_header();
-	ksft_set_plan(16);
+	ksft_set_plan(17);
 
 	/* 6.18 as measured for the issue: ~1 tick in 13 has a timer due */
 	kernel(&good, 2000, 13, false);
@@ -131,19 +131,31 @@ int main(void)
 	 * is late); an expiry elsewhere of a timer not armed there is not one
 	 */
 	cpu_trace_parse_begin(&p, 1, &c);
+	p.nself = 1;
+	p.self[0] = 187;
 	cpu_trace_parse_line(&p, "   timer_softirq-187     [001] d..1.    16.826446: timer_start: timer=00000000e748286d function=process_timeout expires=4294896399 [timeout=1] bucket_expiry=4294896400 cpu=1 idx=16 flags=");
 	cpu_trace_parse_line(&p, "   timer_softirq-179     [000] ..s..    16.918741: timer_expire_entry: timer=00000000e748286d function=process_timeout now=4294896421 baseclk=4294896400");
 	cpu_trace_parse_line(&p, "   timer_softirq-187     [001] d..1.    16.920000: timer_start: timer=000000007b366680 function=process_timeout expires=4294896423 [timeout=1] bucket_expiry=4294896424 cpu=1 idx=34 flags=");
+	cpu_trace_parse_line(&p, "   timer_softirq-186     [001] ..s..    16.923990: softirq_entry: vec=1 [action=TIMER]");
 	cpu_trace_parse_line(&p, "   timer_softirq-186     [001] ..s..    16.924000: timer_expire_entry: timer=000000007b366680 function=process_timeout now=4294896424 baseclk=4294896424");
+	cpu_trace_parse_line(&p, "   timer_softirq-186     [001] ..s..    16.924010: softirq_exit: vec=1 [action=TIMER]");
+	/* another task's sleep on cpu 1, expired there: not the control's */
+	cpu_trace_parse_line(&p, "              cc-900     [001] d..1.    16.924100: timer_start: timer=00000000aaaa0001 function=process_timeout expires=4294896425 [timeout=1] bucket_expiry=4294896426 cpu=1 idx=35 flags=");
+	cpu_trace_parse_line(&p, "   timer_softirq-186     [001] ..s..    16.928000: softirq_entry: vec=1 [action=TIMER]");
+	cpu_trace_parse_line(&p, "   timer_softirq-186     [001] ..s..    16.928010: timer_expire_entry: timer=00000000aaaa0001 function=process_timeout now=4294896426 baseclk=4294896426");
+	cpu_trace_parse_line(&p, "   timer_softirq-186     [001] ..s..    16.928020: softirq_exit: vec=1 [action=TIMER]");
 	cpu_trace_parse_line(&p, "          <idle>-0       [000] ..s1.    16.925000: timer_expire_entry: timer=000000001071632c function=process_timeout now=4294896424 baseclk=4294896424");
 	/* the same timer expiring twice elsewhere is one expiry of ours */
 	cpu_trace_parse_line(&p, "   timer_softirq-179     [000] ..s..    16.926000: timer_expire_entry: timer=00000000e748286d function=process_timeout now=4294896425 baseclk=4294896425");
 	cpu_trace_parse_end(&p);
-	ksft_test_result(c.sleep_armed == 2 && c.sleep_expiries == 1 && c.sleep_expiries_elsewhere == 1 &&
-			 c.timer_expiries == 1,
-			 "process_timeout armed on cpu 1: 2, expired there 1, elsewhere 1 (got %llu %llu %llu)",
+	ksft_test_result(c.sleep_armed == 3 && c.sleep_expiries == 2 && c.sleep_expiries_elsewhere == 1 &&
+			 c.timer_expiries == 2,
+			 "process_timeout armed on cpu 1: 3, expired there 2, elsewhere 1 (got %llu %llu %llu)",
 			 (unsigned long long)c.sleep_armed, (unsigned long long)c.sleep_expiries,
 			 (unsigned long long)c.sleep_expiries_elsewhere);
+	ksft_test_result(c.sleep_runs == 2 && c.own_sleep_runs == 1,
+			 "TIMER softirq runs that expired a process_timeout: 2, of this process's timers 1 (got %llu, %llu)",
+			 (unsigned long long)c.sleep_runs, (unsigned long long)c.own_sleep_runs);
 	c = (struct cpu_trace_counts){ .windows = 5, .sleep_expiries = 1069,
 				       .sleep_expiries_elsewhere = 17 };
 	ksft_test_result(cpu_trace_sleep_ok(&c, 1091) && !cpu_trace_sleep_ok(&c, 1092),
