@@ -149,9 +149,12 @@ static const char *side_name(struct compare *c, struct side *s, const char *path
 {
 	char **names = realloc(s->names, (s->nnames + 1) * sizeof(*names));
 
-	if (!names || !(names[s->nnames] = strdup(path)))
+	if (!names)
 		compare_die(c, "out of memory");
 	s->names = names;
+	names[s->nnames] = strdup(path);
+	if (!names[s->nnames])
+		compare_die(c, "out of memory");
 	return s->names[s->nnames++];
 }
 
@@ -323,20 +326,18 @@ static void sides_make(struct compare *c)
  */
 static void print_args(const struct compare *c, const struct result *r)
 {
-	const struct jr_value *a = r->argv ? r->argv->child : NULL;
-	int skip = 0;
+	const char *args[RESULT_MAX_ARGS];
+	size_t n = result_arg_list(r, args, RESULT_MAX_ARGS);
 
-	if (!a)
+	if (!r->argv)
 		compare_die(c, "%s: no run.argv: its arguments are not known", r->path);
+	if (n == RESULT_MAX_ARGS)
+		compare_die(c, "%s: more than %d arguments", r->path, RESULT_MAX_ARGS - 1);
 	printf("test %s\nexit %d\n", r->test, r->exit_code);
-	for (a = a->next; a; a = a->next) {
-		if (a->type != JR_STRING || strchr(a->string, '\n'))
-			compare_die(c, "%s: an argument that is not one line of text", r->path);
-		if (skip || (skip = result_output_words(a->string))) {
-			skip--;
-			continue;
-		}
-		printf("arg %s\n", a->string);
+	for (size_t i = 0; i < n; i++) {
+		if (strchr(args[i], '\n'))
+			compare_die(c, "%s: an argument of more than one line", r->path);
+		printf("arg %s\n", args[i]);
 	}
 }
 

@@ -131,6 +131,8 @@ static const struct opt_rule ipistorm_rules[] = {
 	{ "watch", OPT_CONFLICTS, "mode!=watch" },
 	{ "max", OPT_NEEDS, "watch|mode=watch" },
 	{ "method", OPT_NEEDS, "watch|mode=watch" },
+	{ "window", OPT_NEEDS, "watch|mode=watch" },
+	{ "no-control", OPT_NEEDS, "watch|mode=watch" },
 	/* a watch sends nothing: no pairs, calls, runs or pass timeout */
 	{ "pairs", OPT_CONFLICTS, "watch|mode=watch" },
 	{ "pair", OPT_CONFLICTS, "watch|mode=watch" },
@@ -152,7 +154,7 @@ static const struct opt_rule ipistorm_rules[] = {
 
 int main(int argc, char **argv)
 {
-	struct ipistorm_opts o = { .mode = MODE_PERF_READ, .timeout_s = 60 };
+	struct ipistorm_opts o = { .mode = MODE_PERF_READ, .timeout_s = 60, .window_s = 1 };
 	const struct opt opts[] = {
 		{ .name = "mode", .key = 'm', .type = OPT_CHOICE, .dest = &o.mode,
 		  .arg = "MODE", .choices = mode_names,
@@ -193,6 +195,11 @@ int main(int argc, char **argv)
 		  .arg = "auto|trace|procfs",
 		  .choices = ipi_watch_method_names,
 		  .help = "watch: IPIs sent (ipi tracepoints, Linux >= 6.3), received (/proc/interrupts), or auto" },
+		{ .name = "window", .type = OPT_DOUBLE, .dest = &o.window_s, .arg = "SECS",
+		  .min = 0.1, .max = 3600,
+		  .help = "watch: count per window of SECS of the machine's own time (default 1): the samples compare and bisect judge" },
+		{ .name = "no-control", .type = OPT_FLAG, .dest = &o.no_control,
+		  .help = "watch: no positive control (a membarrier storm to the first watched CPU, after the window, whose source the watch must name)" },
 		{ NULL }
 	};
 	const struct prog_spec spec = {

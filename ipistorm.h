@@ -28,6 +28,8 @@ struct ipistorm_opts {
 	uint64_t offset, delay_us, timeout_s, max_ipis;
 	bool all, no_wait;
 	int method;
+	double window_s;		/* watch: the windows of the per-window counts */
+	bool no_control;		/* watch: no positive control after the window */
 };
 
 extern const char *const tlb_op_names[];
@@ -119,6 +121,14 @@ struct storm_mode {
 
 extern const struct storm_mode membarrier_mode, perf_read_mode, tlb_mode,
 	kmod_mode;
+
+/*
+ * membarrier(PRIVATE_EXPEDITED_RSEQ) registered and usable with
+ * FLAG_CPU: 0, or -1 and why. membarrier_ipi(): one call to @cpu, an IPI
+ * there while a thread of this process runs on it.
+ */
+int membarrier_ready(char *why, size_t len);
+void membarrier_ipi(int cpu);
 
 /* ipistorm_storm.c: the runs and the delivery check of every mode. */
 void storm_setup(struct storm *s);

@@ -20,19 +20,36 @@
  * membarrier: membarrier(PRIVATE_EXPEDITED_RSEQ, FLAG_CPU, dst) while a
  * thread of this process spins on dst.
  */
-static void membarrier_setup(struct storm *s)
+int membarrier_ready(char *why, size_t len)
 {
 	long q = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
 
 	if (q < 0)
-		bench_skip(s->b, "membarrier: %s", strerror(errno));
-	if (!(q & MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ))
-		bench_skip(s->b, "membarrier PRIVATE_EXPEDITED_RSEQ not supported by this kernel (CONFIG_RSEQ?)");
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0))
-		bench_skip(s->b, "membarrier REGISTER_PRIVATE_EXPEDITED_RSEQ: %s", strerror(errno));
-	if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ,
-		    MEMBARRIER_CMD_FLAG_CPU, 0) && errno == EINVAL)
-		bench_skip(s->b, "membarrier MEMBARRIER_CMD_FLAG_CPU not supported (kernel < 5.10)");
+		snprintf(why, len, "membarrier: %s", strerror(errno));
+	else if (!(q & MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ))
+		snprintf(why, len, "membarrier PRIVATE_EXPEDITED_RSEQ not supported by this kernel (CONFIG_RSEQ?)");
+	else if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ, 0, 0))
+		snprintf(why, len, "membarrier REGISTER_PRIVATE_EXPEDITED_RSEQ: %s", strerror(errno));
+	else if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ,
+			 MEMBARRIER_CMD_FLAG_CPU, 0) && errno == EINVAL)
+		snprintf(why, len, "membarrier MEMBARRIER_CMD_FLAG_CPU not supported (kernel < 5.10)");
+	else
+		return 0;
+	return -1;
+}
+
+void membarrier_ipi(int cpu)
+{
+	syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ,
+		MEMBARRIER_CMD_FLAG_CPU, cpu);
+}
+
+static void membarrier_setup(struct storm *s)
+{
+	char why[160];
+
+	if (membarrier_ready(why, sizeof(why)))
+		bench_skip(s->b, "%s", why);
 }
 
 static void membarrier_pair_setup(struct storm *s, struct pair *p)
@@ -44,8 +61,7 @@ static void membarrier_pair_setup(struct storm *s, struct pair *p)
 static uint64_t membarrier_burst(struct pair *p, uint64_t n)
 {
 	for (uint64_t k = 0; k < n; k++)
-		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ,
-			MEMBARRIER_CMD_FLAG_CPU, p->dst);
+		membarrier_ipi(p->dst);
 	return n;
 }
 

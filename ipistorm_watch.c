@@ -1,18 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ipistorm's watch (--watch CPULIST -D SECS [--load]): every IPI sent to
- * the watched CPUs, per CPU, per minute, per kind and per callback (seed
- * 000 did it with trace-cmd over 6 hours); where the ipi tracepoints do
- * not exist (before 6.3) or with --method procfs, the IPIs they
- * received, from /proc/interrupts.
+ * the watched CPUs, per CPU in windows of the machine's own time (the
+ * samples compare and bisect judge), per minute, kind and callback, and
+ * where each came from: the sender's stack past the generic cross-CPU
+ * call code (the IPI-deferral series did it with trace-cmd and
+ * ipi_send_cpu filters over 6 hours). Where the ipi tracepoints do not
+ * exist (before 6.3) or with --method procfs, the IPIs they received,
+ * from /proc/interrupts. After the window, a positive control: a
+ * membarrier storm to the first watched CPU, whose source the watch
+ * must name.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ipistorm.h"
+#include "lib/cpulock.h"
 #include "lib/ipi_watch.h"
+
+#define CONTROL_CALLS	500	/* membarrier calls of the control */
+#define CONTROL_MIN	50	/* IPIs it must have caused to judge */
+#define TOP_SOURCES	5	/* sources printed */
 
 /*
  * Watch mode: the IPIs of the watched CPUs, sent to them (traced) or
@@ -44,7 +57,7 @@ static void watch_collect(struct bench *b, struct ipi_watch *w, double dur_s)
 	uint64_t now, last_progress = 0;
 
 	while (!bench_stop && (now = mono_ns()) - w->start_ns < dur_s * 1e9) {
-		if (ipi_watch_poll(w, false))
+		if (ipi_watch_poll(w))
 			ksft_exit_fail_msg("watching the IPIs: %s\n", strerror(errno));
 		if (bench_progress_wanted(b) && now - last_progress > 1000000000ULL) {
 			last_progress = now;
@@ -53,22 +66,76 @@ static void watch_collect(struct bench *b, struct ipi_watch *w, double dur_s)
 				(unsigned long long)w->t.total, w->how);
 		}
 	}
-	if (ipi_watch_poll(w, true))
+	if (ipi_watch_end_window(w))
 		ksft_exit_fail_msg("watching the IPIs: %s\n", strerror(errno));
 	if (bench_progress_wanted(b))
 		fprintf(stderr, "\n");
 }
 
-/* Per CPU and per callback (traced) or why there are no callbacks. */
-static void watch_report_details(struct bench *b, struct ipi_watch *w, struct metric *m)
+/* A metric name part from a kernel symbol: [a-z0-9_], at most 40. */
+static void name_part(char *dst, size_t len, const char *sym)
+{
+	size_t i = 0;
+
+	for (; *sym && i + 1 < len && i < 40; sym++)
+		dst[i++] = (*sym >= 'a' && *sym <= 'z') || (*sym >= '0' && *sym <= '9') ?
+			   *sym : (*sym >= 'A' && *sym <= 'Z') ? *sym - 'A' + 'a' : '_';
+	dst[i] = '\0';
+}
+
+/* One sample per full window: the IPIs of @per_win in it, per second. */
+static void window_samples(struct metric *m, const struct ipi_watch *w,
+			   uint64_t (*count)(const void *arg, size_t win), const void *arg)
+{
+	size_t n = ipi_watch_windows(w);
+	double win_s = w->seconds < w->window_s ? w->seconds : w->window_s;
+
+	for (size_t i = 0; i < n; i++)
+		metric_add(m, win_s > 0 ? count(arg, i) / win_s : 0);
+	metric_kind(m, KIND_COUNT);	/* IPIs in windows of the machine's own time */
+	metric_sample_noun(m, "window", "windows");
+}
+
+struct cpu_windows {
+	const struct ipi_tally *t;
+	int place;
+};
+
+static uint64_t cpu_window(const void *arg, size_t win)
+{
+	const struct cpu_windows *c = arg;
+
+	return ipi_tally_win(c->t, win, c->place);
+}
+
+static uint64_t source_window(const void *arg, size_t win)
+{
+	const struct ipi_tally_source *s = arg;
+
+	return win < s->nwin ? s->per_win[win] : 0;
+}
+
+/* Per watched CPU, one count metric of its windows: a regression on cpu 3 is not diluted by cpu 2. */
+static void watch_cpu_metrics(struct bench *b, struct ipi_watch *w)
 {
 	bool traced = w->method == IPI_WATCH_TRACE;
-	char note[160] = "";
 	int cpu;
 
 	cpu_mask_for_each(cpu, &w->cpus) {
-		char *key;
+		struct cpu_windows c = { &w->t, w->t.cpu_index[cpu] };
+		char name[64], agg[200];
+		struct metric *m;
 
+		snprintf(name, sizeof(name), "ipis_to_cpu%d_per_s", cpu);
+		snprintf(agg, sizeof(agg), "IPIs %s cpu %d in one %g s window of the machine's own time, per second",
+			 traced ? "sent to" : "received by", cpu, w->window_s);
+		m = bench_metric(b, name, "IPIs/s", BETTER_LOWER, agg);
+		window_samples(m, w, cpu_window, &c);
+		metric_summary(m, "IPIs per second", "to cpu %d (%s), %.0f s in %g s windows, %llu in all",
+			       cpu, cpu_isolation_name(&b->sets, cpu), w->seconds, w->window_s,
+			       (unsigned long long)w->t.per_cpu[cpu]);
+		metric_extra(m, "ipis", w->t.per_cpu[cpu]);
+		metric_extra(m, "window_s", w->window_s);
 		ksft_print_msg("cpu %d: %llu IPIs %s (%.2f per minute); /proc/interrupts: CAL +%lld, RES +%lld, TLB +%lld\n",
 			       cpu, (unsigned long long)w->t.per_cpu[cpu],
 			       traced ? "sent to it" : "received",
@@ -76,10 +143,87 @@ static void watch_report_details(struct bench *b, struct ipi_watch *w, struct me
 			       (long long)irq_table_delta(&w->first, &w->last, "CAL", cpu),
 			       (long long)irq_table_delta(&w->first, &w->last, "RES", cpu),
 			       (long long)irq_table_delta(&w->first, &w->last, "TLB", cpu));
-		if (m->nextras < BENCH_MAX_EXTRAS - 2 && asprintf(&key, "cpu%d_ipis", cpu) > 0)
-			metric_extra(m, key, w->t.per_cpu[cpu]);
 	}
-	if (!traced) {
+}
+
+/* The sources by count, largest first (indices into t->src). */
+static int sources_sorted(const struct ipi_tally *t, int *idx)
+{
+	for (int i = 0; i < t->nsrc; i++) {
+		int j = i;
+
+		while (j > 0 && t->src[idx[j - 1]].n < t->src[i].n) {
+			idx[j] = idx[j - 1];
+			j--;
+		}
+		idx[j] = i;
+	}
+	return t->nsrc;
+}
+
+static void source_print(const struct ipi_tally_source *s, const struct ipi_watch *w)
+{
+	char senders[200] = "";
+	size_t off = 0;
+
+	for (int k = 0; k < s->nsenders && off < sizeof(senders); k++)
+		off += snprintf(senders + off, sizeof(senders) - off, "%s%s on cpu %d (%llu)",
+				k ? ", " : "", s->senders[k].comm, s->senders[k].cpu,
+				(unsigned long long)s->senders[k].n);
+	ksft_print_msg("source %s: %llu IPIs (%.2f/s), callback %s, %s%s; from %s\n",
+		       s->name, (unsigned long long)s->n,
+		       w->seconds > 0 ? s->n / w->seconds : 0, s->callback,
+		       s->stacks == s->n ? "named from the sender's stack" :
+		       s->stacks ? "named from the sender's stack (some)" : "named by its call site",
+		       "", senders[0] ? senders : "?");
+}
+
+/*
+ * Where the IPIs came from: the top sources in the KTAP, every source a
+ * count metric of its windows (compare shows which appeared or grew).
+ */
+static void watch_sources(struct bench *b, struct ipi_watch *w)
+{
+	int idx[IPI_TALLY_SOURCES], n = sources_sorted(&w->t, idx);
+
+	if (w->method != IPI_WATCH_TRACE) {
+		bench_note(b, "sources: unavailable: /proc/interrupts counts interrupts, not their senders");
+		return;
+	}
+	if (w->t.no_callsite)
+		bench_note(b, "this kernel's ipi tracepoints have no callsite: %llu IPIs named by their callback",
+			   (unsigned long long)w->t.no_callsite);
+	if (!w->stacks)
+		bench_note(b, "sources named by the call site only, no sender stacks: %s",
+			   w->why_no_stacks);
+	for (int i = 0; i < n && i < TOP_SOURCES; i++)
+		source_print(&w->t.src[idx[i]], w);
+	if (n > TOP_SOURCES)
+		ksft_print_msg("... and %d more sources (all in the JSON)\n", n - TOP_SOURCES);
+	for (int i = 0; i <= n; i++) {
+		const struct ipi_tally_source *s = i < n ? &w->t.src[idx[i]] : &w->t.src_other;
+		char name[64], part[48], agg[200];
+		struct metric *m;
+
+		if (!s->n || b->nmetrics == BENCH_MAX_METRICS)
+			continue;
+		name_part(part, sizeof(part), s->name);
+		snprintf(name, sizeof(name), "ipis_from_%s_per_s", part);
+		snprintf(agg, sizeof(agg), "IPIs from %.80s to the watched cpus in one %g s window of the machine's own time, per second",
+			 s->name, w->window_s);
+		m = bench_metric(b, name, "IPIs/s", BETTER_LOWER, agg);
+		window_samples(m, w, source_window, s);
+		metric_extra(m, "ipis", s->n);
+		metric_extra(m, "ipis_named_from_stack", s->stacks);
+	}
+}
+
+/* Per callback and queued function (traced), or why there are none. */
+static void watch_callbacks(struct bench *b, struct ipi_watch *w, struct metric *m)
+{
+	char note[160] = "";
+
+	if (w->method != IPI_WATCH_TRACE) {
 		bench_note(b, "callbacks: unavailable: /proc/interrupts counts interrupts, not the functions they ran%s",
 			   w->why_procfs[0] ? "; ipi tracing is not usable on this kernel" : "");
 		return;
@@ -145,9 +289,12 @@ static void watch_report(struct bench *b, const struct ipistorm_opts *o, struct 
 	bool traced = w->method == IPI_WATCH_TRACE;
 	struct metric *m;
 
+	/* first: the per-CPU windows are what compare and bisect judge by default */
+	watch_cpu_metrics(b, w);
 	m = bench_metric(b, "ipis_per_min", "IPIs", BETTER_LOWER, traced ?
 			 "IPIs sent to watched CPUs in one full minute (by the records' own timestamps); a partial last minute is left out, or scaled to 60 s when the watch is shorter than a minute; ipi tracepoints" :
 			 "IPIs received by watched CPUs in one full minute; a partial last minute is left out, or scaled to 60 s when the watch is shorter than a minute; /proc/interrupts");
+	metric_kind(m, KIND_COUNT);	/* IPIs in a minute of the machine's own time */
 	watch_minutes(w, m);
 	metric_sample_noun(m, "minute", "minutes");
 	metric_summary(m, "IPIs per minute to watched cpus", "cpus %s, %.0f s%s, %llu in all, %s",
@@ -170,7 +317,8 @@ static void watch_report(struct bench *b, const struct ipistorm_opts *o, struct 
 		       (unsigned long long)w->t.kind[IPI_CALL],
 		       (unsigned long long)w->t.kind[IPI_RESCHED],
 		       (unsigned long long)w->t.kind[IPI_TLB]);
-	watch_report_details(b, w, m);
+	watch_callbacks(b, w, m);
+	watch_sources(b, w);
 	if (traced)
 		bench_verdict(b, w->lost ? KSFT_FAIL : KSFT_PASS, NULL,
 			      "traced every IPI sent to cpus %s for %.1f s%s: %llu (%lld events lost)",
@@ -189,14 +337,111 @@ static void watch_report(struct bench *b, const struct ipistorm_opts *o, struct 
 		bench_verdict(b, KSFT_SKIP, "no --max given", "IPI count under a limit");
 }
 
+/* The control's sender: membarrier calls to @cpu from a housekeeping CPU. */
+struct control {
+	int cpu, from;
+	struct ipi_watch *w;
+	atomic_int ready;
+	uint64_t calls;
+	const char *skip;	/* why it did not run */
+	char why[192];
+};
+
+static void *control_main(void *arg)
+{
+	struct control *c = arg;
+
+	if (cpu_pin_self(c->from)) {
+		atomic_store(&c->ready, -1);
+		return NULL;
+	}
+	c->w->control_tid = gettid();
+	atomic_store(&c->ready, 1);
+	for (; c->calls < CONTROL_CALLS && !bench_stop; c->calls++)
+		membarrier_ipi(c->cpu);
+	return NULL;
+}
+
+/*
+ * The positive control, after the window (its IPIs apart from the
+ * window's): a spinner of this process on the first watched CPU (its
+ * lock taken, another run there is left alone) and membarrier calls to
+ * it from a housekeeping CPU, each a real IPI while the spinner runs
+ * there. Its verdict, after the watch's: control_verdict().
+ */
+static void control_run(struct bench *b, const struct ipistorm_opts *o, struct ipi_watch *w,
+			struct control *c)
+{
+	struct spinner sp = { 0 };
+	cpu_mask_t one;
+	pthread_t th;
+
+	c->cpu = cpu_mask_first(&w->cpus);
+	c->w = w;
+	CPU_ZERO(&one);
+	CPU_SET(c->cpu, &one);
+	if (o->no_control)
+		c->skip = "--no-control";
+	else if (w->method != IPI_WATCH_TRACE)
+		c->skip = "no sources without the ipi tracepoints";
+	else if (!w->stacks)
+		c->skip = w->why_no_stacks;
+	else if (bench_stop)
+		c->skip = "interrupted";
+	else if (!CPU_COUNT(&b->opt.housekeeping))
+		c->skip = "no housekeeping CPU to send from";
+	else if (membarrier_ready(c->why, sizeof(c->why)) ||
+		 cpulock_take(&one, b->spec->name, false, c->why, sizeof(c->why)))
+		c->skip = c->why;
+	if (c->skip)
+		return;
+	c->from = cpu_mask_first(&b->opt.housekeeping);
+	if (spinner_start(&sp, c->cpu, 0, 10, c->why, sizeof(c->why))) {
+		c->skip = c->why;
+		return;
+	}
+	if (pthread_create(&th, NULL, control_main, c)) {
+		c->skip = "cannot start the control's thread";
+	} else {
+		pthread_join(th, NULL);
+		if (atomic_load(&c->ready) < 0)
+			c->skip = "cannot pin the control's thread to a housekeeping CPU";
+	}
+	spinner_stop(&sp);
+}
+
+/* The watch must name membarrier (from the sender's stack: the call site is generic). */
+static void control_verdict(struct bench *b, const struct ipi_watch *w, const struct control *c)
+{
+	uint64_t named, other;
+
+	if (c->skip) {
+		bench_verdict(b, KSFT_SKIP, c->skip, "control: the watch named a known source");
+		return;
+	}
+	ipi_watch_control_count(w, "membarrier", &named, &other);
+	ksft_print_msg("control: %llu membarrier calls from cpu %d to cpu %d: %llu IPIs named membarrier, %llu named otherwise\n",
+		       (unsigned long long)c->calls, c->from, c->cpu, (unsigned long long)named,
+		       (unsigned long long)other);
+	for (int i = 0; i < w->after.nsrc && other; i++)
+		if (!strstr(w->after.src[i].name, "membarrier"))
+			source_print(&w->after.src[i], w);
+	bench_verdict(b, named + other >= CONTROL_MIN && named * 100 >= (named + other) * 99 ?
+		      KSFT_PASS : KSFT_FAIL, NULL,
+		      "control: the watch named membarrier the source of a membarrier storm to cpu %d (%llu of %llu IPIs)",
+		      c->cpu, (unsigned long long)named, (unsigned long long)(named + other));
+}
+
 noreturn void watch_main(struct bench *b, const struct ipistorm_opts *o)
 {
 	struct ipi_watch *w = calloc(1, sizeof(*w));
 	const struct plan_phase phases[] = {
 		{ "watch", 1, 1 },	/* watch_report: every IPI traced or counted */
 		{ "limit", 1, 1 },	/* watch_report: --max */
+		{ "control", 1, 1 },	/* watch_control */
 		{ NULL }
 	};
+	struct control c = { 0 };
 	char list[512], err[256];
 	cpu_mask_t watched;
 
@@ -205,16 +450,17 @@ noreturn void watch_main(struct bench *b, const struct ipistorm_opts *o)
 	watch_cpus(b, o, &watched);
 	cpu_mask_format(&watched, list, sizeof(list));
 	bench_phases(b, phases);
-	if (ipi_watch_open(w, o->method, &watched, err, sizeof(err)))
+	if (ipi_watch_open(w, o->method, &watched, o->window_s, err, sizeof(err)))
 		bench_skip(b, "%s", err);
 	if (w->why_procfs[0])
 		bench_note(b, "%s: counting the IPIs received instead", w->why_procfs);
 	if (w->note[0])
 		bench_note(b, "%s", w->note);
 	bench_note(b, "method: %s", w->how);
-	ksft_print_msg("watching the IPIs %s cpus %s for %.0f s%s\n",
+	ksft_print_msg("watching the IPIs %s cpus %s for %.0f s in %g s windows%s\n",
 		       w->method == IPI_WATCH_TRACE ? "sent to" : "received by", list,
-		       b->opt.duration_s, b->opt.load ? " under the housekeeping load" : "");
+		       b->opt.duration_s, o->window_s,
+		       b->opt.load ? " under the housekeeping load" : "");
 	if (b->opt.load) {
 		char hk[512];
 
@@ -226,6 +472,12 @@ noreturn void watch_main(struct bench *b, const struct ipistorm_opts *o)
 		bench_skip(b, "%s", err);
 	watch_collect(b, w, b->opt.duration_s);
 	bench_load_stop(b);
+	control_run(b, o, w, &c);
+	if (ipi_watch_stop(w))
+		ksft_exit_fail_msg("watching the IPIs: %s\n", strerror(errno));
 	watch_report(b, o, w, list);
+	control_verdict(b, w, &c);
+	ipi_tally_free(&w->t);
+	ipi_tally_free(&w->after);
 	bench_finish(b);
 }

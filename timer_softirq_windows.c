@@ -337,6 +337,8 @@ struct metric *window_metric(struct bench *b, const char *name, const char *labe
 
 	for (uint64_t i = 0; i < n; i++)
 		metric_add(m, per(w[i].t.timer_runs, w[i].w.seconds));
+	/* softirqs in a window of the machine's own time: a count */
+	metric_kind(m, KIND_COUNT);
 	metric_sample_noun(m, "window", "windows");
 	metric_summary(m, label, "%s, %llu x %.1f s", ctx, (unsigned long long)n,
 		       s->w.seconds / (n ? n : 1));

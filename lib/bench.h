@@ -28,7 +28,7 @@
 #include "result_write.h"
 #include "stats.h"
 
-#define BENCH_MAX_METRICS	32
+#define BENCH_MAX_METRICS	128
 #define BENCH_MAX_VERDICTS	32
 #define BENCH_MAX_EXTRAS	METRIC_MAX_EXTRAS
 

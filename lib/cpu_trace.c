@@ -11,93 +11,12 @@
 #include "cpu.h"
 #include "cpu_trace.h"
 #include "ksym.h"
+#include "trace_record.h"
 #include "util.h"
 
 const char *const cpu_trace_dep_names[CPU_TRACE_DEPS] = {
 	"POSIX_TIMER", "PERF_EVENTS", "SCHED", "CLOCK_UNSTABLE", "RCU", "RCU_EXP"
 };
-
-/* One trace_pipe record: "comm-PID [CPU] flags TIMESTAMP: event: fields" */
-struct rec {
-	int cpu;
-	pid_t pid;
-	bool irq;	/* logged in hardirq or softirq context */
-	char event[40];
-	const char *fields;
-};
-
-static int rec_parse(const char *line, struct rec *r)
-{
-	const char *b, *p, *ev;
-	char *end;
-	long cpu = -1;
-	size_t len;
-
-	for (b = strstr(line, " ["); b; b = strstr(b + 1, " [")) {
-		cpu = strtol(b + 2, &end, 10);
-		if (end > b + 2 && *end == ']' && cpu >= 0)
-			break;
-	}
-	if (!b)
-		return -1;
-	r->cpu = (int)cpu;
-	/* the PID ends "comm-PID" before the spaces of the column */
-	for (p = b; p > line && p[-1] == ' '; p--)
-		;
-	while (p > line && isdigit((unsigned char)p[-1]))
-		p--;
-	r->pid = p > line && p[-1] == '-' ? (pid_t)strtol(p, NULL, 10) : -1;
-	/* flags: irqs-off, need-resched, then h/H/s in interrupt context */
-	for (p = end + 1; *p == ' '; p++)
-		;
-	r->irq = p[0] && p[1] && strchr("hHs", p[2]);
-	/* after the flags, the timestamp ends with ": ", then "event: " */
-	p = strstr(end, ": ");
-	if (!p)
-		return -1;
-	ev = p + 2;
-	p = strstr(ev, ": ");
-	len = p ? (size_t)(p - ev) : strcspn(ev, ":\n");
-	if (!len || len >= sizeof(r->event))
-		return -1;
-	memcpy(r->event, ev, len);
-	r->event[len] = '\0';
-	r->fields = p ? p + 2 : ev + len;
-	return 0;
-}
-
-/* The value of "key=" in @s (at its start or after a space), or NULL. */
-static const char *field(const char *s, const char *key)
-{
-	size_t len = strlen(key);
-
-	for (const char *p = strstr(s, key); p; p = strstr(p + 1, key))
-		if ((p == s || p[-1] == ' ') && p[len] == '=')
-			return p + len + 1;
-	return NULL;
-}
-
-/* Whether "key=" has the value @val (up to a space, '+' or the end). */
-static bool field_is(const char *s, const char *key, const char *val)
-{
-	const char *v = field(s, key);
-	size_t len = strlen(val);
-
-	return v && !strncmp(v, val, len) &&
-	       (v[len] == '\0' || v[len] == ' ' || v[len] == '+' || v[len] == '\n');
-}
-
-static long field_long(const char *s, const char *key, long dflt)
-{
-	const char *v = field(s, key);
-	char *end;
-	long n;
-
-	if (!v)
-		return dflt;
-	n = strtol(v, &end, 10);
-	return end > v ? n : dflt;
-}
 
 void cpu_trace_parse_begin(struct cpu_trace_parser *p, int cpu,
 			   struct cpu_trace_counts *c)
@@ -121,10 +40,10 @@ static bool is_self(const struct cpu_trace_parser *p, pid_t pid)
 	return false;
 }
 
-static void ipi_seen(struct cpu_trace_parser *p, const struct rec *r)
+static void ipi_seen(struct cpu_trace_parser *p, const struct trace_record *r)
 {
 	struct cpu_trace_counts *c = p->c;
-	const char *v = field(r->fields, "callback");
+	const char *v = trace_field(r->fields, "callback");
 	char cb[64] = "?";
 	/* sent by our thread, not by an interrupt that happened to hit it */
 	bool self = !r->irq && is_self(p, r->pid);
@@ -132,7 +51,7 @@ static void ipi_seen(struct cpu_trace_parser *p, const struct rec *r)
 
 	/* no callback (a reschedule IPI, 0x0): name it by its call site */
 	if (v && !strncmp(v, "0x0", 3) && (v[3] == ' ' || !v[3])) {
-		v = field(r->fields, "callsite");
+		v = trace_field(r->fields, "callsite");
 		c->ipis_self_resched += self;
 	}
 	if (v)
@@ -140,7 +59,7 @@ static void ipi_seen(struct cpu_trace_parser *p, const struct rec *r)
 	c->ipis++;
 	c->ipis_self += self;
 	if (self) {
-		const char *cs = field(r->fields, "callsite");
+		const char *cs = trace_field(r->fields, "callsite");
 
 		if (cs)
 			snprintf(c->self_callsite, sizeof(c->self_callsite), "%.*s",
@@ -174,25 +93,25 @@ static bool mask_has(const char *list, int cpu)
 
 static void tick_stop_seen(struct cpu_trace_counts *c, const char *f)
 {
-	if (field_long(f, "success", -1) == 1) {
+	if (trace_field_long(f, "success", -1) == 1) {
 		c->tick_stopped++;
 		return;
 	}
 	for (int i = 0; i < CPU_TRACE_DEPS; i++)
-		if (field_is(f, "dependency", cpu_trace_dep_names[i]))
+		if (trace_field_is(f, "dependency", cpu_trace_dep_names[i]))
 			c->tick_kept[i]++;
 }
 
 /* The "timer=" value of @f into @buf (empty when missing). */
 static void timer_id(const char *f, char *buf, size_t len)
 {
-	const char *v = field(f, "timer");
+	const char *v = trace_field(f, "timer");
 
 	snprintf(buf, len, "%.*s", v ? (int)strcspn(v, " \n") : 0, v ? v : "");
 }
 
 /* A process_timeout timer armed on the CPU: followed until it expires. */
-static void sleep_armed(struct cpu_trace_parser *p, const struct rec *r)
+static void sleep_armed(struct cpu_trace_parser *p, const struct trace_record *r)
 {
 	char id[sizeof(p->armed[0].id)];
 	int i;
@@ -229,36 +148,36 @@ static int sleep_was_armed(struct cpu_trace_parser *p, const char *f)
 void cpu_trace_parse_line(struct cpu_trace_parser *p, const char *line)
 {
 	struct cpu_trace_counts *c = p->c;
-	struct rec r;
+	struct trace_record r;
 	const char *f, *v;
 	long vec;
 
 	if (!*line || *line == '#' || *line == '\n')
 		return;
 	c->lines++;
-	if (rec_parse(line, &r)) {
+	if (trace_record_parse(line, &r)) {
 		c->unparsed++;
 		return;
 	}
 	f = r.fields;
 	if (!strcmp(r.event, "ipi_send_cpu")) {
-		if (field_long(f, "cpu", -1) == p->cpu)
+		if (trace_field_long(f, "cpu", -1) == p->cpu)
 			ipi_seen(p, &r);
 		return;
 	}
 	if (!strcmp(r.event, "ipi_send_cpumask")) {
-		v = field(f, "cpumask");
+		v = trace_field(f, "cpumask");
 		if (v && mask_has(v, p->cpu))
 			ipi_seen(p, &r);
 		return;
 	}
 	if (r.cpu != p->cpu) {
 		if (!strcmp(r.event, "timer_expire_entry") &&
-		    field_is(f, "function", "process_timeout") && sleep_was_armed(p, f))
+		    trace_field_is(f, "function", "process_timeout") && sleep_was_armed(p, f))
 			c->sleep_expiries_elsewhere++;
 		return;
 	}
-	vec = field_long(f, "vec", -1);
+	vec = trace_field_long(f, "vec", -1);
 	if (!strcmp(r.event, "softirq_raise") && vec == 1) {
 		c->timer_raised++;
 		p->pending++;
@@ -284,19 +203,19 @@ void cpu_trace_parse_line(struct cpu_trace_parser *p, const char *line)
 		p->in_run = false;
 	} else if (!strcmp(r.event, "timer_expire_entry")) {
 		c->timer_expiries++;
-		if (field_is(f, "function", "process_timeout")) {
+		if (trace_field_is(f, "function", "process_timeout")) {
 			c->sleep_expiries++;
 			p->run_sleep = true;
 			p->run_own_sleep |= sleep_was_armed(p, f) == 2;
 		}
 		p->run_expiries++;
 	} else if (!strcmp(r.event, "timer_start")) {
-		if (field_is(f, "function", "process_timeout"))
+		if (trace_field_is(f, "function", "process_timeout"))
 			sleep_armed(p, &r);
 	} else if (!strcmp(r.event, "hrtimer_expire_entry")) {
 		c->hrtimer_expiries++;
-		c->ticks += field_is(f, "function", "tick_nohz_handler") ||
-			    field_is(f, "function", "tick_sched_timer");
+		c->ticks += trace_field_is(f, "function", "tick_nohz_handler") ||
+			    trace_field_is(f, "function", "tick_sched_timer");
 	} else if (!strcmp(r.event, "tick_stop")) {
 		tick_stop_seen(c, f);
 	}

@@ -7,10 +7,6 @@
 #include "ipi.h"
 #include "util.h"
 
-const char *const ipi_kind_keys[IPI_NKINDS] = {
-	"function_call_ipis", "reschedule_ipis", "tlb_ipis"
-};
-
 /*
  * ipi_send_cpumask filtered to the target (@filter, with CPUS{}). The
  * filters of 6.3-6.5 have no CPUS{}: there it counts the sender's sends
@@ -135,121 +131,6 @@ enum ipi_delivery ipi_delivery_judge(uint64_t calls, uint64_t reached)
 		return IPI_DELIVERY_EXCESS;
 	/* reached / calls >= 0.99, in integers */
 	return reached * 100 >= calls * 99 ? IPI_DELIVERY_OK : IPI_DELIVERY_SHORT;
-}
-
-static void name_count(struct ipi_name_count *tab, int *n, uint64_t *other,
-		       const char *name, uint64_t add)
-{
-	int i;
-
-	for (i = 0; i < *n && strcmp(tab[i].name, name); i++)
-		;
-	if (i == *n && *n < IPI_TALLY_MAX_CB)
-		snprintf(tab[(*n)++].name, sizeof(tab[0].name), "%s", name);
-	if (i < *n)
-		tab[i].n += add;
-	else
-		*other += add;
-}
-
-static void tally_queued(struct ipi_tally *t, char *line, const cpu_mask_t *watched)
-{
-	char *cpu = strstr(line, "csd_queue_cpu: cpu="), *func = strstr(line, "func=");
-
-	if (!cpu || !func ||
-	    !CPU_ISSET(strtoul(cpu + 19, NULL, 10) % CPU_SETSIZE, watched))
-		return;
-	func += 5;
-	func[strcspn(func, "+ \n")] = '\0';
-	t->queued++;
-	name_count(t->func, &t->nfunc, &t->func_other, func, 1);
-}
-
-int ipi_tally_line(struct ipi_tally *t, char *line, const cpu_mask_t *watched,
-		   size_t minute)
-{
-	char *cpus = strstr(line, "cpumask="), *cb = strstr(line, "callback=");
-	char *one = strstr(line, "ipi_send_cpu: cpu=");
-	enum ipi_kind kind;
-	cpu_mask_t hit;
-	char err[64];
-	int cpu, n = 0;
-
-	if (strstr(line, "csd_queue_cpu: ")) {
-		tally_queued(t, line, watched);
-		return 0;
-	}
-	if (!cb || (!cpus && !one))
-		return 0;
-	CPU_ZERO(&hit);
-	if (cpus) {
-		cpus += 8;
-		*strchrnul(cpus, ' ') = '\0';
-		if (cpu_mask_parse(cpus, &hit, err, sizeof(err)))
-			return 0;
-	} else {
-		CPU_SET(strtoul(one + 18, NULL, 10) % CPU_SETSIZE, &hit);
-	}
-	CPU_AND(&hit, &hit, watched);
-	cb += 9;
-	cb[strcspn(cb, "+ \n")] = '\0';
-	kind = !strcmp(cb, "0x0") || !strcmp(cb, "(nil)") ? IPI_RESCHED :
-	       strstr(cb, "flush_tlb") ? IPI_TLB : IPI_CALL;
-	cpu_mask_for_each(cpu, &hit) {
-		if (ipi_tally_add(t, cpu, kind, 1, minute))
-			return -1;
-		n++;
-	}
-	if (n)
-		name_count(t->cb, &t->ncb, &t->cb_other, cb, n);
-	return n;
-}
-
-int ipi_trace_line_ns(const char *line, uint64_t *ns)
-{
-	const char *ev = strstr(line, ": ipi_send_cpu");
-	const char *p;
-	uint64_t sec = 0, frac = 0, scale = 1000000000ULL;
-
-	if (!ev)
-		ev = strstr(line, ": csd_queue_cpu");
-	if (!ev)
-		return -1;
-	/* back over "SSSS.UUUUUU" to the blank before it */
-	for (p = ev; p > line && p[-1] != ' '; p--)
-		;
-	if (p == ev || *p < '0' || *p > '9')
-		return -1;
-	for (; *p >= '0' && *p <= '9'; p++)
-		sec = sec * 10 + (*p - '0');
-	if (*p == '.')
-		for (p++; *p >= '0' && *p <= '9'; p++) {
-			scale /= 10;
-			frac += (*p - '0') * scale;
-		}
-	if (p != ev)
-		return -1;
-	*ns = sec * 1000000000ULL + frac;
-	return 0;
-}
-
-int ipi_tally_add(struct ipi_tally *t, int cpu, enum ipi_kind kind, uint64_t n,
-		  size_t minute)
-{
-	if (minute >= t->nmin) {
-		uint64_t *m = realloc(t->per_min, (minute + 1) * sizeof(*m));
-
-		if (!m)
-			return -1;
-		memset(m + t->nmin, 0, (minute + 1 - t->nmin) * sizeof(*m));
-		t->per_min = m;
-		t->nmin = minute + 1;
-	}
-	t->per_cpu[cpu] += n;
-	t->kind[kind] += n;
-	t->total += n;
-	t->per_min[minute] += n;
-	return 0;
 }
 
 int cpu_pairs_parse(const char *s, int *src, int *dst, int max,

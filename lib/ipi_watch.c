@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "ipi_watch.h"
@@ -15,6 +16,175 @@
 #define DRAIN_MAX_NS	2000000000ULL
 
 const char *const ipi_watch_method_names[] = { "auto", "trace", "procfs", NULL };
+const char *const ipi_kind_keys[IPI_NKINDS] = {
+	"function_call_ipis", "reschedule_ipis", "tlb_ipis"
+};
+
+void ipi_tally_init(struct ipi_tally *t, const cpu_mask_t *cpus)
+{
+	int cpu;
+
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		t->cpu_index[i] = -1;
+	cpu_mask_for_each(cpu, cpus)
+		t->cpu_index[cpu] = t->ncpus++;
+	snprintf(t->src_other.name, sizeof(t->src_other.name), "other");
+}
+
+void ipi_tally_free(struct ipi_tally *t)
+{
+	free(t->per_min);
+	free(t->per_win);
+	for (int i = 0; i < t->nsrc; i++)
+		free(t->src[i].per_win);
+	free(t->src_other.per_win);
+	t->per_min = t->per_win = NULL;
+	t->nsrc = 0;
+	t->src_other.per_win = NULL;
+}
+
+/* @a of @n counters grown to @want (new ones zero); -1 on no memory. */
+static int grow(uint64_t **a, size_t n, size_t want)
+{
+	uint64_t *p;
+
+	if (want <= n)
+		return 0;
+	p = realloc(*a, want * sizeof(*p));
+	if (!p)
+		return -1;
+	memset(p + n, 0, (want - n) * sizeof(*p));
+	*a = p;
+	return 0;
+}
+
+int ipi_tally_add(struct ipi_tally *t, int cpu, enum ipi_kind kind, uint64_t n,
+		  size_t window, size_t minute)
+{
+	int place = t->cpu_index[cpu];
+
+	if (place < 0)
+		return 0;
+	if (grow(&t->per_min, t->nmin, minute + 1))
+		return -1;
+	t->nmin = t->nmin > minute + 1 ? t->nmin : minute + 1;
+	if (window >= t->nwin) {
+		if (grow(&t->per_win, t->nwin * t->ncpus, (window + 1) * t->ncpus))
+			return -1;
+		t->nwin = window + 1;
+	}
+	t->per_win[window * t->ncpus + place] += n;
+	t->per_cpu[cpu] += n;
+	t->kind[kind] += n;
+	t->total += n;
+	t->per_min[minute] += n;
+	return 0;
+}
+
+uint64_t ipi_tally_win(const struct ipi_tally *t, size_t win, int place)
+{
+	return win < t->nwin ? t->per_win[win * t->ncpus + place] : 0;
+}
+
+static void name_count(struct ipi_name_count *tab, int *n, uint64_t *other,
+		       const char *name, uint64_t add)
+{
+	int i;
+
+	for (i = 0; i < *n && strcmp(tab[i].name, name); i++)
+		;
+	if (i == *n && *n < IPI_TALLY_NAMES)
+		snprintf(tab[(*n)++].name, sizeof(tab[0].name), "%s", name);
+	if (i < *n)
+		tab[i].n += add;
+	else
+		*other += add;
+}
+
+/* The table entry of source @name (the last, "other", when it is full). */
+static struct ipi_tally_source *source_of(struct ipi_tally *t, const char *name,
+					  const char *callback)
+{
+	struct ipi_tally_source *s;
+
+	for (int i = 0; i < t->nsrc; i++)
+		if (!strcmp(t->src[i].name, name))
+			return &t->src[i];
+	if (t->nsrc == IPI_TALLY_SOURCES)
+		return &t->src_other;
+	s = &t->src[t->nsrc++];
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	snprintf(s->callback, sizeof(s->callback), "%s", callback);
+	return s;
+}
+
+static void sender_count(struct ipi_tally_source *s, const struct trace_record *r,
+			 uint64_t n)
+{
+	int i;
+
+	for (i = 0; i < s->nsenders; i++)
+		if (s->senders[i].cpu == r->cpu && !strcmp(s->senders[i].comm, r->comm))
+			break;
+	if (i == s->nsenders) {
+		if (s->nsenders == IPI_TALLY_SENDERS)
+			return;		/* the first senders are kept */
+		s->nsenders++;
+		snprintf(s->senders[i].comm, sizeof(s->senders[i].comm), "%s", r->comm);
+		s->senders[i].cpu = r->cpu;
+	}
+	s->senders[i].n += n;
+}
+
+int ipi_tally_send(struct ipi_tally *t, const struct ipi_send *s, size_t window,
+		   size_t minute)
+{
+	enum ipi_kind kind = !strcmp(s->callback, "0x0") ? IPI_RESCHED :
+			     strstr(s->callback, "flush_tlb") ? IPI_TLB : IPI_CALL;
+	char name[64];
+	struct ipi_tally_source *src;
+	uint64_t n = 0;
+	int cpu;
+
+	cpu_mask_for_each(cpu, &s->targets) {
+		if (ipi_tally_add(t, cpu, kind, 1, window, minute))
+			return -1;
+		n++;
+	}
+	if (!n)
+		return 0;
+	name_count(t->cb, &t->ncb, &t->cb_other, s->callback, n);
+	/* a kernel without callsite: named by what it ran, as before 6.6 */
+	if (!s->source[0]) {
+		t->no_callsite += n;
+		snprintf(name, sizeof(name), "callback %.54s", s->callback);
+	} else {
+		snprintf(name, sizeof(name), "%s", s->source);
+	}
+	src = source_of(t, name, s->callback);
+	if (grow(&src->per_win, src->nwin, window + 1))
+		return -1;
+	src->nwin = src->nwin > window + 1 ? src->nwin : window + 1;
+	src->per_win[window] += n;
+	src->n += n;
+	src->stacks += s->have_stack ? n : 0;
+	sender_count(src, &s->rec, n);
+	return 0;
+}
+
+void ipi_tally_queued(struct ipi_tally *t, const struct trace_record *r,
+		      const cpu_mask_t *watched)
+{
+	long cpu = trace_field_long(r->fields, "cpu", -1);
+	char func[64];
+
+	if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, watched))
+		return;
+	trace_field_func(r->fields, "func", func, sizeof(func));
+	t->queued++;
+	name_count(t->func, &t->nfunc, &t->func_other, func, 1);
+}
 
 /* CAL + RES of the watched CPUs from @a to @b. */
 static int64_t watched_ipis(const struct ipi_watch *w, const struct irq_table *a,
@@ -52,6 +222,32 @@ static int watch_procfs_open(struct ipi_watch *w, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The sender's stack after each function-call IPI to a watched CPU, to
+ * name where it came from (a reschedule's callsite says it already).
+ */
+static void watch_stacks(struct ipi_watch *w, const char *list)
+{
+	static const char *const events[][2] = {
+		{ "ipi/ipi_send_cpu", "cpu & CPUS{%s}" },
+		{ "ipi/ipi_send_cpumask", "cpumask & CPUS{%s}" },
+	};
+	char path[400], trig[600], cond[560];
+
+	w->stacks = true;
+	for (size_t i = 0; i < ARRAY_SIZE(events); i++) {
+		snprintf(cond, sizeof(cond), events[i][1], list);
+		snprintf(trig, sizeof(trig), "stacktrace if callback != 0 && %s", cond);
+		snprintf(path, sizeof(path), "%s/events/%s/trigger", w->ti.dir, events[i][0]);
+		if (write_file(path, trig)) {
+			snprintf(w->why_no_stacks, sizeof(w->why_no_stacks),
+				 "the stacktrace trigger of %s: %s", events[i][0], strerror(errno));
+			w->stacks = false;
+			return;
+		}
+	}
+}
+
 int ipi_watch_trace_setup(struct ipi_watch *w, bool fall_back, char *err,
 			  size_t errlen)
 {
@@ -78,15 +274,16 @@ int ipi_watch_trace_setup(struct ipi_watch *w, bool fall_back, char *err,
 	snprintf(f, sizeof(f), "cpumask & CPUS{%s}", list);
 	if (trace_instance_enable(&w->ti, "ipi:ipi_send_cpumask", f, err, errlen))
 		return -1;
+	watch_stacks(w, list);
 	/* optional: the functions behind single-target IPIs */
 	snprintf(f, sizeof(f), "cpu & CPUS{%s}", list);
 	if (tracepoint_exists("csd:csd_queue_cpu") &&
 	    trace_instance_enable(&w->ti, "csd:csd_queue_cpu", f, w->note + 30,
 				  sizeof(w->note) - 30))
 		memcpy(w->note, "queued functions not counted: ", 30);
-	/* records carry CLOCK_MONOTONIC times: bucketed by their own time */
+	/* records carry CLOCK_MONOTONIC times: placed by their own time */
 	w->ts_mono = !trace_instance_clock(&w->ti, "mono");
-	/* room for storms between two reads (lost ones are counted anyway) */
+	/* room for storms and their stacks between two reads (lost ones are counted anyway) */
 	snprintf(f, sizeof(f), "%s/buffer_size_kb", w->ti.dir);
 	if (write_file(f, "8192"))
 		snprintf(w->note, sizeof(w->note), "trace buffer left at its default size: %s",
@@ -99,15 +296,46 @@ int ipi_watch_trace_setup(struct ipi_watch *w, bool fall_back, char *err,
 	return 0;
 }
 
+/* Where a send goes: its window and minute, by its own timestamp. */
+static void watch_send(void *arg, const struct ipi_send *s)
+{
+	struct ipi_watch *w = arg;
+	uint64_t ts = w->ts_mono && s->rec.has_ts ? s->rec.ts_ns : w->last_ns;
+	uint64_t rel;
+
+	if (w->end_ns && ts >= w->end_ns) {
+		/* the control's function calls (its reschedules are not the storm) */
+		if (s->rec.pid == w->control_tid && !s->rec.irq && strcmp(s->callback, "0x0")) {
+			if (ipi_tally_send(&w->after, s, 0, 0))
+				w->lost++;	/* no memory: said as lost */
+		} else {
+			w->after_others++;
+		}
+		return;
+	}
+	rel = ts > w->start_ns ? ts - w->start_ns : 0;
+	if (ipi_tally_send(&w->t, s, rel / (uint64_t)(w->window_s * 1e9), rel / MIN_NS))
+		w->lost++;
+}
+
+void ipi_watch_init(struct ipi_watch *w, const cpu_mask_t *cpus, double window_s)
+{
+	w->cpus = *cpus;
+	w->window_s = window_s;
+	w->ti.pipe_fd = -1;
+	ipi_tally_init(&w->t, cpus);
+	ipi_tally_init(&w->after, cpus);
+	ipi_sends_init(&w->sends, cpus, watch_send, w);
+}
+
 int ipi_watch_open(struct ipi_watch *w, enum ipi_watch_method method,
-		   const cpu_mask_t *cpus, char *err, size_t errlen)
+		   const cpu_mask_t *cpus, double window_s, char *err, size_t errlen)
 {
 	struct irq_table pre, post;
 	bool auto_method = method == IPI_WATCH_AUTO;
 	int ret;
 
-	w->cpus = *cpus;
-	w->ti.pipe_fd = -1;
+	ipi_watch_init(w, cpus, window_s);
 	if (irq_table_read("/proc/interrupts", &pre)) {
 		snprintf(err, errlen, "/proc/interrupts: %s", strerror(errno));
 		return -1;
@@ -157,16 +385,17 @@ static int64_t row_delta(const struct irq_table *a, const struct irq_table *b,
 }
 
 /*
- * What the watched CPUs received since the last sample, into the minute
- * the interval began in. A remote TLB flush runs from a function call
- * interrupt (CAL counts it too), or from a polling idle loop without
- * one, so TLB is taken out of CAL, at most all of it.
+ * What the watched CPUs received since the last sample, into the window
+ * and minute the interval began in. A remote TLB flush runs from a
+ * function call interrupt (CAL counts it too), or from a polling idle
+ * loop without one, so TLB is taken out of CAL, at most all of it.
  */
 static int watch_procfs_sample(struct ipi_watch *w, uint64_t now)
 {
 	const struct irq_table *prev = w->samples > 1 ? &w->last : &w->first;
+	uint64_t rel = w->last_ns - w->start_ns;
+	size_t win = rel / (uint64_t)(w->window_s * 1e9), minute = rel / MIN_NS;
 	struct irq_table t;
-	size_t minute = (w->last_ns - w->start_ns) / MIN_NS;
 	int cpu;
 
 	if (irq_table_read("/proc/interrupts", &t))
@@ -176,10 +405,10 @@ static int watch_procfs_sample(struct ipi_watch *w, uint64_t now)
 		int64_t tlb = row_delta(prev, &t, "TLB", cpu);
 
 		tlb = tlb < cal ? tlb : cal;
-		if (ipi_tally_add(&w->t, cpu, IPI_CALL, cal - tlb, minute) ||
-		    ipi_tally_add(&w->t, cpu, IPI_TLB, tlb, minute) ||
+		if (ipi_tally_add(&w->t, cpu, IPI_CALL, cal - tlb, win, minute) ||
+		    ipi_tally_add(&w->t, cpu, IPI_TLB, tlb, win, minute) ||
 		    ipi_tally_add(&w->t, cpu, IPI_RESCHED,
-				  row_delta(prev, &t, "RES", cpu), minute)) {
+				  row_delta(prev, &t, "RES", cpu), win, minute)) {
 			irq_table_free(&t);
 			errno = ENOMEM;
 			return -1;
@@ -192,48 +421,34 @@ static int watch_procfs_sample(struct ipi_watch *w, uint64_t now)
 	return 0;
 }
 
+/* A sample at each window's end (and each minute's, which windows divide or not). */
 static int watch_procfs_poll(struct ipi_watch *w, bool last)
 {
-	struct timespec ts = { 0, 200000000L };
-	uint64_t now = mono_ns(), next_min;
+	struct timespec ts = { 0, 100000000L };
+	uint64_t win_ns = (uint64_t)(w->window_s * 1e9), now, next;
 
 	if (!last) {
 		nanosleep(&ts, NULL);
 		now = mono_ns();
-		/* every second, and at each minute boundary */
-		next_min = w->start_ns + ((w->last_ns - w->start_ns) / MIN_NS + 1) * MIN_NS;
-		if (now - w->last_ns < 1000000000ULL && now < next_min)
+		next = w->start_ns + ((w->last_ns - w->start_ns) / win_ns + 1) * win_ns;
+		if (next > w->start_ns + ((w->last_ns - w->start_ns) / MIN_NS + 1) * MIN_NS)
+			next = w->start_ns + ((w->last_ns - w->start_ns) / MIN_NS + 1) * MIN_NS;
+		if (now < next)
 			return 0;
+		return watch_procfs_sample(w, now);
 	}
-	return watch_procfs_sample(w, now);
+	return watch_procfs_sample(w, mono_ns());
 }
 
-/*
- * The minute of a record: by its own timestamp (trace_clock mono),
- * else by when it was read; records after the end of the window go
- * into its last minute.
- */
-static size_t record_minute(const struct ipi_watch *w, const char *line,
-			    uint64_t read_ns)
-{
-	uint64_t ts = read_ns, end = w->start_ns + (uint64_t)(w->seconds * 1e9);
-
-	if (w->ts_mono && ipi_trace_line_ns(line, &ts))
-		ts = read_ns;
-	if (w->seconds > 0 && ts > end)
-		ts = end ? end - 1 : 0;
-	return ts > w->start_ns ? (ts - w->start_ns) / MIN_NS : 0;
-}
-
-static int watch_trace_poll(struct ipi_watch *w, bool last)
+static int watch_trace_read(struct ipi_watch *w, bool last)
 {
 	uint64_t drain_end = mono_ns() + DRAIN_MAX_NS;
+	struct trace_record r;
 	char *l, *nl;
-	uint64_t now;
 	ssize_t n;
 
 	/*
-	 * The last poll drains the buffer until a read comes back empty:
+	 * The last read drains the buffer until a read comes back empty:
 	 * stop tracing first, or a steady IPI stream refills it forever.
 	 * Bounded in time too, should tracing_on not be writable.
 	 */
@@ -244,49 +459,94 @@ static int watch_trace_poll(struct ipi_watch *w, bool last)
 					WATCH_BUF - 1 - w->have, last ? 0 : 200);
 		if (n < 0)
 			return -1;
-		now = mono_ns();
+		w->last_ns = mono_ns();
 		w->have += n;
 		w->buf[w->have] = '\0';
 		for (l = w->buf; (nl = strchr(l, '\n')); l = nl + 1) {
 			*nl = '\0';
-			if (ipi_tally_line(&w->t, l, &w->cpus,
-					   record_minute(w, l, now)) < 0) {
-				errno = ENOMEM;
-				return -1;
-			}
+			if (ipi_sends_line(&w->sends, l))
+				continue;
+			if (!trace_record_parse(l, &r) && !strcmp(r.event, "csd_queue_cpu") &&
+			    (!w->end_ns || (r.has_ts && r.ts_ns < w->end_ns)))
+				ipi_tally_queued(&w->t, &r, &w->cpus);
 		}
 		w->have -= l - w->buf;
 		memmove(w->buf, l, w->have);
 		if (w->have == WATCH_BUF - 1)
 			w->have = 0;	/* a line longer than the buffer: drop it */
 	} while (last && n > 0 && mono_ns() < drain_end);
+	if (last)
+		ipi_sends_flush(&w->sends);
 	return 0;
 }
 
-int ipi_watch_poll(struct ipi_watch *w, bool last)
+int ipi_watch_drain(struct ipi_watch *w)
+{
+	return watch_trace_read(w, true);
+}
+
+int ipi_watch_poll(struct ipi_watch *w)
+{
+	if (w->method == IPI_WATCH_TRACE)
+		return watch_trace_read(w, false);
+	return watch_procfs_poll(w, false);
+}
+
+int ipi_watch_end_window(struct ipi_watch *w)
+{
+	w->end_ns = mono_ns();
+	w->seconds = (w->end_ns - w->start_ns) / 1e9;
+	if (w->method == IPI_WATCH_PROCFS)
+		return watch_procfs_poll(w, true);
+	return watch_trace_read(w, false);
+}
+
+int ipi_watch_stop(struct ipi_watch *w)
 {
 	struct irq_table post;
-	int ret;
 
-	if (last)
-		w->seconds = (mono_ns() - w->start_ns) / 1e9;
-	ret = w->method == IPI_WATCH_TRACE ? watch_trace_poll(w, last) :
-	      watch_procfs_poll(w, last);
-	if (!last || ret)
-		return ret;
-	if (w->method == IPI_WATCH_TRACE) {
-		irq_table_free(&w->last);
-		if (irq_table_read("/proc/interrupts", &w->last))
-			return -1;
-		w->lost = trace_instance_overruns(&w->ti);
-		trace_instance_remove(&w->ti);
-		free(w->buf);
-		w->buf = NULL;
-		/* removing the instance disables the events: text patching */
-		if (!irq_table_read("/proc/interrupts", &post)) {
-			w->teardown_ipis = watched_ipis(w, &w->last, &post);
-			irq_table_free(&post);
-		}
+	if (w->stopped)
+		return 0;
+	if (!w->end_ns && ipi_watch_end_window(w))
+		return -1;
+	w->stopped = true;
+	if (w->method != IPI_WATCH_TRACE)
+		return 0;
+	if (ipi_watch_drain(w))
+		return -1;
+	irq_table_free(&w->last);
+	if (irq_table_read("/proc/interrupts", &w->last))
+		return -1;
+	w->lost += trace_instance_overruns(&w->ti);
+	trace_instance_remove(&w->ti);
+	free(w->buf);
+	w->buf = NULL;
+	/* removing the instance disables the events: text patching */
+	if (!irq_table_read("/proc/interrupts", &post)) {
+		w->teardown_ipis = watched_ipis(w, &w->last, &post);
+		irq_table_free(&post);
 	}
 	return 0;
+}
+
+size_t ipi_watch_windows(const struct ipi_watch *w)
+{
+	size_t full = (size_t)(w->seconds / w->window_s + 1e-9);
+
+	return full ? full : 1;
+}
+
+void ipi_watch_control_count(const struct ipi_watch *w, const char *expect,
+			     uint64_t *named, uint64_t *other)
+{
+	size_t len = strlen(expect);
+
+	*named = *other = 0;
+	for (int i = 0; i < w->after.nsrc; i++) {
+		if (!strncmp(w->after.src[i].name, expect, len))
+			*named += w->after.src[i].n;
+		else
+			*other += w->after.src[i].n;
+	}
+	*other += w->after.src_other.n;
 }

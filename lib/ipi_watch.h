@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Watching the IPIs of a set of CPUs for a while, into an ipi_tally
- * (per CPU, per kind, per minute), by one of two methods:
+ * Watching the IPIs of a set of CPUs for a while, into an ipi_tally (per
+ * CPU and window of the machine's own time, per kind, per minute, per
+ * callback and per source), by one of two methods:
  *  - trace: the IPIs sent to them, from ipi:ipi_send_cpu/cpumask records
- *    (Linux >= 6.3) and csd:csd_queue_cpu in a private trace instance;
- *    per callback too, and events lost are counted;
+ *    (Linux >= 6.3) and csd:csd_queue_cpu in a private trace instance,
+ *    each with the sender's stack (the stacktrace trigger) to name where
+ *    it came from (lib/ipi_source.h); events lost are counted;
  *  - procfs: the IPIs they received, from the CAL, RES and TLB rows of
- *    /proc/interrupts (x86), sampled every second; no callbacks.
+ *    /proc/interrupts (x86), sampled at each window's end; no callbacks
+ *    or sources.
  * Both keep /proc/interrupts at the start and the end for the per-CPU
- * CAL/RES/TLB deltas.
+ * CAL/RES/TLB deltas. The trace is read from where the watch runs,
+ * never waited on: nothing is sent to the watched CPUs to count.
  */
 #ifndef ISOLBENCH_IPI_WATCH_H
 #define ISOLBENCH_IPI_WATCH_H
@@ -17,20 +21,101 @@
 #include <stdint.h>
 
 #include "counters.h"
-#include "ipi.h"
+#include "ipi_source.h"
 #include "trace_instance.h"
 
 enum ipi_watch_method { IPI_WATCH_AUTO, IPI_WATCH_TRACE, IPI_WATCH_PROCFS };
 /* "auto", "trace", "procfs", NULL: for an OPT_CHOICE option */
 extern const char *const ipi_watch_method_names[];
 
+enum ipi_kind { IPI_CALL, IPI_RESCHED, IPI_TLB, IPI_NKINDS };
+/* JSON keys of the kinds: "function_call_ipis", ... */
+extern const char *const ipi_kind_keys[IPI_NKINDS];
+
+#define IPI_TALLY_NAMES		32	/* callbacks and queued functions told apart */
+#define IPI_TALLY_SOURCES	48	/* sources told apart; the rest is "other" */
+#define IPI_TALLY_SENDERS	4	/* senders told apart per source */
+
+struct ipi_name_count {
+	char name[64];
+	uint64_t n;
+};
+
+struct ipi_sender {
+	char comm[32];
+	int cpu;
+	uint64_t n;
+};
+
+/* The IPIs of one source: how many, in which windows, from whom. */
+struct ipi_tally_source {
+	char name[64];
+	char callback[64];	/* the callback of its first IPI */
+	uint64_t n, stacks;	/* IPIs, and those named from the sender's stack */
+	uint64_t *per_win;	/* per window */
+	size_t nwin;
+	struct ipi_sender senders[IPI_TALLY_SENDERS];
+	int nsenders;
+};
+
+/* What the watched CPUs got. */
+struct ipi_tally {
+	uint64_t per_cpu[CPU_SETSIZE];
+	uint64_t kind[IPI_NKINDS], total;
+	uint64_t *per_min;		/* per minute, nmin of them */
+	size_t nmin;
+	int ncpus;			/* the watched CPUs, in order */
+	short cpu_index[CPU_SETSIZE];	/* a watched CPU's place, -1 others */
+	uint64_t *per_win;		/* [window * ncpus + place] */
+	size_t nwin;
+	struct ipi_name_count cb[IPI_TALLY_NAMES];
+	int ncb;
+	uint64_t cb_other;		/* callbacks beyond the table */
+	/*
+	 * csd:csd_queue_cpu records: the functions queued for the watched
+	 * CPUs (a single-target IPI only names the generic handler).
+	 */
+	struct ipi_name_count func[IPI_TALLY_NAMES];
+	int nfunc;
+	uint64_t func_other, queued;
+	struct ipi_tally_source src[IPI_TALLY_SOURCES];
+	int nsrc;
+	struct ipi_tally_source src_other;	/* beyond the table */
+	uint64_t no_callsite;		/* sends of a kernel without callsite */
+};
+
+/* The tally of the watched @cpus; ipi_tally_free() releases it. */
+void ipi_tally_init(struct ipi_tally *t, const cpu_mask_t *cpus);
+void ipi_tally_free(struct ipi_tally *t);
+/* Add @n IPIs of @kind to @cpu in @window and @minute; -1 on no memory. */
+int ipi_tally_add(struct ipi_tally *t, int cpu, enum ipi_kind kind, uint64_t n,
+		  size_t window, size_t minute);
+/* One traced send (with its source) in @window and @minute; -1 on no memory. */
+int ipi_tally_send(struct ipi_tally *t, const struct ipi_send *s, size_t window,
+		   size_t minute);
+/* A csd:csd_queue_cpu record's function, for a watched CPU. */
+void ipi_tally_queued(struct ipi_tally *t, const struct trace_record *r,
+		      const cpu_mask_t *watched);
+
 struct ipi_watch {
 	enum ipi_watch_method method;	/* trace or procfs once opened */
 	const char *how;	/* "traced sends (ipi tracepoints)", ... */
 	char why_procfs[256];	/* auto chose procfs: why */
 	char note[224];		/* a part that could not be set up */
+	bool stacks;		/* trace: the senders' stacks are recorded */
+	char why_no_stacks[160];
 	cpu_mask_t cpus;
-	struct ipi_tally t;
+	double window_s;	/* the windows of the per-window counts */
+	struct ipi_tally t;	/* the watch's window */
+	/*
+	 * After ipi_watch_end_window(): the sends of thread @control_tid
+	 * (a positive control run while the trace goes on) apart in @after;
+	 * other senders' are only counted.
+	 */
+	struct ipi_tally after;
+	pid_t control_tid;
+	uint64_t after_others;
+	uint64_t end_ns;	/* the window's end, 0 while it runs */
 	long long lost;		/* trace: events the ring buffer dropped */
 	uint64_t samples;	/* procfs: /proc/interrupts reads */
 	double seconds;		/* how long it watched */
@@ -40,34 +125,57 @@ struct ipi_watch {
 	 * interrupts every CPU) and tore itself down, outside the window.
 	 */
 	int64_t setup_ipis, teardown_ipis;
-	bool ts_mono;		/* trace: records bucketed by their timestamps */
+	bool ts_mono;		/* trace: records placed by their own timestamps */
 	struct irq_table first, last;
 	uint64_t start_ns, last_ns;
+	bool stopped;
 	struct trace_instance ti;
+	struct ipi_sends sends;
 	char *buf;
 	size_t have;
 };
 
+/* The tallies and the reading of a watch of @cpus in windows of @window_s. */
+void ipi_watch_init(struct ipi_watch *w, const cpu_mask_t *cpus, double window_s);
 /*
  * Set up watching @cpus by @method (auto: trace when the ipi
- * tracepoints exist, else procfs). 0, or -1 with a reason in @err.
+ * tracepoints exist, else procfs), in windows of @window_s. 0, or -1
+ * with a reason in @err.
  */
 int ipi_watch_open(struct ipi_watch *w, enum ipi_watch_method method,
-		   const cpu_mask_t *cpus, char *err, size_t errlen);
+		   const cpu_mask_t *cpus, double window_s, char *err, size_t errlen);
 /*
  * The trace part of ipi_watch_open() on the instance w->ti (created):
- * events, CPUS{} filters, clock. When the kernel refuses the CPUS{}
- * filter (6.3 to 6.5 have the ipi tracepoints but not the filter) and
- * @fall_back, the watch becomes a procfs one, why_procfs says why.
- * 0, or -1 with a reason in @err.
+ * events, CPUS{} filters, the stacktrace trigger, clock. When the
+ * kernel refuses the CPUS{} filter (6.3 to 6.5 have the ipi tracepoints
+ * but not the filter) and @fall_back, the watch becomes a procfs one,
+ * why_procfs says why. 0, or -1 with a reason in @err.
  */
 int ipi_watch_trace_setup(struct ipi_watch *w, bool fall_back, char *err,
 			  size_t errlen);
 int ipi_watch_start(struct ipi_watch *w, char *err, size_t errlen);
+/* Collect for about 200 ms. 0, or -1 with errno. */
+int ipi_watch_poll(struct ipi_watch *w);
 /*
- * Collect for about 200 ms; with @last, everything left, and stop
- * (w->seconds set, trace instance removed). 0, or -1 with errno.
+ * End the window (w->seconds set); later sends go to w->after while
+ * the trace goes on. 0, or -1 with errno.
  */
-int ipi_watch_poll(struct ipi_watch *w, bool last);
+int ipi_watch_end_window(struct ipi_watch *w);
+/* Everything left, and stop (trace instance removed). 0, or -1 with errno. */
+int ipi_watch_stop(struct ipi_watch *w);
+/* trace: read every record left (tracing switched off first). 0, or -1 with errno. */
+int ipi_watch_drain(struct ipi_watch *w);
+/* The full windows of the watch (a shorter last one is left out, unless it is the only one). */
+size_t ipi_watch_windows(const struct ipi_watch *w);
+/* IPIs to the @place-th watched CPU in window @win. */
+uint64_t ipi_tally_win(const struct ipi_tally *t, size_t win, int place);
+
+/*
+ * The positive control: of the IPIs thread w->control_tid sent after the
+ * window, how many the watch named @expect (a source whose name starts
+ * with it) and how many it named otherwise.
+ */
+void ipi_watch_control_count(const struct ipi_watch *w, const char *expect,
+			     uint64_t *named, uint64_t *other);
 
 #endif

@@ -64,7 +64,7 @@ static bool ends_with(const char *s, const char *tail)
  * calls per walk) does not depend on the speed of the machine.  The
  * optional "kind" member says it; without it the unit and name do.
  */
-static int metric_kind(const struct jr_value *m, struct result_metric *rm,
+static int metric_kind_read(const struct jr_value *m, struct result_metric *rm,
 		       char *err, size_t errlen)
 {
 	static const char *const time_units[] = { "ns", "us", "ms", "s", "cycles" };
@@ -114,7 +114,7 @@ static int metric_read(const struct jr_value *m, size_t idx,
 			 rm->name, better);
 		return -1;
 	}
-	if (metric_kind(m, rm, err, errlen))
+	if (metric_kind_read(m, rm, err, errlen))
 		return -1;
 	if (!samples || samples->type != JR_ARRAY) {
 		snprintf(err, errlen, "metric %s has no samples array", rm->name);
@@ -363,22 +363,34 @@ int result_output_words(const char *a)
 	return 0;
 }
 
-void result_args(const struct result *r, char *buf, size_t len)
+size_t result_arg_list(const struct result *r, const char **args, size_t max)
 {
 	const struct jr_value *a = r->argv ? r->argv->child : NULL;
 	size_t n = 0;
 	int skip = 0;
 
-	buf[0] = '\0';
-	for (a = a ? a->next : NULL; a && n < len; a = a->next) {
+	for (a = a ? a->next : NULL; a && n < max; a = a->next) {
 		const char *s = a->type == JR_STRING ? a->string : "?";
 
-		if (skip || (skip = result_output_words(s))) {
+		if (!skip)
+			skip = result_output_words(s);
+		if (skip) {
 			skip--;
 			continue;
 		}
-		n += snprintf(buf + n, len - n, "%s%s", n ? " " : "", s);
+		args[n++] = s;
 	}
+	return n;
+}
+
+void result_args(const struct result *r, char *buf, size_t len)
+{
+	const char *args[RESULT_MAX_ARGS];
+	size_t n = result_arg_list(r, args, RESULT_MAX_ARGS), off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? " " : "", args[i]);
 }
 
 const char *result_incomplete(const struct result *r, char *buf, size_t len)

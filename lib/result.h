@@ -19,10 +19,18 @@
 #define RESULT_SCHEMA		"isolbench-result"
 #define RESULT_VERSION		1
 #define RESULT_MAX_BYTES	(64u << 20)	/* a result file is far smaller */
-#define RESULT_MAX_METRICS	1024		/* a program writes at most 32 */
+#define RESULT_MAX_METRICS	1024		/* a program writes at most 128 */
+#define RESULT_MAX_ARGS		256		/* arguments compared and rerun */
 
 /* Which way a metric improves: the "better" member. */
 enum better { BETTER_LOWER, BETTER_HIGHER, BETTER_NONE };
+
+/*
+ * The "kind" member: a timing (what a slower or emulated machine
+ * stretches) or a count (events in a fixed window of the machine's own
+ * time); unset: readers derive it from the unit and name.
+ */
+enum metric_kind { KIND_DERIVED, KIND_TIMING, KIND_COUNT };
 
 /* "lower", "higher", "none" */
 const char *better_str(enum better b);
@@ -85,6 +93,11 @@ const struct result_metric *result_metric_find(const struct result *r,
 void result_args(const struct result *r, char *buf, size_t len);
 /* -o FILE, --output FILE: 2; -oFILE, --output=FILE: 1; anything else: 0 */
 int result_output_words(const char *arg);
+/*
+ * The same arguments, each into @args (at most @max, pointing into the
+ * document; a non-string one as "?"): how many.
+ */
+size_t result_arg_list(const struct result *r, const char **args, size_t max);
 
 /*
  * Why @r cannot be judged as a whole run (interrupted by a signal,

@@ -39,6 +39,11 @@ void metric_add(struct metric *m, double v)
 	m->samples[m->n++] = v;
 }
 
+void metric_kind(struct metric *m, enum metric_kind kind)
+{
+	m->kind = kind;
+}
+
 void metric_extra(struct metric *m, const char *key, double value)
 {
 	for (int i = 0; i < m->nextras; i++) {
@@ -157,6 +162,8 @@ static void metric_json(struct json *j, const struct metric *m)
 	json_string(j, "name", m->name);
 	json_string(j, "unit", m->unit);
 	json_string(j, "better", better_str(m->better));
+	if (m->kind != KIND_DERIVED)
+		json_string(j, "kind", m->kind == KIND_COUNT ? "count" : "timing");
 	json_string(j, "aggregate", m->aggregate);
 	if (m->summary_label[0])
 		json_string(j, "label", m->summary_label);

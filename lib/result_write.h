@@ -27,7 +27,8 @@ struct metric {
 	char name[64];		/* JSON name with unit: "getpid_ns" */
 	const char *unit;	/* "ns", "us", "s", "count" */
 	enum better better;
-	char aggregate[96];	/* what one sample is: "average of one run of N calls" */
+	enum metric_kind kind;	/* written when not KIND_DERIVED */
+	char aggregate[256];	/* what one sample is: "average of one run of N calls" */
 	char summary_label[32];	/* the summary line's lead: "getpid" */
 	char summary_context[160];	/* "cpu 3 (nohz_full) 10000000 calls" */
 	const char *noun, *nouns;	/* what one sample is: "run", "runs" */
@@ -49,6 +50,12 @@ void metric_init(struct metric *m, const char *name, const char *unit,
 		 enum better better, const char *aggregate);
 void metric_add(struct metric *m, double v);
 void metric_extra(struct metric *m, const char *key, double value);
+/*
+ * Say what the samples are when the unit and name would say otherwise:
+ * events per second of a window of the machine's own time are a count
+ * (docs/result-schema.md "Timings and counts").
+ */
+void metric_kind(struct metric *m, enum metric_kind kind);
 /* The summary line: "<label>: <context>, avg X unit (median ...)". */
 void metric_summary(struct metric *m, const char *label,
 		    const char *context_fmt, ...) __ktap_printf(3, 4);

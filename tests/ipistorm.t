@@ -16,8 +16,8 @@ cal() {
 	awk -v c="$1" '/^ *CPU/ { for (i = 1; i <= NF; i++) col[$i] = i }
 		/^ *CAL:/ { print $(col["CPU" c] + 1) }' /proc/interrupts
 }
-extra() {	# extra JSON KEY: the first metric's extra value
-	python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["metrics"][0]["extra"][sys.argv[2]]))' "$1" "$2"
+extra() {	# extra JSON KEY: the first metric's extra value of that name
+	python3 -c 'import json,sys; print(int([m for m in json.load(open(sys.argv[1]))["metrics"] if sys.argv[2] in m.get("extra", {})][0]["extra"][sys.argv[2]]))' "$1" "$2"
 }
 
 # topo relation A B | topo has REL: the relation of two CPUs as sysfs
@@ -199,8 +199,8 @@ ic1=$(awk -v a="$src" -v b="$dst" '/^ *CPU/ { for (i = 1; i <= NF; i++) col[$i] 
 	grep -Eq '^# by kind: [0-9]+ function call, [0-9]+ reschedule, [0-9]+ TLB shootdown' "$TMP/out"
 ok $? "watch: traced, with the split by kind"
 ktap_valid "$TMP/out"; ok $? "watch: valid KTAP"
-json_check "$TMP/w.json" '[m for m in d["metrics"] if m["name"]=="ipis_per_min" and len(m["samples"])>=1 and "reschedule_ipis" in m["extra"] and "cpu'"$dst"'_ipis" in m["extra"]]'
-ok $? "watch: JSON per-minute buckets, kinds and per-CPU totals"
+json_check "$TMP/w.json" '[m for m in d["metrics"] if m["name"]=="ipis_per_min" and len(m["samples"])>=1 and "reschedule_ipis" in m["extra"] and m["kind"]=="count"] and [m for m in d["metrics"] if m["name"]=="ipis_to_cpu'"$dst"'_per_s" and len(m["samples"])==2 and m["kind"]=="count" and sum(m["samples"])==m["extra"]["ipis"]]'
+ok $? "watch: JSON per-minute buckets, kinds, and per-CPU count metrics of 2 windows of 1 s"
 # its own setup and teardown: reported, and within what cpus $wl received
 setup=$(extra "$TMP/w.json" setup_ipis)
 teardown=$(extra "$TMP/w.json" teardown_ipis)
@@ -208,7 +208,7 @@ grep -q "^# outside the window: $setup IPIs (CAL + RES) to cpus $wl while the wa
 	[ $((setup + teardown)) -le $((ic1 - ic0)) ]
 ok $? "watch: $setup setup and $teardown teardown IPIs reported (KTAP and JSON), within the $((ic1 - ic0)) CAL + RES here"
 # shorter than a minute: the one partial minute, scaled to 60 s
-json_check "$TMP/w.json" 'd["metrics"][0]["extra"]["full_minutes"] == 0 and d["metrics"][0]["extra"]["last_minute_scaled"] == 1 and len(d["metrics"][0]["samples"]) == 1 and abs(d["metrics"][0]["samples"][0] - d["metrics"][0]["extra"]["last_minute_ipis"] * 60 / d["metrics"][0]["extra"]["last_minute_s"]) < 0.01 and d["metrics"][0]["extra"]["last_minute_ipis"] == d["metrics"][0]["extra"]["ipis_total"]' &&
+json_check "$TMP/w.json" '(lambda m: m["extra"]["full_minutes"] == 0 and m["extra"]["last_minute_scaled"] == 1 and len(m["samples"]) == 1 and abs(m["samples"][0] - m["extra"]["last_minute_ipis"] * 60 / m["extra"]["last_minute_s"]) < 0.01 and m["extra"]["last_minute_ipis"] == m["extra"]["ipis_total"])([m for m in d["metrics"] if m["name"] == "ipis_per_min"][0])' &&
 	grep -q '^# per minute: 0 full minutes, records bucketed by their own timestamps; the last 2\.[0-9] s ([0-9]* IPIs) scaled to 60 s' "$TMP/out"
 ok $? "watch -D 2: the partial minute scaled to 60 s, records bucketed by their timestamps, and says so"
 # IPIs we make ourselves must show up and trip --max
@@ -237,7 +237,7 @@ kill $stormer 2>/dev/null; wait $stormer 2>/dev/null
 ok $? "watch --method procfs: counted from /proc/interrupts, says so, --max 10 trips (rc=$RC)"
 ktap_valid "$TMP/out"; ok $? "watch --method procfs: valid KTAP"
 calls=$(( $(extra "$TMP/wp.json" function_call_ipis) + $(extra "$TMP/wp.json" tlb_ipis) ))
-json_check "$TMP/wp.json" '"method: received, /proc/interrupts" in d["run"]["notes"] and d["metrics"][0]["extra"]["procfs_samples"] >= 2 and "events_lost" not in d["metrics"][0]["extra"] and d["metrics"][0]["extra"]["ipis_total"] == d["metrics"][0]["extra"]["cpu'"$dst"'_ipis"]' &&
+json_check "$TMP/wp.json" '(lambda m, c: "method: received, /proc/interrupts" in d["run"]["notes"] and m["extra"]["procfs_samples"] >= 2 and "events_lost" not in m["extra"] and m["extra"]["ipis_total"] == c["extra"]["ipis"])([m for m in d["metrics"] if m["name"] == "ipis_per_min"][0], [m for m in d["metrics"] if m["name"] == "ipis_to_cpu'"$dst"'_per_s"][0])' &&
 	[ "$calls" -ge 1000 ] && [ "$calls" -le $((c1 - c0)) ] &&
 	grep -q "^# cpu $dst: [0-9]* IPIs received .*CAL +$calls," "$TMP/out"
 ok $? "watch --method procfs: $calls CAL on cpu $dst during the storm (CAL rose by $((c1 - c0)) around it here), JSON names the method"
@@ -248,7 +248,7 @@ sleep 1.5
 kill -INT $pid
 wait $pid
 rc=$?
-[ $rc -eq 130 ] && json_check "$TMP/wpi.json" 'd["run"]["interrupted"] and d["metrics"][0]["extra"]["watch_s"] < 30 and d["metrics"][0]["extra"]["procfs_samples"] >= 2'
+[ $rc -eq 130 ] && json_check "$TMP/wpi.json" 'd["run"]["interrupted"] and [m for m in d["metrics"] if m["name"] == "ipis_per_min" and m["extra"]["watch_s"] < 30 and m["extra"]["procfs_samples"] >= 2]'
 ok $? "SIGINT ends a procfs watch: counts reported and saved (rc=$rc)"
 
 # Ctrl-C ends a long watch with the counts so far, saved, instance removed
@@ -258,7 +258,7 @@ sleep 1.5
 kill -INT $pid
 wait $pid
 rc=$?
-[ $rc -eq 130 ] && json_check "$TMP/wi.json" 'd["run"]["interrupted"] and d["metrics"][0]["extra"]["watch_s"] < 30' &&
+[ $rc -eq 130 ] && json_check "$TMP/wi.json" 'd["run"]["interrupted"] and [m for m in d["metrics"] if m["name"] == "ipis_per_min" and m["extra"]["watch_s"] < 30]' &&
 	! ls -d /sys/kernel/tracing/instances/isolbench-ipistorm-$pid 2>/dev/null
 ok $? "SIGINT ends a watch: counts reported and saved, trace instance removed (rc=$rc)"
 
