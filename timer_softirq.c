@@ -76,6 +76,7 @@ static void quiet_phase(struct bench *b, const struct ts_opts *o, struct ts_run 
 	/* how long the tick kept running after the warm-up (nohz_full) */
 	if (!isnan(r->tick_quiet_s))
 		metric_extra(m, "tick_last_after_warmup_s", r->tick_quiet_s);
+	ts_noise_report(b, o, "quiet", r, &r->quiet_ns, r->quiet_w, n, r->quiet);
 }
 
 static void quiet_verdicts(struct bench *b, const struct ts_opts *o, const struct ts_run *r)
@@ -123,6 +124,7 @@ static void quiet_verdicts(struct bench *b, const struct ts_opts *o, const struc
 			      NULL, "quiet: at most %llu TIMER softirqs on cpu %d in a %.1f s window (max %llu)",
 			      (unsigned long long)r->quiet_max_softirqs, b->target,
 			      b->opt.duration_s, (unsigned long long)o->max_softirqs);
+	ts_noise_verdict(b, r, &r->quiet_ns, "quiet");
 }
 
 static void control_verdicts(struct bench *b, const struct ts_run *r)
@@ -180,10 +182,13 @@ static void control_phase(struct bench *b, const struct ts_opts *o, struct ts_ru
 	metric_extra(window_metric(b, "control_timer_softirqs_per_s", "control TIMER softirqs",
 				   ctx, r->ctl_w, n, &r->ctl_sum),
 		     "recv_timeouts", r->ctl_sum.timeouts);
-	if (n)
+	ts_noise_report(b, o, "control", r, &r->ctl_ns, r->ctl_w, n, false);
+	if (n) {
 		control_verdicts(b, r);
-	else
+		ts_noise_control_verdict(b, r, r->ctl_w, n, r->ctl_sum.timeouts);
+	} else {
 		bench_phase_skip(b, "control", "interrupted");
+	}
 }
 
 /* sched_rt_runtime_us is -1: nothing stops a runaway SCHED_FIFO thread */
@@ -217,8 +222,8 @@ static void ts_check(struct bench *b, struct ts_opts *o, struct ts_run *r)
 	if (!CPU_COUNT(&b->opt.housekeeping))
 		bench_skip(b, "needs a housekeeping CPU besides cpu %d to count from", b->target);
 	bench_phases(b, (const struct plan_phase[]){
-		{ "quiet", 5, r->quiet },	/* quiet_verdicts() */
-		{ "control", 2, r->control },	/* control_verdicts() */
+		{ "quiet", 6, r->quiet },	/* quiet_verdicts() */
+		{ "control", 3, r->control },	/* control_verdicts(), ts_noise_control_verdict() */
 		{ "cyclic", 3, r->cyclic },	/* cyclic_phase() */
 		{ NULL }
 	});
@@ -235,6 +240,7 @@ int main(int argc, char **argv)
 		.phase = PH_ALL, .policy = POL_FIFO, .interval_us = 1000,
 		.priority = 95, .hist_max_us = 10000, .warmup_s = 1,
 		.max_softirqs = 5, .max_ticks_per_s = 10, .max_needless_per_tick = 0.25,
+		.noise_threshold_us = 5,
 	};
 	const struct opt opts[] = {
 		{ .name = "phase", .type = OPT_CHOICE, .dest = &o.phase, .arg = "PHASE",
@@ -269,6 +275,9 @@ int main(int argc, char **argv)
 		  .min = 0, .max = 1e4 },
 		{ .name = "assert-nohz", .type = OPT_FLAG, .dest = &o.assert_nohz,
 		  .help = "quiet: assert the nohz_full bounds even on a CPU that is not nohz_full" },
+		{ .name = "noise-threshold", .type = OPT_DOUBLE, .dest = &o.noise_threshold_us,
+		  .arg = "US", .min = 0.1, .max = 1e6,
+		  .help = "quiet/control: a gap in the busy loop's progress longer than US is noise, attributed to what ran (default 5, as osnoise)" },
 		{ .name = "perf-counters", .type = OPT_FLAG, .dest = &o.perf_counters,
 		  .help = "quiet/control: also count with per-cpu perf counters inside each window (each enable, disable and read is an IPI to the target)" },
 		{ NULL }

@@ -14,6 +14,8 @@
 #include "lib/cpu_trace.h"
 #include "lib/cyclic.h"
 #include "lib/knob.h"
+#include "lib/noise.h"
+#include "lib/spinner.h"
 
 enum policy { POL_FIFO, POL_OTHER };
 
@@ -21,6 +23,7 @@ struct ts_opts {
 	int phase, policy;
 	double interval_us, hist_max_us, warmup_s, max_ticks_per_s;
 	double max_needless_per_tick;
+	double noise_threshold_us;	/* a gap of the busy loop longer than this is noise */
 	int64_t priority;
 	uint64_t max_softirqs;
 	bool mlock, laptop, assert_nohz, perf_counters;
@@ -37,12 +40,23 @@ enum ev {
 /* ...and the target CPU's rows of /proc/interrupts and /proc/softirqs */
 enum row { ROW_LOC, ROW_TIMER, ROW_HRTIMER };
 
+/* One window's noise of the busy loop (lib/noise.h), kept for its metrics. */
+struct ts_noise {
+	uint64_t gaps, gap_ns;		/* the loop's gaps over the threshold */
+	uint64_t unexplained, unexplained_ns;
+	uint64_t lost;			/* gaps the log could not keep */
+	uint64_t steal_ns;		/* the hypervisor's, /proc/stat */
+	uint64_t src_gaps[NOISE_SOURCES + 1];	/* per source of the phase; the last: other */
+	uint64_t sleeper_runs, sleeper_in_gaps;	/* control: the sleeper's runs, in gaps */
+};
+
 /* One counted window of the quiet or control phase. */
 struct ts_window {
 	struct cpu_trace_counts t;	/* from the trace instance */
 	struct cpu_window w;		/* rows, jiffies; perf counts if asked */
 	uint64_t timeouts;		/* control: recv() timeouts */
 	uint64_t ticks;			/* t.ticks, or jiffies without the tick's symbol */
+	struct ts_noise noise;
 };
 
 struct cyclic_result {
@@ -67,6 +81,7 @@ struct ts_run {
 	struct cpu_events rows;	/* /proc rows and jiffies only: no IPIs */
 	struct cpu_events k;	/* perf counters */
 	struct ts_window *quiet_w, *ctl_w, quiet_sum, ctl_sum;
+	struct noise_sources quiet_ns, ctl_ns;	/* the noise's sources per phase */
 	uint64_t quiet_max_softirqs;	/* the worst quiet window */
 	double tick_quiet_s;	/* last LOC after the warm-up; -1 none in 3 s, NAN not waited */
 	struct cyclic_result cyc;
@@ -91,6 +106,17 @@ struct metric *window_metric(struct bench *b, const char *name, const char *labe
 void raised_metric(struct bench *b, const struct ts_opts *o, const struct ts_run *r,
 		   uint64_t n);
 void ipis_print(int cpu, const struct cpu_trace_counts *t);
+
+/* timer_softirq_noise.c: the busy loop's gaps, attributed */
+void ts_noise_window(struct ts_run *r, struct spinner_gaps *g, pid_t sleeper,
+		     uint64_t steal0, struct ts_window *w);
+void ts_noise_report(struct bench *b, const struct ts_opts *o, const char *what,
+		     struct ts_run *r, const struct noise_sources *ns,
+		     const struct ts_window *w, uint64_t n, bool metrics);
+void ts_noise_verdict(struct bench *b, const struct ts_run *r, const struct noise_sources *ns,
+		      const char *what);
+void ts_noise_control_verdict(struct bench *b, const struct ts_run *r,
+			      const struct ts_window *w, uint64_t n, uint64_t timeouts);
 
 /* timer_softirq_cyclic.c */
 void cyclic_phase(struct bench *b, const struct ts_opts *o, struct ts_run *r);

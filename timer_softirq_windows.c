@@ -29,6 +29,7 @@ struct sleeper {
 	int cpu;
 	uint64_t deadline_ns;
 	atomic_int ready, failed, stop;
+	atomic_int tid;			/* its thread, for the noise's attribution */
 	atomic_ullong timeouts;		/* recv() calls that timed out */
 	char error[160];
 };
@@ -52,6 +53,7 @@ void counting_open(struct bench *b, const struct ts_opts *o, struct ts_run *r)
 {
 	unsigned long long addr;
 	char err[192];
+	int notes;
 
 	/* the counting thread (this one) stays on the housekeeping CPUs */
 	if (cpu_pin_self_mask(&b->opt.housekeeping))
@@ -62,6 +64,14 @@ void counting_open(struct bench *b, const struct ts_opts *o, struct ts_run *r)
 		bench_note(b, "%s", r->tr.notes[i]);
 	if (!r->tr.have_ipi_cpu || !r->tr.have_ipi_mask)
 		bench_note(b, "IPIs to cpu %d not fully traced: %s", b->target, r->tr.ipi_error);
+	/* what ran on the CPU, for the busy loop's noise */
+	noise_sources_init(&r->quiet_ns);
+	noise_sources_init(&r->ctl_ns);
+	notes = r->tr.nnotes;
+	if (cpu_trace_noise(&r->tr, err, sizeof(err)))
+		bench_note(b, "noise not attributed: %s", err);
+	for (int i = notes; i < r->tr.nnotes; i++)
+		bench_note(b, "%s", r->tr.notes[i]);
 	r->tick_fn = !ksym_addr("tick_nohz_handler", &addr) ||
 		     !ksym_addr("tick_sched_timer", &addr);
 	if (!r->tick_fn)
@@ -93,6 +103,7 @@ static void *timeout_main(void *arg)
 	char buf[1];
 	int sv[2];
 
+	atomic_store(&s->tid, gettid());
 	if (cpu_pin_self(s->cpu)) {
 		sleeper_fail(s, "pin to the target cpu");
 		return NULL;
@@ -144,12 +155,13 @@ void timer_migration_off(struct bench *b, bool nohz, struct knob *k)
  * counters are enabled, disabled and read inside it, as before.
  */
 static int count_window(struct bench *b, const struct ts_opts *o, struct ts_run *r,
-			const char *what, struct sleeper *sl, struct ts_window *w,
-			char *err, size_t errlen)
+			const char *what, struct sleeper *sl, struct spinner_gaps *g,
+			struct ts_window *w, char *err, size_t errlen)
 {
-	uint64_t t0, on_ns, off_ns;
+	uint64_t t0, on_ns, off_ns, steal0 = 0;
 	int ret;
 
+	cpu_steal_ns(b->target, &steal0);
 	cpu_events_begin(&r->rows);
 	if (cpu_trace_begin(&r->tr)) {
 		snprintf(err, errlen, "%s", r->tr.error);
@@ -187,6 +199,8 @@ static int count_window(struct bench *b, const struct ts_opts *o, struct ts_run 
 	if (ret)
 		return -1;
 	w->ticks = r->tick_fn ? w->t.ticks : w->w.jiffies;
+	if (r->tr.noise)
+		ts_noise_window(r, g, atomic_load(&sl->tid), steal0, w);
 	return 0;
 }
 
@@ -226,13 +240,24 @@ uint64_t spin_windows(struct bench *b, const struct ts_opts *o, struct ts_run *r
 	uint64_t runs = b->opt.runs, done = 0;
 	double max_s = o->warmup_s + runs * (b->opt.duration_s + 2) + 10;
 	struct sleeper sl = { .cpu = b->target };
+	struct spinner_gaps gaps = { 0 };
 	struct spinner sp = { 0 };
 	bool sleeping = false;
 	pthread_t th;
 
 	*err = '\0';
-	if (spinner_start(&sp, b->target, 0, max_s, err, errlen))
+	/* the loop's gaps, for the noise: a ring far larger than a window's gaps */
+	if (r->tr.noise) {
+		if (spinner_gaps_init(&gaps, 1 << 18, (uint64_t)(o->noise_threshold_us * 1e3)))
+			ksft_exit_fail_msg("out of memory\n");
+		sp.gaps = &gaps;
+		r->tr.ns = control ? &r->ctl_ns : &r->quiet_ns;
+	}
+	if (spinner_start(&sp, b->target, 0, max_s, err, errlen)) {
+		spinner_gaps_free(&gaps);
 		return 0;
+	}
+	r->tr.loop_tid = sp.tid;
 	sl.deadline_ns = mono_ns() + (uint64_t)(max_s * 1e9);
 	if (control) {
 		sleeping = !pthread_create(&th, NULL, timeout_main, &sl);
@@ -251,8 +276,8 @@ uint64_t spin_windows(struct bench *b, const struct ts_opts *o, struct ts_run *r
 	while (!*err && !bench_stop && done < runs) {
 		char why[400];
 
-		if (count_window(b, o, r, control ? "control" : "quiet", &sl, &w[done],
-				 why, sizeof(why))) {
+		if (count_window(b, o, r, control ? "control" : "quiet", &sl, &gaps,
+				 &w[done], why, sizeof(why))) {
 			snprintf(err, errlen, "window %llu could not be counted: %s",
 				 (unsigned long long)done + 1, why);
 			break;
@@ -263,6 +288,7 @@ uint64_t spin_windows(struct bench *b, const struct ts_opts *o, struct ts_run *r
 	if (sleeping)
 		pthread_join(th, NULL);
 	spinner_stop(&sp);
+	spinner_gaps_free(&gaps);
 	return done;
 }
 

@@ -311,3 +311,27 @@ int64_t irq_table_delta(const struct irq_table *before,
 
 	return a < 0 || b < 0 ? -1 : b - a;
 }
+
+int cpu_steal_ns(int cpu, uint64_t *ns)
+{
+	char *txt = read_file_all("/proc/stat", NULL), key[24];
+	unsigned long long f[8];
+	const char *l;
+	long hz = sysconf(_SC_CLK_TCK);
+	int ret = -1;
+
+	snprintf(key, sizeof(key), "cpu%d ", cpu);
+	for (l = txt; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (strncmp(l, key, strlen(key)))
+			continue;
+		/* user nice system idle iowait irq softirq steal */
+		if (sscanf(l + strlen(key), "%llu %llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1],
+			   &f[2], &f[3], &f[4], &f[5], &f[6], &f[7]) == 8 && hz > 0) {
+			*ns = f[7] * (1000000000ULL / hz);
+			ret = 0;
+		}
+		break;
+	}
+	free(txt);
+	return ret;
+}

@@ -63,6 +63,11 @@ struct irq_table {
 };
 
 int irq_table_read(const char *path, struct irq_table *t);
+/*
+ * The time the hypervisor took from @cpu so far (the steal column of
+ * /proc/stat, in ns): 0, or -1 when there is no such line.
+ */
+int cpu_steal_ns(int cpu, uint64_t *ns);
 void irq_table_free(struct irq_table *t);
 /* Count of row @name on @cpu; -1 if missing. */
 int64_t irq_table_count(const struct irq_table *t, const char *name, int cpu);

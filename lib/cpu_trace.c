@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cpu.h"
 #include "cpu_trace.h"
 #include "ksym.h"
@@ -320,8 +321,8 @@ int cpu_trace_open(struct cpu_trace *t, int cpu, char *err, size_t errlen)
 {
 	static const char *const events[][2] = {
 		{ "irq:softirq_raise", "vec == 1 && CPU == %d" },
-		{ "irq:softirq_entry", "(vec == 1 || vec == 8) && CPU == %d" },
-		{ "irq:softirq_exit", "vec == 1 && CPU == %d" },
+		{ "irq:softirq_entry", "CPU == %d" },
+		{ "irq:softirq_exit", "CPU == %d" },
 		{ "timer:hrtimer_expire_entry", "CPU == %d" },
 		{ "timer:tick_stop", "CPU == %d" },
 	};
@@ -383,6 +384,14 @@ fail:
 	return -1;
 }
 
+/* One record of a window: its counts, and what ran for the noise. */
+static void window_line(struct cpu_trace *t, struct cpu_trace_parser *p, const char *line)
+{
+	cpu_trace_parse_line(p, line);
+	if (t->noise)
+		noise_timeline_line(&t->tl, t->ns, line);
+}
+
 /* Read what is buffered, each line to @p (NULL: discard). */
 static int drain(struct cpu_trace *t, struct cpu_trace_parser *p)
 {
@@ -398,7 +407,7 @@ static int drain(struct cpu_trace *t, struct cpu_trace_parser *p)
 		while ((nl = strchr(line, '\n'))) {
 			*nl = '\0';
 			if (p)
-				cpu_trace_parse_line(p, line);
+				window_line(t, p, line);
 			line = nl + 1;
 		}
 		have -= line - buf;
@@ -408,7 +417,7 @@ static int drain(struct cpu_trace *t, struct cpu_trace_parser *p)
 	}
 	if (have && p) {
 		buf[have] = '\0';
-		cpu_trace_parse_line(p, buf);
+		window_line(t, p, buf);
 	}
 	return n < 0 ? -1 : 0;
 }
@@ -424,6 +433,7 @@ int cpu_trace_begin(struct cpu_trace *t)
 {
 	drain(t, NULL);		/* what came before the window: dropped */
 	t->lost0 = trace_instance_overruns(&t->ti);
+	t->on_ns = mono_ns();
 	if (set_on(t, "1"))
 		return trace_failed(t, "tracing_on (1)");
 	return 0;
@@ -448,11 +458,16 @@ int cpu_trace_end(struct cpu_trace *t, struct cpu_trace_counts *c)
 	struct cpu_trace_parser p;
 	int ret = set_on(t, "0") ? trace_failed(t, "tracing_on (0)") : 0;
 
+	t->off_ns = mono_ns();
 	cpu_trace_parse_begin(&p, t->cpu, c);
 	self_threads(&p);
+	if (t->noise)
+		noise_timeline_begin(&t->tl, t->cpu, t->loop_tid);
 	if (drain(t, &p) && !ret)
 		ret = trace_failed(t, "trace_pipe");
 	cpu_trace_parse_end(&p);
+	if (t->noise)
+		noise_timeline_end(&t->tl, t->ns, t->off_ns);
 	c->lost = trace_instance_overruns(&t->ti) - t->lost0;
 	return ret;
 }
@@ -460,4 +475,65 @@ int cpu_trace_end(struct cpu_trace *t, struct cpu_trace_counts *c)
 void cpu_trace_close(struct cpu_trace *t)
 {
 	trace_instance_remove(&t->ti);
+	noise_timeline_free(&t->tl);
+}
+
+int cpu_trace_noise(struct cpu_trace *t, char *err, size_t errlen)
+{
+	static const char *const events[][2] = {
+		{ "irq:irq_handler_entry", "CPU == %d" },
+		{ "irq:irq_handler_exit", "CPU == %d" },
+		{ "sched:sched_switch", "CPU == %d" },
+	};
+	static const char *const stacks[][2] = {
+		{ "ipi/ipi_send_cpu", "stacktrace if callback != 0 && cpu == %d" },
+		{ "ipi/ipi_send_cpumask", "stacktrace if callback != 0 && cpumask & CPUS{%d}" },
+	};
+	char filter[96], path[400];
+
+	/* records on the clock the busy loop reads: CLOCK_MONOTONIC */
+	if (trace_instance_clock(&t->ti, "mono")) {
+		snprintf(err, errlen, "%s/trace_clock: no 'mono' clock: %s", t->ti.dir, strerror(errno));
+		return -1;
+	}
+	/* the CPU's own records: room for a busy second's interrupts, nothing lost */
+	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/buffer_size_kb", t->ti.dir, t->cpu);
+	if (write_file(path, "16384") && t->nnotes < 4)
+		snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]),
+			 "cpu %d's trace buffer left at its default size: %s", t->cpu, strerror(errno));
+	for (size_t i = 0; i < ARRAY_SIZE(events); i++) {
+		snprintf(filter, sizeof(filter), events[i][1], t->cpu);
+		if (enable(t, events[i][0], filter, err, errlen))
+			return -1;
+	}
+	/* the system vectors of x86 (timer, IPIs, irq_work ...), where they exist */
+	snprintf(path, sizeof(path), "%s/events/irq_vectors", t->ti.dir);
+	if (!access(path, F_OK)) {
+		snprintf(filter, sizeof(filter), "CPU == %d", t->cpu);
+		snprintf(path, sizeof(path), "%s/events/irq_vectors/filter", t->ti.dir);
+		if (write_file(path, filter) && t->nnotes < 4)
+			snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]),
+				 "irq_vectors: filter '%s' refused: every CPU's vectors recorded", filter);
+		snprintf(path, sizeof(path), "%s/events/irq_vectors/enable", t->ti.dir);
+		if (write_file(path, "1")) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			return -1;
+		}
+	} else if (t->nnotes < 4) {
+		snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]),
+			 "no irq_vectors events: system interrupts are seen by their softirqs and threads only");
+	}
+	/* where the IPIs to the CPU came from: their senders' stacks */
+	for (size_t i = 0; t->have_ipi_cpu && i < ARRAY_SIZE(stacks); i++) {
+		snprintf(filter, sizeof(filter), stacks[i][1], t->cpu);
+		snprintf(path, sizeof(path), "%s/events/%s/trigger", t->ti.dir, stacks[i][0]);
+		if (write_file(path, filter) && t->nnotes < 4) {
+			snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]),
+				 "no stacks of the IPIs to cpu %d (%s trigger: %.40s): named by their call site",
+				 t->cpu, stacks[i][0], strerror(errno));
+			break;
+		}
+	}
+	t->noise = true;
+	return 0;
 }

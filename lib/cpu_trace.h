@@ -37,6 +37,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "noise.h"
 #include "trace_instance.h"
 
 #define CPU_TRACE_DEPS		6	/* tick dependencies: POSIX_TIMER .. RCU_EXP */
@@ -108,6 +109,16 @@ struct cpu_trace {
 	int nnotes;
 	long long lost0;		/* lost events when the window began */
 	char error[256];		/* why cpu_trace_begin or _end failed */
+	/*
+	 * With cpu_trace_noise(): what ran on the CPU in the last window
+	 * (its hard IRQs, softirqs, threads and the IPIs sent to it), for
+	 * the gaps of the busy loop @loop_tid, the sources in @ns.
+	 */
+	bool noise;
+	pid_t loop_tid;
+	struct noise_sources *ns;
+	struct noise_timeline tl;
+	uint64_t on_ns, off_ns;		/* the window's tracing, CLOCK_MONOTONIC */
 };
 
 /* Start reading a window's records for @cpu into @c (zeroed). */
@@ -145,6 +156,13 @@ bool cpu_trace_sleep_ok(const struct cpu_trace_counts *c, uint64_t timeouts);
  * with the reason in @err.
  */
 int cpu_trace_open(struct cpu_trace *t, int cpu, char *err, size_t errlen);
+/*
+ * Also record what ran on the CPU (irq_handler, the x86 irq_vectors,
+ * all softirqs, sched_switch, the stacks of the IPIs sent to it), for
+ * the noise of a busy loop (lib/noise.h): into t->tl at each
+ * cpu_trace_end(). 0, or -1 with the reason in @err.
+ */
+int cpu_trace_noise(struct cpu_trace *t, char *err, size_t errlen);
 /* Discard what is buffered and switch tracing on. 0, or -1 and t->error. */
 int cpu_trace_begin(struct cpu_trace *t);
 /* Switch tracing off, read and count the window into @c. 0, or -1 and t->error. */

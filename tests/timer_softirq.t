@@ -9,7 +9,7 @@
 # left alone with --laptop) and restored, bad input.
 . "$(dirname "$0")/lib.sh"
 
-N=49
+N=52
 plan $N
 
 if ! is_root; then
@@ -60,10 +60,21 @@ fi
 grep -Eq "^# quiet cpu $cpu: [0-9]+ IPIs sent to it inside the windows, [0-9]+ by this process" "$TMP/out"
 ok $? "the IPIs to the target are listed with their senders"
 # the same counting sees the control's timers
-grep -Eq "^ok 6 control: each recv\(\) timeout expired a process_timeout armed on cpu $cpu, most of them there \([0-9]+ there, [0-9]+ on other cpus, [0-9]+ timeouts\)" "$TMP/out"
+grep -Eq "^ok 7 control: each recv\(\) timeout expired a process_timeout armed on cpu $cpu, most of them there \([0-9]+ there, [0-9]+ on other cpus, [0-9]+ timeouts\)" "$TMP/out"
 ok $? "control: the recv() timeouts were process_timeout expiries of timers armed on cpu $cpu"
-grep -Eq "^ok 7 control: TIMER softirqs on cpu $cpu ran the control's timers: [0-9]+ runs in [0-9.]+ s for [0-9]+ timeouts" "$TMP/out"
+grep -Eq "^ok 8 control: TIMER softirqs on cpu $cpu ran the control's timers: [0-9]+ runs in [0-9.]+ s for [0-9]+ timeouts" "$TMP/out"
 ok $? "control: TIMER softirq runs on the target expired the control's own timers"
+# the busy loop's noise, attributed: the tick's interrupt named, every
+# gap attributed or counted unexplained, and the control's sleeper
+# found in at least 95% of the gaps its timeouts caused
+grep -Eq "^ok 6 quiet: every gap of the busy loop on cpu $cpu attributed or counted unexplained \([0-9]+ gaps, [0-9]+ unexplained, 0 lost\)" "$TMP/out" &&
+	grep -Eq "^# quiet cpu $cpu: noise of the busy loop \(gaps over 5 us\): [0-9]+ gaps, .* attributed [0-9]+ \([0-9.]+%\), unexplained [0-9]+ .*steal" "$TMP/out" &&
+	grep -Eq "^# quiet cpu $cpu: noise by source, .*(irq local_timer|softirq TIMER)" "$TMP/out"
+ok $? "quiet: the busy loop's gaps attributed by source, the unexplained ones counted with the steal"
+grep -Eq "^ok 9 control: the sleeper's preemptions of the busy loop attributed to it \([0-9]+ runs in gaps of [0-9]+, [0-9]+ timeouts, at least 95%\)" "$TMP/out"
+ok $? "control: the sleeper's preemptions found in the loop's gaps (at least 95% of the timeouts)"
+json_check "$TMP/t.json" '[m for m in d["metrics"] if m["name"].startswith("noise_") and m["name"].endswith("_per_s") and m.get("kind")=="count" and len(m["samples"])==2] and [m for m in d["metrics"] if m["name"]=="noise_unexplained_per_s"] and [m for m in d["metrics"] if m["name"]=="noise_us_per_s" and "kind" not in m]'
+ok $? "JSON: per-source noise counts per window (kind count), the unexplained ones, the noise time (a timing)"
 json_check "$TMP/t.json" '[m for m in d["metrics"] if m["name"]=="control_timer_softirqs_per_s"][0]["extra"]["process_timeout_expiries"] > [m for m in d["metrics"] if m["name"]=="quiet_timer_softirqs_per_s"][0]["extra"]["process_timeout_expiries"] and [m for m in d["metrics"] if m["name"]=="quiet_timer_softirqs_per_s"][0]["extra"]["timer_softirq_runs_of_own_timers"] == 0'
 ok $? "JSON: control windows counted more process_timeout expiries than the quiet ones"
 metric "$TMP/t.json" control_timer_softirqs_per_s '10 <= m["extra"]["recv_timeouts"] <= m["extra"]["process_timeout_expiries"] + m["extra"]["process_timeout_expiries_elsewhere"] + len(m["samples"]) and m["extra"]["process_timeout_expiries"] <= m["extra"]["timer_expiries"]'
