@@ -224,7 +224,7 @@ static void ts_check(struct bench *b, struct ts_opts *o, struct ts_run *r)
 	bench_phases(b, (const struct plan_phase[]){
 		{ "quiet", 6, r->quiet },	/* quiet_verdicts() */
 		{ "control", 3, r->control },	/* control_verdicts(), ts_noise_control_verdict() */
-		{ "cyclic", 3, r->cyclic },	/* cyclic_phase() */
+		{ "cyclic", 4, r->cyclic },	/* cyclic_phase() */
 		{ NULL }
 	});
 	snprintf(r->cpu_desc, sizeof(r->cpu_desc), "cpu %d (%s)", b->target,
@@ -240,7 +240,7 @@ int main(int argc, char **argv)
 		.phase = PH_ALL, .policy = POL_FIFO, .interval_us = 1000,
 		.priority = 95, .hist_max_us = 10000, .warmup_s = 1,
 		.max_softirqs = 5, .max_ticks_per_s = 10, .max_needless_per_tick = 0.25,
-		.noise_threshold_us = 5,
+		.noise_threshold_us = 5, .explain_n = 5,
 	};
 	const struct opt opts[] = {
 		{ .name = "phase", .type = OPT_CHOICE, .dest = &o.phase, .arg = "PHASE",
@@ -278,6 +278,12 @@ int main(int argc, char **argv)
 		{ .name = "noise-threshold", .type = OPT_DOUBLE, .dest = &o.noise_threshold_us,
 		  .arg = "US", .min = 0.1, .max = 1e6,
 		  .help = "quiet/control: a gap in the busy loop's progress longer than US is noise, attributed to what ran (default 5, as osnoise)" },
+		{ .name = "explain", .type = OPT_UINT, .dest = &o.explain_n, .arg = "N",
+		  .min = 0, .max = 1000,
+		  .help = "cyclic: take apart the N worst wakeups of a traced pass paired with the measured runs (default 5; 0: no such pass)" },
+		{ .name = "explain-over", .type = OPT_DOUBLE, .dest = &o.explain_over_us, .arg = "US",
+		  .min = 0, .max = 1e7,
+		  .help = "cyclic: also take apart every wakeup of that pass later than US (at most 20 in all)" },
 		{ .name = "perf-counters", .type = OPT_FLAG, .dest = &o.perf_counters,
 		  .help = "quiet/control: also count with per-cpu perf counters inside each window (each enable, disable and read is an IPI to the target)" },
 		{ NULL }

@@ -24,6 +24,8 @@ struct ts_opts {
 	double interval_us, hist_max_us, warmup_s, max_ticks_per_s;
 	double max_needless_per_tick;
 	double noise_threshold_us;	/* a gap of the busy loop longer than this is noise */
+	uint64_t explain_n;		/* cyclic: the worst wakeups of the explained pass */
+	double explain_over_us;		/* cyclic: and any later than this (0: none) */
 	int64_t priority;
 	uint64_t max_softirqs;
 	bool mlock, laptop, assert_nohz, perf_counters;
@@ -70,6 +72,9 @@ struct cyclic_result {
 	struct stats st;	/* all wakeups (up to the cap) */
 	bool dma_held;
 	char policy[32];
+	/* the explained pass: wakeups explained, and those whose timer and switch-in were traced */
+	uint64_t explained, explained_traced, explain_wakeups;
+	char explain_error[256];	/* why there was no explained pass */
 };
 
 /* One run: the phases asked for, the counting and what they found. */

@@ -9,11 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/clock.h"
 #include "lib/sched.h"
 #include "timer_softirq.h"
 
 /* the cyclic phase's counted pass, after the measured runs */
 #define COUNTED_PASS_S		1.0
+/* the explained pass: at most this long, and this many wakeups over --explain-over */
+#define EXPLAIN_PASS_MAX_S	5.0
+#define EXPLAIN_MAX		20
 
 /*
  * cyclictest's loop on the target: --runs runs of -D (or -n wakeups)
@@ -83,6 +87,134 @@ static void cyclic_run(struct bench *b, const struct ts_opts *o, struct ts_run *
 	y->c.lat_us = NULL;
 }
 
+/* "thread kworker 60.1 us, irq local_timer 3.2 us" */
+static void explain_parts(const struct noise_sources *ns, const struct noise_explain *e,
+			  char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < e->nparts && off < len; i++) {
+		const struct noise_source *s = e->parts[i].src < 0 ? &ns->other :
+					       &ns->src[e->parts[i].src];
+
+		off += snprintf(buf + off, len - off, "%s%s %s %.1f us", i ? ", " : "",
+				noise_kind_names[s->kind], s->name, e->parts[i].ns / 1e3);
+	}
+	if (!e->nparts)
+		snprintf(buf, len, "nothing traced");
+}
+
+/* One wakeup explained: where its lateness went, on stdout and in the JSON. */
+static void explain_one(struct bench *b, struct cyclic_result *y, const struct noise_sources *ns,
+			const struct noise_explain *e, uint64_t start_ns, double lat_us)
+{
+	char parts[256], line[320], sw[48] = "";
+
+	explain_parts(ns, e, parts, sizeof(parts));
+	/* a switch from idle is not always traced (6.18: none from an idle cpu 1 here) */
+	if (e->switch_in)
+		snprintf(sw, sizeof(sw), ", switched in +%.1f us",
+			 ((double)e->switch_in - (double)e->programmed) / 1e3);
+	if (e->expiry)
+		snprintf(line, sizeof(line), "wakeup at +%.3f s, %.1f us late: timer expired +%.1f us%s, in user space +%.1f us; in between: %s",
+			 (e->programmed - start_ns) / 1e9, lat_us,
+			 ((double)e->expiry - (double)e->programmed) / 1e3, sw,
+			 (e->woke - e->programmed) / 1e3, parts);
+	else
+		snprintf(line, sizeof(line), "wakeup at +%.3f s, %.1f us late: its timer's expiry not traced; in between: %s",
+			 (e->programmed - start_ns) / 1e9, lat_us, parts);
+	y->explained++;
+	y->explained_traced += e->expiry != 0;
+	if (y->explained <= 5)
+		bench_note(b, "cyclic explained: %s", line);
+	else
+		ksft_print_msg("cyclic explained: %s\n", line);
+}
+
+/*
+ * The explained pass, paired with the measured runs (after them, as
+ * the thread they ran at): one run more with the CPU's activity traced
+ * (lib/noise.h), so that the tracing touches none of the measured
+ * samples; its --explain worst wakeups and any later than
+ * --explain-over, each taken apart as timerlat's auto-analysis does.
+ */
+static void cyclic_explain(struct bench *b, const struct ts_opts *o, struct ts_run *r)
+{
+	double pass_s = b->opt.duration_s < EXPLAIN_PASS_MAX_S ? b->opt.duration_s : EXPLAIN_PASS_MAX_S;
+	struct cyclic_result *y = &r->cyc;
+	struct cpu_trace_counts counts;
+	struct noise_sources ns;
+	struct cpu_trace tr;
+	struct cyclic c = { .interval_ns = o->interval_us * 1000, .duration_ns = pass_s * 1e9 };
+	size_t *idx, n;
+	uint64_t start;
+	char err[192];
+
+	if (!o->explain_n && !o->explain_over_us)
+		return;
+	/* as long as one measured run (at most EXPLAIN_PASS_MAX_S) */
+	if (b->opt.loops_given)
+		c.max_wakeups = b->opt.loops;
+	if (b->opt.loops_given && !b->opt.duration_given)
+		c.duration_ns = EXPLAIN_PASS_MAX_S * 1e9;
+	c.cap = c.duration_ns / 1e3 / o->interval_us + 16;
+	c.lat_us = malloc(c.cap * sizeof(*c.lat_us));
+	c.wake_ns = malloc(c.cap * sizeof(*c.wake_ns));
+	idx = malloc(c.cap * sizeof(*idx));
+	if (!c.lat_us || !c.wake_ns || !idx)
+		ksft_exit_fail_msg("out of memory\n");
+	noise_sources_init(&ns);
+	if (cpu_trace_open(&tr, b->target, err, sizeof(err)) ||
+	    cpu_trace_noise(&tr, err, sizeof(err))) {
+		snprintf(y->explain_error, sizeof(y->explain_error), "%s", err);
+		goto out;
+	}
+	tr.loop_tid = gettid();
+	tr.ns = &ns;
+	start = mono_ns();
+	if (cpu_trace_begin(&tr)) {
+		snprintf(y->explain_error, sizeof(y->explain_error), "%s", tr.error);
+		goto close;
+	}
+	cyclic_loop(&c);
+	if (cpu_trace_end(&tr, &counts)) {
+		snprintf(y->explain_error, sizeof(y->explain_error), "%s", tr.error);
+		goto close;
+	}
+	y->explain_wakeups = c.nlat;
+	noise_timeline_sort(&tr.tl);
+	/* the latest first */
+	for (size_t i = 0; i < c.nlat; i++) {
+		size_t j = i;
+
+		while (j > 0 && c.lat_us[idx[j - 1]] < c.lat_us[i]) {
+			idx[j] = idx[j - 1];
+			j--;
+		}
+		idx[j] = i;
+	}
+	for (n = 0; n < c.nlat && n < EXPLAIN_MAX; n++) {
+		double lat = c.lat_us[idx[n]];
+		struct noise_explain e;
+
+		if (n >= o->explain_n && !(o->explain_over_us && lat > o->explain_over_us))
+			break;
+		noise_explain(&tr.tl, c.wake_ns[idx[n]] - (uint64_t)(lat * 1e3),
+			      c.wake_ns[idx[n]], &e);
+		explain_one(b, y, &ns, &e, start, lat);
+	}
+	if (counts.lost)
+		snprintf(y->explain_error, sizeof(y->explain_error),
+			 "%lld events lost in the explained pass", counts.lost);
+close:
+	cpu_trace_close(&tr);
+out:
+	free(c.lat_us);
+	free(c.wake_ns);
+	free(idx);
+}
+
 /*
  * The cyclic thread (this one) on the target at the asked policy, with
  * memory locked if asked and /dev/cpu_dma_latency held at 0 unless
@@ -108,6 +240,8 @@ static void cyclic_measure(struct bench *b, const struct ts_opts *o, struct ts_r
 		bench_note(b, "%s: the cyclic thread runs SCHED_OTHER", err);
 	sched_describe(y->policy, sizeof(y->policy));
 	cyclic_run(b, o, r);
+	if (!bench_stop)
+		cyclic_explain(b, o, r);
 	sched_restore(&ss);
 	mlock_restore(ms);
 	cpu_dma_latency_release(dl);
@@ -214,6 +348,19 @@ void cyclic_phase(struct bench *b, const struct ts_opts *o, struct ts_run *r)
 			      "cyclic: the wakeups were hrtimer expiries on cpu %d (%llu expiries, %llu wakeups of the counted pass)",
 			      b->target, (unsigned long long)k->ev[EV_HRTIMER_EXPIRE],
 			      (unsigned long long)c->counted_wakeups);
+	if (!o->explain_n && !o->explain_over_us)
+		bench_verdict(b, KSFT_SKIP, "--explain 0", "cyclic: the worst wakeups explained");
+	else if (!c->explained)
+		bench_verdict(b, bench_stop ? KSFT_SKIP : KSFT_FAIL,
+			      bench_stop ? "interrupted" : c->explain_error[0] ? c->explain_error :
+			      "no wakeup in the explained pass",
+			      "cyclic: the worst wakeups explained");
+	else
+		bench_verdict(b, c->explained_traced == c->explained && !c->explain_error[0] ?
+			      KSFT_PASS : KSFT_FAIL, c->explain_error[0] ? c->explain_error : NULL,
+			      "cyclic: the %llu worst wakeups of an explained pass of %llu taken apart (their timer's expiry traced for %llu)",
+			      (unsigned long long)c->explained, (unsigned long long)c->explain_wakeups,
+			      (unsigned long long)c->explained_traced);
 	bench_verdict(b, pol_after == pol_before &&
 		      after.sched_priority == before.sched_priority &&
 		      (ms.was_locked || locked == 0) && dl.fd < 0 ? KSFT_PASS : KSFT_FAIL, NULL,

@@ -54,7 +54,7 @@ struct bench {
 	int nmetrics;
 	struct verdict verdicts[BENCH_MAX_VERDICTS];
 	int nverdicts;
-	char notes[8][320];		/* context remarks stored in the JSON */
+	char notes[24][320];		/* context remarks stored in the JSON */
 	int nnotes;
 	struct { const char *key, *value; } params[8];	/* run.params */
 	int nparams;

@@ -31,8 +31,11 @@ void cyclic_loop(struct cyclic *c)
 		c->early += now < next;
 		if (c->h)
 			hist_add(c->h, lat);
-		if (c->lat_us && c->nlat < c->cap)
+		if (c->lat_us && c->nlat < c->cap) {
+			if (c->wake_ns)
+				c->wake_ns[c->nlat] = now;
 			c->lat_us[c->nlat++] = lat;
+		}
 		c->wakeups++;
 		next += c->interval_ns;
 		while (next <= now) {	/* missed periods are skipped */

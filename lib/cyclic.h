@@ -26,6 +26,7 @@ struct cyclic {
 	volatile int *stop;		/* NULL, or ends the loop when set */
 	struct hist *h;			/* NULL, or gets each lateness in us */
 	double *lat_us;			/* NULL, or the first @cap latenesses */
+	uint64_t *wake_ns;		/* NULL, or their wake times (with lat_us) */
 	size_t cap;
 	/* results */
 	uint64_t wakeups, overruns;

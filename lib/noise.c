@@ -54,6 +54,7 @@ void noise_timeline_begin(struct noise_timeline *tl, int cpu, pid_t loop_tid)
 	tl->cpu = cpu;
 	tl->loop_tid = loop_tid;
 	tl->nacts = 0;
+	tl->nmarks = 0;
 	tl->depth = 0;
 	tl->thread = -1;
 	tl->nipis = 0;
@@ -66,8 +67,26 @@ void noise_timeline_begin(struct noise_timeline *tl, int cpu, pid_t loop_tid)
 void noise_timeline_free(struct noise_timeline *tl)
 {
 	free(tl->acts);
+	free(tl->marks);
 	tl->acts = NULL;
-	tl->nacts = tl->cap = 0;
+	tl->marks = NULL;
+	tl->nacts = tl->cap = tl->nmarks = tl->mcap = 0;
+}
+
+static void mark(struct noise_timeline *tl, uint64_t ts, bool switch_in)
+{
+	if (tl->nmarks == tl->mcap) {
+		size_t cap = tl->mcap ? 2 * tl->mcap : 1024;
+		struct noise_mark *m = realloc(tl->marks, cap * sizeof(*m));
+
+		if (!m) {
+			tl->oom = true;
+			return;
+		}
+		tl->marks = m;
+		tl->mcap = cap;
+	}
+	tl->marks[tl->nmarks++] = (struct noise_mark){ ts, switch_in };
 }
 
 /* A new activity from @ts: its index, or -1 (no memory). */
@@ -175,6 +194,8 @@ static void sched_switch(struct noise_timeline *tl, const struct trace_record *r
 		if (i >= 0)
 			act_end(tl, i, -1, r->ts_ns);
 	}
+	if (next == tl->loop_tid)
+		mark(tl, r->ts_ns, true);
 	if (next == tl->loop_tid || next <= 0 || !c)
 		return;		/* the loop, or idle */
 	snprintf(comm, sizeof(comm), "%.*s", (int)strcspn(c, " "), c);
@@ -234,6 +255,10 @@ bool noise_timeline_line(struct noise_timeline *tl, struct noise_sources *ns,
 		irq_enter(tl, NOISE_SOFTIRQ, noise_source(ns, NOISE_SOFTIRQ, name), r.ts_ns);
 	} else if (!strcmp(r.event, "sched_switch")) {
 		sched_switch(tl, &r);
+	} else if (!strcmp(r.event, "hrtimer_expire_entry")) {
+		if (!trace_field_is(r.fields, "function", "hrtimer_wakeup"))
+			return false;
+		mark(tl, r.ts_ns, false);
 	} else {
 		return vector_record(tl, &r);
 	}
@@ -295,8 +320,7 @@ void noise_attribute(struct noise_timeline *tl, struct noise_sources *ns,
 {
 	uint64_t longest;
 
-	/* activities in start order (a thread's began before what nested in it) */
-	qsort(tl->acts, tl->nacts, sizeof(*tl->acts), act_cmp);
+	noise_timeline_sort(tl);
 	longest = longest_act(tl);
 	for (int i = 0; i < ns->nsrc; i++)
 		ns->src[i].win_gaps = 0;
@@ -334,6 +358,65 @@ void noise_attribute(struct noise_timeline *tl, struct noise_sources *ns,
 			ns->win_unexplained++;
 		}
 	}
+}
+
+void noise_timeline_sort(struct noise_timeline *tl)
+{
+	/* activities in start order (a thread's began before what nested in it) */
+	qsort(tl->acts, tl->nacts, sizeof(*tl->acts), act_cmp);
+}
+
+void noise_explain(const struct noise_timeline *tl, uint64_t programmed, uint64_t woke,
+		   struct noise_explain *e)
+{
+	struct noise_gap span = { programmed, woke };
+	uint64_t longest = longest_act(tl);
+
+	memset(e, 0, sizeof(*e));
+	e->programmed = programmed;
+	e->woke = woke;
+	/* the timer's expiry after the programmed time, then the switch-in */
+	for (size_t i = 0; i < tl->nmarks; i++) {
+		const struct noise_mark *m = &tl->marks[i];
+
+		if (m->ts + NOISE_SLACK_NS < programmed || m->ts > woke + NOISE_SLACK_NS)
+			continue;
+		if (!m->switch_in && !e->expiry)
+			e->expiry = m->ts;
+		else if (m->switch_in && e->expiry && m->ts >= e->expiry)
+			e->switch_in = m->ts;
+	}
+	for (size_t i = first_act(tl, programmed, longest);
+	     i < tl->nacts && tl->acts[i].start <= woke + NOISE_SLACK_NS; i++) {
+		const struct noise_act *a = &tl->acts[i];
+		uint64_t lo = a->start > programmed ? a->start : programmed;
+		uint64_t hi = a->end < woke ? a->end : woke;
+		uint64_t ns, alen = a->end - a->start;
+		int k;
+
+		if (!overlaps(a, &span) || hi <= lo || !alen)
+			continue;
+		ns = (uint64_t)((double)a->own * (hi - lo) / alen);
+		for (k = 0; k < e->nparts && e->parts[k].src != a->src; k++)
+			;
+		if (k == e->nparts) {
+			if (k == NOISE_EXPLAIN_PARTS)
+				continue;	/* the first ones kept; the rest small */
+			e->nparts++;
+			e->parts[k].src = a->src;
+		}
+		e->parts[k].ns += ns;
+	}
+	/* the longest first */
+	for (int i = 1; i < e->nparts; i++)
+		for (int j = i; j > 0 && e->parts[j].ns > e->parts[j - 1].ns; j--) {
+			int src = e->parts[j].src;
+			uint64_t ns = e->parts[j].ns;
+
+			e->parts[j] = e->parts[j - 1];
+			e->parts[j - 1].src = src;
+			e->parts[j - 1].ns = ns;
+		}
 }
 
 void noise_thread_recall(const struct noise_timeline *tl, pid_t pid,

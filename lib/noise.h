@@ -70,6 +70,12 @@ struct noise_sources {
 	uint64_t win_unexplained;	/* this window's */
 };
 
+/* A point of the timeline: an hrtimer_wakeup expiry, the loop thread switched in. */
+struct noise_mark {
+	uint64_t ts;
+	bool switch_in;
+};
+
 /* One window's timeline of the CPU. */
 struct noise_timeline {
 	int cpu;
@@ -86,6 +92,8 @@ struct noise_timeline {
 	} ipis[NOISE_IPIS];
 	int nipis;
 	struct ipi_sends sends;	/* the IPI records, with their stacks */
+	struct noise_mark *marks;	/* in time order */
+	size_t nmarks, mcap;
 	struct noise_sources *ns;	/* while a record is fed */
 	bool oom;
 };
@@ -114,6 +122,31 @@ void noise_timeline_free(struct noise_timeline *tl);
  */
 void noise_attribute(struct noise_timeline *tl, struct noise_sources *ns,
 		     const struct noise_gap *gaps, size_t n);
+
+/*
+ * What made one wakeup of the loop thread late, as rtla timerlat's
+ * auto-analysis does for one sample: programmed at @programmed, back
+ * in user space at @woke; its timer's expiry (hrtimer_wakeup) and the
+ * thread's switch-in between, and what ran on the CPU in between, the
+ * longest own times first.
+ */
+#define NOISE_EXPLAIN_PARTS	6
+
+struct noise_explain {
+	uint64_t programmed, woke;
+	uint64_t expiry, switch_in;	/* 0 when the trace did not show it */
+	int nparts;
+	struct {
+		int src;
+		uint64_t ns;		/* its own time inside [programmed, woke] */
+	} parts[NOISE_EXPLAIN_PARTS];
+};
+
+/* After noise_attribute() or noise_timeline_sort(). */
+void noise_explain(const struct noise_timeline *tl, uint64_t programmed, uint64_t woke,
+		   struct noise_explain *e);
+/* The activities in start order (noise_attribute() does it too). */
+void noise_timeline_sort(struct noise_timeline *tl);
 
 /*
  * The runs of thread @pid (an interrupter of known count, as the

@@ -9,7 +9,7 @@
 # left alone with --laptop) and restored, bad input.
 . "$(dirname "$0")/lib.sh"
 
-N=52
+N=53
 plan $N
 
 if ! is_root; then
@@ -128,7 +128,11 @@ metric "$TMP/c.json" wakeup_latency_us 'len(m["samples"])==3 and m["extra"]["wak
 ok $? "JSON: wakeup_latency_us, a per-run median each run, histogram, cpu_dma_latency 0"
 json_check "$TMP/c.json" '(lambda ms: all(len(ms[n]["samples"])==3 for n in ("wakeup_latency_p99_us","wakeup_latency_max_us")) and all(ms["wakeup_latency_us"]["samples"][i] <= ms["wakeup_latency_p99_us"]["samples"][i] <= ms["wakeup_latency_max_us"]["samples"][i] for i in range(3)))({m["name"]: m for m in d["metrics"]})'
 ok $? "JSON: per-run p50 <= p99 <= max"
-grep -q "^ok 3 cyclic: scheduling policy, memory locking and cpu_dma_latency restored (policy 0, 0 kB locked, cpu_dma_latency released)" "$TMP/out"
+grep -Eq "^ok 3 cyclic: the 5 worst wakeups of an explained pass of 400 taken apart \(their timer's expiry traced for 5\)" "$TMP/out" &&
+	[ "$(grep -c '^# cyclic explained: wakeup at +[0-9.]* s, [0-9.]* us late: timer expired +[0-9.-]* us.*, in user space +[0-9.]* us; in between: ' "$TMP/out")" = 5 ] &&
+	json_check "$TMP/c.json" 'len([n for n in d["run"]["notes"] if n.startswith("cyclic explained: ")]) == 5'
+ok $? "cyclic: the 5 worst wakeups of a paired, traced pass of 400 taken apart, in the KTAP and the JSON"
+grep -q "^ok 4 cyclic: scheduling policy, memory locking and cpu_dma_latency restored (policy 0, 0 kB locked, cpu_dma_latency released)" "$TMP/out"
 ok $? "SCHED_FIFO, mlockall and cpu_dma_latency restored after the phase"
 run_prog timer_softirq --phase cyclic -q -i 1000 -D 0.3 -r 2 --policy other --laptop -o "$TMP/l.json"
 [ $RC -eq 0 ] && grep -q "SCHED_OTHER, [0-9]* wakeups every 1000 us in 2 runs, cpu_dma_latency left alone" "$TMP/out" && ! grep -q '|#' "$TMP/out"

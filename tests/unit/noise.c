@@ -37,6 +37,10 @@ static const char *const records[] = {
 	" => ttwu_queue_wakelist",
 	"          spin-900     [001] d.h1.  1000.000300: call_function_single_entry: vector=251",
 	"          spin-900     [001] d.h1.  1000.000306: call_function_single_exit: vector=251",
+	/* the loop's timer expires at 800 us; a kworker runs 805-840 us; it switches in at 841 us */
+	"          <idle>-0     [001] d.h1.  1000.000800: hrtimer_expire_entry: hrtimer=0000000012345678 function=hrtimer_wakeup now=1000000800000",
+	"          <idle>-0     [001] d..2.  1000.000805: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=kworker/1:2 next_pid=77 next_prio=120",
+	"   kworker/1:2-77       [001] d..2.  1000.000840: sched_switch: prev_comm=kworker/1:2 prev_pid=77 prev_prio=120 prev_state=S ==> next_comm=spin next_pid=900 next_prio=120",
 	/* the control's sleeper 500-520 us */
 	"          spin-900     [001] d..2.  1000.000500: sched_switch: prev_comm=spin prev_pid=900 prev_prio=120 prev_state=R ==> next_comm=timer_softirq next_pid=901 next_prio=120",
 	" timer_softirq-901     [001] d..2.  1000.000520: sched_switch: prev_comm=timer_softirq prev_pid=901 prev_prio=120 prev_state=S ==> next_comm=spin next_pid=900 next_prio=120",
@@ -73,10 +77,11 @@ int main(void)
 	const struct noise_source *s;
 	struct noise_timeline tl;
 	struct noise_sources ns;
+	struct noise_explain e;
 	uint64_t runs, in;
 
 	ksft_print_header();
-	ksft_set_plan(8);
+	ksft_set_plan(10);
 
 	timeline(&tl, &ns);
 	noise_attribute(&tl, &ns, gaps, 5);
@@ -101,6 +106,15 @@ int main(void)
 			 "the window's counts: 1 unexplained, the sleeper in 1 gap");
 	noise_thread_recall(&tl, SLEEPER, gaps, 5, &runs, &in);
 	ksft_test_result(runs == 1 && in == 1, "the sleeper: 1 run, in a gap of the loop");
+	/* a wakeup programmed at 798 us, back in user space at 845 us */
+	noise_explain(&tl, US(798), US(845), &e);
+	ksft_test_result(e.expiry == US(800) && e.switch_in == US(840) && e.nparts == 1 &&
+			 tl.ns->src[e.parts[0].src].kind == NOISE_THREAD &&
+			 !strcmp(ns.src[e.parts[0].src].name, "kworker") && e.parts[0].ns == 35000,
+			 "a late wakeup explained: timer +2 us, kworker 35 us, switched in +42 us");
+	noise_explain(&tl, US(600), US(650), &e);
+	ksft_test_result(!e.expiry && !e.nparts,
+			 "a wakeup with no expiry traced: said so, nothing in between");
 	noise_timeline_free(&tl);
 
 	/* the gaps on a clock 1 ms off: nothing is where they are */
