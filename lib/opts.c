@@ -176,31 +176,30 @@ static void opt_store(const struct prog_spec *spec, const struct opt *o,
 {
 	char err[160];
 	struct stat st;
-	uint64_t u;
 	int64_t i;
 	double d;
+	int ret;
 
 	switch (o->type) {
 	case OPT_FLAG:
 		*(bool *)o->dest = true;
 		break;
 	case OPT_UINT:
-		if (parse_u64(val, &u))
-			opts_usage(spec, "--%s: '%s' is not a whole number >= 0",
-				   o->name, val);
-		if (u < o->min || u > o->max)
-			opts_usage(spec, "--%s: %s is out of range (%.0f..%.0f)",
-				   o->name, val, o->min, o->max);
-		*(uint64_t *)o->dest = u;
-		break;
 	case OPT_INT:
-		if (parse_i64(val, &i))
+		/* the number syntax of every option: 1e3 is 1000 */
+		ret = parse_whole(val, &i);
+		if (ret == NUM_SYNTAX)
+			opts_usage(spec, "--%s: '%s' is not a number", o->name, val);
+		if (ret == NUM_FRACTION)
 			opts_usage(spec, "--%s: '%s' is not a whole number",
 				   o->name, val);
-		if (i < o->min || i > o->max)
+		if (ret || i < o->min || i > o->max)
 			opts_usage(spec, "--%s: %s is out of range (%.0f..%.0f)",
 				   o->name, val, o->min, o->max);
-		*(int64_t *)o->dest = i;
+		if (o->type == OPT_UINT)
+			*(uint64_t *)o->dest = i;
+		else
+			*(int64_t *)o->dest = i;
 		break;
 	case OPT_DOUBLE:
 		if (parse_double(val, &d))

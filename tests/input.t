@@ -31,6 +31,21 @@ expect_usage_error "-D 0x10" timer_softirq -D 0x10
 expect_usage_error "-D 1e" timer_softirq -D 1e
 expect_usage_error "-n +5" getpid_bench -n +5
 expect_usage_error "-r ' 3'" getpid_bench -r ' 3'
+# integers in the same syntax: whole numbers only, exactly
+expect_refused "-n 1.5" "--loops: '1.5' is not a whole number" getpid_bench -n 1.5
+expect_refused "-n 1e-3" "--loops: '1e-3' is not a whole number" getpid_bench -n 1e-3
+expect_refused "-r 1.0000000001e3" "--runs: '1.0000000001e3' is not a whole number" \
+	getpid_bench -r 1.0000000001e3
+expect_refused "-n 1e13" "--loops: 1e13 is out of range (1..1000000000000)" getpid_bench -n 1e13
+expect_refused "-n abc" "--loops: 'abc' is not a number" getpid_bench -n abc
+expect_refused "-p 1e3" "--priority: 1e3 is out of range (1..99)" timer_softirq -p 1e3
+run_prog getpid_bench -n 1e3 -r 2.0 -q
+[ $RC -eq 0 ] && grep -q '^# getpid: .* 1000 calls, ' "$TMP/out" &&
+	grep -q '^ok 3 2 of 2 runs completed' "$TMP/out"
+ok $? "-n 1e3 -r 2.0 runs 1000 calls twice (rc=$RC: $(head -c 160 "$TMP/err"))"
+run_prog getpid_bench -n 2.5e3 -r 1 -q
+[ $RC -eq 0 ] && grep -q '^# getpid: .* 2500 calls, ' "$TMP/out"
+ok $? "-n 2.5e3 runs 2500 calls (rc=$RC)"
 run_prog getpid_bench --quiet=1
 [ $RC -eq 1 ] && grep -q "option '--quiet' takes no value" "$TMP/err" && ! grep -q "'-q'" "$TMP/err"
 ok $? "--quiet=1 names --quiet, not -q (rc=$RC: $(cat "$TMP/err"))"
