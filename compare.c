@@ -200,6 +200,9 @@ static void side_labels(struct compare *c)
 	const char *p = c->o.labels;
 	bool dup = false;
 
+	if (p && (*p == ',' || p[strlen(p) - 1] == ',' || strstr(p, ",,")))
+		compare_die(c, "--labels: '%s': an empty label (a leading, trailing or doubled ',')",
+		    p);
 	for (size_t i = 0; i < c->nsides; i++) {
 		struct side *s = &c->sides[i];
 

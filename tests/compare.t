@@ -6,7 +6,7 @@
 # UPDATE_GOLDEN=1 after checking the difference by eye).
 . "$(dirname "$0")/lib.sh"
 
-plan 70
+plan 76
 cd "$TOP" || exit 1
 D=tests/data
 
@@ -157,6 +157,11 @@ bad_input "directory without results" $D/base.json "$TMP/nojson"
 bad_input "only one result" $D/base.json
 bad_input "bad threshold" --threshold 5x $D/base.json $D/equal.json
 bad_input "labels do not match" --labels a $D/base.json $D/equal.json
+for l in a,b, ,a,b a,,b; do
+	bad_input "--labels $l" --labels $l $D/base.json $D/equal.json
+	[ "$(cat "$TMP/err")" = "compare: --labels: '$l': an empty label (a leading, trailing or doubled ',')" ]
+	ok $? "--labels $l: says the label is empty ($(cat "$TMP/err"))"
+done
 bad_input "unknown option" --frobnicate $D/base.json $D/equal.json
 grep -q 'schema_version 2' "$TMP/err" 2>/dev/null || "$BIN/compare" $D/base.json $D/schema-v2.json 2>&1 | grep -q 'schema_version 2'
 ok $? "the schema version error names the version"

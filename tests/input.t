@@ -58,6 +58,11 @@ expect_usage_error "--mode watch with -r" ipistorm --mode watch -r 2
 expect_usage_error "--mode watch with --timeout" ipistorm --mode watch --timeout 3
 expect_usage_error "--max without a watch" ipistorm --max 3
 expect_usage_error "--pairs with --pair" ipistorm --pairs 0:1 --pair smt
+# a list with an empty item is bad input, not the list without it
+for l in '0:1,' ',0:1' '0:1,,1:0'; do
+	expect_refused "--pairs '$l'" "--pairs: '$l': an empty pair (a leading, trailing or doubled ',')" \
+		ipistorm --pairs "$l"
+done
 expect_usage_error "--all without kmod" ipistorm --all
 expect_usage_error "--target with --mode tlb" ipistorm --mode tlb --target busy
 expect_usage_error "cid_scan --model -w hackbench" cid_scan --model -w hackbench
