@@ -6,7 +6,7 @@
 # UPDATE_GOLDEN=1 after checking the difference by eye).
 . "$(dirname "$0")/lib.sh"
 
-plan 76
+plan 79
 cd "$TOP" || exit 1
 D=tests/data
 
@@ -163,6 +163,16 @@ for l in a,b, ,a,b a,,b; do
 	ok $? "--labels $l: says the label is empty ($(cat "$TMP/err"))"
 done
 bad_input "unknown option" --frobnicate $D/base.json $D/equal.json
+# a key twice: one reader keeps the first, another the last; refused
+sed 's/"program": "getpid_bench"/"program": "getpid_bench", "program": "timer_softirq"/' \
+	$D/base.json >"$TMP/dupkey.json"
+bad_input "a duplicate key" $D/base.json "$TMP/dupkey.json"
+grep -Eq "^compare: $TMP/dupkey.json: malformed JSON: line [0-9]+ col [0-9]+: duplicate key 'program' in an object\$" "$TMP/err"
+ok $? "the duplicate key is named with its place ($(cat "$TMP/err"))"
+"$BIN/compare" --bisect "$TMP/dupkey.json" $D/base.json >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 255 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ]
+ok $? "a baseline with a duplicate key aborts a bisect: 255, one line (rc=$rc)"
 grep -q 'schema_version 2' "$TMP/err" 2>/dev/null || "$BIN/compare" $D/base.json $D/schema-v2.json 2>&1 | grep -q 'schema_version 2'
 ok $? "the schema version error names the version"
 
