@@ -277,15 +277,18 @@ static int parsed_find(const struct parsed *ps, const char *name, size_t len)
 static bool rule_term1(const struct parsed *ps, const char *term, size_t tlen,
 		       char *text, size_t len)
 {
-	size_t nlen = strcspn(term, "!=|");
-	const char *val = term[nlen] == '!' ? term + nlen + 2 :
-			  term[nlen] == '=' ? term + nlen + 1 : NULL;
-	int i = parsed_find(ps, term, nlen);
+	size_t nlen = strcspn(term, "!=|&");
+	const char *val, *cur;
 	const struct opt *o;
-	const char *cur;
 	size_t vlen;
 	bool same;
+	int i;
 
+	if (nlen > tlen)
+		nlen = tlen;
+	val = nlen == tlen ? NULL : term[nlen] == '!' ? term + nlen + 2 :
+	      term[nlen] == '=' ? term + nlen + 1 : NULL;
+	i = parsed_find(ps, term, nlen);
 	if (i < 0)
 		abort();
 	o = ps->table[i];
@@ -307,8 +310,37 @@ static bool rule_term1(const struct parsed *ps, const char *term, size_t tlen,
 }
 
 /*
- * Whether @term holds: one term, or alternatives "a|b" (true when one
- * holds, which @text then names; else @text names them all).
+ * Whether the terms "a&b" (up to @tlen) all hold; @text names them:
+ * "--a with --b", "--a with --b and --c".
+ */
+static bool rule_conj(const struct parsed *ps, const char *conj, size_t tlen,
+		      char *text, size_t len)
+{
+	const char *end = conj + tlen;
+	bool all = true;
+	size_t used = 0;
+	int k = 0;
+
+	text[0] = '\0';
+	for (const char *t = conj; t < end; k++) {
+		size_t n = strcspn(t, "&|");
+		char one[96];
+
+		if (n > (size_t)(end - t))
+			n = end - t;
+		all &= rule_term1(ps, t, n, one, sizeof(one));
+		if (used < len)
+			used += snprintf(text + used, len - used, "%s%s",
+					 !k ? "" : k == 1 ? " with " : " and ", one);
+		t += n + (t + n < end);
+	}
+	return all;
+}
+
+/*
+ * Whether @term holds: one term, a conjunction "a&b", or alternatives
+ * "a|b" of those ('&' binds first; true when one holds, which @text
+ * then names; else @text names them all).
  */
 static bool rule_term(const struct parsed *ps, const char *term, char *text,
 		      size_t len)
@@ -317,9 +349,9 @@ static bool rule_term(const struct parsed *ps, const char *term, char *text,
 
 	for (const char *t = term; *t; t += *t == '|') {
 		size_t tlen = strcspn(t, "|");
-		char one[96];
+		char one[192];
 
-		if (rule_term1(ps, t, tlen, one, sizeof(one))) {
+		if (rule_conj(ps, t, tlen, one, sizeof(one))) {
 			snprintf(text, len, "%s", one);
 			return true;
 		}
@@ -334,7 +366,7 @@ static bool rule_term(const struct parsed *ps, const char *term, char *text,
 static void rules_check(const struct prog_spec *spec, const struct parsed *ps,
 			const struct opt_rule *r)
 {
-	char a[96], b[96];
+	char a[256], b[256];
 
 	for (; r && r->opt; r++) {
 		if (!rule_term(ps, r->opt, a, sizeof(a)))
@@ -347,13 +379,23 @@ static void rules_check(const struct prog_spec *spec, const struct parsed *ps,
 	}
 }
 
-/* Whether @name is one of the plain option names of term @term ("a|b"). */
+/* Whether rule @r refuses the options of @ps. */
+static bool rule_refuses(const struct parsed *ps, const struct opt_rule *r)
+{
+	char t[256];
+
+	if (!rule_term(ps, r->opt, t, sizeof(t)))
+		return false;
+	return rule_term(ps, r->other, t, sizeof(t)) == (r->kind == OPT_CONFLICTS);
+}
+
+/* Whether @name is one of the plain option names of @term ("a&b|c"). */
 static bool term_names(const char *term, const char *name)
 {
 	size_t n = strlen(name);
 
-	for (const char *t = term; *t; t += *t == '|') {
-		size_t tlen = strcspn(t, "|");
+	for (const char *t = term; *t; t += *t == '|' || *t == '&') {
+		size_t tlen = strcspn(t, "|&");
 
 		if (tlen == n && !strncmp(t, name, n))
 			return true;
@@ -363,26 +405,22 @@ static bool term_names(const char *term, const char *name)
 }
 
 /*
- * Whether a rule refuses option @i with the options given so far: it
- * conflicts with one that holds (either side of the rule), or needs one
- * that does not.
+ * Whether a rule that names option @i refuses the options given so far
+ * because @i is among them: it conflicts with one that holds (either
+ * side of the rule), or needs one that does not. What it refuses
+ * anyway is not @i's doing.
  */
 static bool rules_exclude(const struct parsed *ps, const struct opt_rule *r, int i)
 {
 	const char *name = ps->table[i]->name;
-	char t[160];
+	struct parsed with = *ps, without = *ps;
 
-	for (; r && r->opt; r++) {
-		if (r->kind == OPT_CONFLICTS && term_names(r->other, name) &&
-		    rule_term(ps, r->opt, t, sizeof(t)))
+	with.given[i] = true;
+	without.given[i] = false;
+	for (; r && r->opt; r++)
+		if ((term_names(r->opt, name) || term_names(r->other, name)) &&
+		    rule_refuses(&with, r) && !rule_refuses(&without, r))
 			return true;
-		if (!term_names(r->opt, name))
-			continue;
-		if (r->kind == OPT_CONFLICTS && rule_term(ps, r->other, t, sizeof(t)))
-			return true;
-		if (r->kind == OPT_NEEDS && !rule_term(ps, r->other, t, sizeof(t)))
-			return true;
-	}
 	return false;
 }
 

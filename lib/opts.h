@@ -66,13 +66,19 @@ struct common_opts {
 };
 
 /*
- * Options that do not go together, declared once per program and checked
- * after parsing (a usage error, exit 1). A term is an option's long name,
- * true when given; "name=value" is true when an OPT_CHOICE option has
- * that value (given or by default), "name!=value" when it was given
- * with another value; "a|b" holds when either does.
+ * Options that do not go together, or that would do nothing without
+ * another, declared once per program and checked after parsing (a usage
+ * error, exit 1). A term is an option's long name, true when given
+ * (with any value, the default's too); "name=value" is true when an
+ * OPT_CHOICE option has that value (given or by default), "name!=value"
+ * when it was given with another value; "a&b" holds when both do, "a|b"
+ * when either does ('&' binds first: "a&b|c" is "(a&b)|c").
  *	{ "pairs", OPT_CONFLICTS, "pair" }	--pairs and --pair exclude each other
  *	{ "all", OPT_NEEDS, "mode=kmod" }	--all only with --mode kmod
+ *	{ "housekeeping&pairs", OPT_NEEDS, "load" }
+ *		"--housekeeping with --pairs needs --load"
+ * --list-options leaves out an option that a rule would refuse because
+ * it is given, with the options before it on the command line.
  */
 enum opt_rule_kind { OPT_CONFLICTS, OPT_NEEDS };
 

@@ -177,6 +177,14 @@ RC=$?
 	grep -q '^# run.sh: getpid_bench does not take -D 0.3: not passed to it$' "$TMP/out" &&
 	grep -q '^# # housekeeping load started' "$TMP/out"
 ok $? "run.sh -- --load: each program gets the options it takes, the rest is named (rc=$RC)"
+# an option that needs another one given with it: taken by the program
+# that has both (asked with the user's options), named for the others
+"$TOP/run.sh" -t cid_scan -t getpid_bench --quick -- --model --model-max-cpus 16 -n 1000 >"$TMP/out" 2>&1
+RC=$?
+[ $RC -eq 0 ] && ! grep -q "unknown option" "$TMP/out" &&
+	grep -q '^# # MODEL batch *8, *16 CPUs' "$TMP/out" && ! grep -q '^# # MODEL batch *8, *32 CPUs' "$TMP/out" &&
+	grep -q '^# run.sh: getpid_bench does not take --model --model-max-cpus 16: not passed to it$' "$TMP/out"
+ok $? "run.sh -- --model --model-max-cpus 16: cid_scan takes both, getpid_bench neither (rc=$RC)"
 "$TOP/run.sh" -t ipistorm_watch -- -n 1000 -D 0.3 >"$TMP/out" 2>&1
 RC=$?
 grep -q '^# run.sh: ipistorm_watch does not take -n 1000: not passed to it$' "$TMP/out" &&
