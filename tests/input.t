@@ -58,6 +58,20 @@ expect_usage_error "--mode watch with -r" ipistorm --mode watch -r 2
 expect_usage_error "--mode watch with --timeout" ipistorm --mode watch --timeout 3
 expect_usage_error "--max without a watch" ipistorm --max 3
 expect_usage_error "--pairs with --pair" ipistorm --pairs 0:1 --pair smt
+# an option that would do nothing is refused, also at its default value
+expect_refused "--hist-max without --distribution" "--hist-max needs --distribution" \
+	getpid_bench --hist-max 5000
+expect_refused "--hist-max at its default" "--hist-max needs --distribution" \
+	getpid_bench --hist-max 100000
+expect_refused "--housekeeping without load" "--housekeeping needs --load or --load-kind" \
+	getpid_bench --housekeeping 0
+run_prog getpid_bench --distribution --hist-max 5000 -n 1000 -r 1 -q
+[ $RC -eq 0 ] && grep -q '^# getpid per call: p50 .* (1000 calls' "$TMP/out"
+ok $? "--hist-max with --distribution is taken (rc=$RC: $(head -c 160 "$TMP/err"))"
+! "$BIN/getpid_bench" --list-options | grep -q -- '^--hist-max ' &&
+	"$BIN/getpid_bench" --distribution --list-options | grep -qx -- '--hist-max - 1' &&
+	"$BIN/getpid_bench" --hist-max 500 --list-options | grep -qx -- '--distribution -d 0'
+ok $? "--list-options: --hist-max only after --distribution"
 # a list with an empty item is bad input, not the list without it
 for l in '0:1,' ',0:1' '0:1,,1:0'; do
 	expect_refused "--pairs '$l'" "--pairs: '$l': an empty pair (a leading, trailing or doubled ',')" \
@@ -170,12 +184,14 @@ run_sh_usage "--kcidb /nonexistent/x" "--kcidb /nonexistent/x: no directory" \
 run_sh_usage "--bisect --baseline FIFO" "not a regular file or a directory" \
 	--bisect --baseline "$TMP/fifo.json"
 
-"$TOP/run.sh" -t timer_softirq -t getpid_bench --quick -- --load -D 0.3 -n 1000 >"$TMP/out" 2>&1
+"$TOP/run.sh" -t timer_softirq -t getpid_bench --quick -- --load -D 0.3 -n 1000 \
+	--distribution --hist-max 5000 --housekeeping 0 >"$TMP/out" 2>&1
 RC=$?
-! grep -q "unknown option" "$TMP/out" &&
-	grep -q '^# run.sh: timer_softirq does not take --load: not passed to it$' "$TMP/out" &&
+! grep -q "unknown option\|needs --" "$TMP/out" &&
+	grep -q '^# run.sh: timer_softirq does not take --load --distribution --hist-max 5000: not passed to it$' "$TMP/out" &&
 	grep -q '^# run.sh: getpid_bench does not take -D 0.3: not passed to it$' "$TMP/out" &&
-	grep -q '^# # housekeeping load started' "$TMP/out"
+	grep -q '^# # housekeeping load started' "$TMP/out" &&
+	grep -q '^# # getpid per call: p50' "$TMP/out"
 ok $? "run.sh -- --load: each program gets the options it takes, the rest is named (rc=$RC)"
 # an option that needs another one given with it: taken by the program
 # that has both (asked with the user's options), named for the others
