@@ -121,10 +121,13 @@ static bool opt_is_common(const struct opt *o)
 	return o >= common_table && o < common_table + ARRAY_SIZE(common_table);
 }
 
-static void opt_help_line(const struct opt *o)
+/* One line of --help; @help, when not NULL, in place of the table's. */
+static void opt_help_line(const struct opt *o, const char *help)
 {
 	char left[64], def[96] = "", choices[256] = "";
 
+	if (!help)
+		help = o->help;
 	if (o->key)
 		snprintf(left, sizeof(left), "-%c, --%s%s%s", o->key, o->name,
 			 o->arg ? " " : "", o->arg ? o->arg : "");
@@ -135,7 +138,7 @@ static void opt_help_line(const struct opt *o)
 	 * A help text that names its own default keeps it; a common option
 	 * left at 0 means "the program decides" and says nothing.
 	 */
-	if (!strstr(o->help, "default"))
+	if (!strstr(help, "default"))
 		opt_default_str(o, def, sizeof(def));
 	if (opt_is_common(o) && strstr(def, "(default 0)"))
 		def[0] = '\0';
@@ -146,7 +149,7 @@ static void opt_help_line(const struct opt *o)
 			off += snprintf(choices + off, sizeof(choices) - off,
 					" %s", o->choices[i]);
 	}
-	printf("  %-30s %s%s%s\n", left, o->help, choices, def);
+	printf("  %-30s %s%s%s\n", left, help, choices, def);
 }
 
 static void opts_help(const struct prog_spec *spec)
@@ -155,10 +158,17 @@ static void opts_help(const struct prog_spec *spec)
 	       spec->operands ? " " : "", spec->operands ? spec->operands : "",
 	       spec->summary);
 	for (const struct opt *o = spec->opts; o && o->name; o++)
-		opt_help_line(o);
-	for (size_t i = 0; i < ARRAY_SIZE(common_table); i++)
-		if (common_wanted(spec, i))
-			opt_help_line(&common_table[i]);
+		opt_help_line(o, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(common_table); i++) {
+		const char *help = NULL;
+
+		if (!common_wanted(spec, i))
+			continue;
+		for (const struct opt_help *h = spec->common_help; h && h->name; h++)
+			if (!strcmp(h->name, common_table[i].name))
+				help = h->help;
+		opt_help_line(&common_table[i], help);
+	}
 	printf("  %-30s %s\n  %-30s %s\n  %-30s %s\n", "-h, --help", "this help",
 	       "    --version", "print the version", "    --list-options",
 	       "the options, one per line (for run.sh)");

@@ -96,6 +96,13 @@ struct prog_spec {
 	const struct opt *opts;	/* terminated by { .name = NULL } */
 	const struct opt_rule *rules;	/* terminated by { NULL }, may be NULL */
 	/*
+	 * The --help text of a common option this program gives a narrower
+	 * meaning ({ "loops", "cyclic: wakeups per run" }), may be NULL.
+	 */
+	const struct opt_help {
+		const char *name, *help;
+	} *common_help;		/* terminated by { NULL } */
+	/*
 	 * The program locks the CPUs it needs to itself with
 	 * bench_lock_cpus(); otherwise bench_init locks the target CPUs.
 	 */

@@ -72,6 +72,42 @@ ok $? "--hist-max with --distribution is taken (rc=$RC: $(head -c 160 "$TMP/err"
 	"$BIN/getpid_bench" --distribution --list-options | grep -qx -- '--hist-max - 1' &&
 	"$BIN/getpid_bench" --hist-max 500 --list-options | grep -qx -- '--distribution -d 0'
 ok $? "--list-options: --hist-max only after --distribution"
+# timer_softirq: a phase's options without that phase
+expect_refused "--phase quiet -i 500 --laptop" "--interval needs --phase cyclic or --phase all" \
+	timer_softirq --phase quiet -i 500 --laptop
+expect_refused "--phase quiet -i 1000 (the default)" "--interval needs --phase cyclic or --phase all" \
+	timer_softirq --phase quiet -i 1000
+for o in --laptop -m "-p 50" "--policy other" "--histogram 500" "-n 100"; do
+	set -- $o
+	long=$("$BIN/timer_softirq" --list-options | awk -v o="$1" '$1 == o || $2 == o { print $1 }')
+	expect_refused "--phase control $o" "$long needs --phase cyclic or --phase all" \
+		timer_softirq --phase control $o
+done
+for o in "--warmup 1" --perf-counters; do
+	expect_refused "--phase cyclic $o" "${o%% *} and --phase cyclic do not go together" \
+		timer_softirq --phase cyclic $o
+done
+for o in "--max-needless-per-tick 0.5" "--max-softirqs 5" "--max-ticks-per-s 10" --assert-nohz; do
+	expect_refused "--phase cyclic $o" "${o%% *} needs --phase quiet or --phase all" \
+		timer_softirq --phase cyclic $o
+	expect_refused "--phase control $o" "${o%% *} needs --phase quiet or --phase all" \
+		timer_softirq --phase control $o
+done
+expect_refused "--policy other -p 50" "--priority and --policy other do not go together" \
+	timer_softirq --policy other -p 50
+run_prog timer_softirq --phase cyclic -i 1000 -p 50 --laptop -m --histogram 500 -n 50 -r 1 -q
+head -1 "$TMP/out" | grep -qx 'KTAP version 1' && ! grep -q 'needs\|go together' "$TMP/err"
+ok $? "--phase cyclic takes the cyclic options (rc=$RC: $(head -c 160 "$TMP/err"))"
+run_prog timer_softirq --phase quiet --warmup 0 --max-needless-per-tick 0.5 --max-softirqs 5 \
+	--max-ticks-per-s 10 -D 0.2 -r 1 -q
+head -1 "$TMP/out" | grep -qx 'KTAP version 1' && ! grep -q 'needs\|go together' "$TMP/err"
+ok $? "--phase quiet takes the quiet options (rc=$RC: $(head -c 160 "$TMP/err"))"
+"$BIN/timer_softirq" --phase quiet --list-options >"$TMP/lq"
+"$BIN/timer_softirq" --phase cyclic --list-options >"$TMP/lc"
+! grep -q -- '^--interval \|^--loops \|^--laptop ' "$TMP/lq" && grep -q -- '^--warmup ' "$TMP/lq" &&
+	! grep -q -- '^--warmup \|^--assert-nohz ' "$TMP/lc" && grep -q -- '^--interval ' "$TMP/lc" &&
+	[ "$("$BIN/timer_softirq" --list-options | wc -l)" -eq 26 ]
+ok $? "--list-options after --phase: only that phase's options; all with none"
 # a list with an empty item is bad input, not the list without it
 for l in '0:1,' ',0:1' '0:1,,1:0'; do
 	expect_refused "--pairs '$l'" "--pairs: '$l': an empty pair (a leading, trailing or doubled ',')" \
