@@ -118,6 +118,30 @@ expect_usage_error "--target with --mode tlb" ipistorm --mode tlb --target busy
 expect_usage_error "cid_scan --model -w hackbench" cid_scan --model -w hackbench
 expect_usage_error "--no-compaction --compaction-threads 4" cid_scan --no-compaction --compaction-threads 4
 expect_usage_error "--period-us without the cyclic workload" cid_scan --period-us 200
+# the compaction control with no compaction check to control
+expect_refused "--no-compaction --compaction-control" \
+	"--no-compaction and --compaction-control do not go together" \
+	cid_scan --no-compaction --compaction-control
+for o in --compaction-control --no-compaction "--compaction-timeout 5"; do
+	expect_refused "--model $o" "--model and ${o%% *} do not go together" cid_scan --model $o
+done
+expect_refused "--method estimate --trace-buffer-kb" \
+	"--trace-buffer-kb and --method estimate do not go together" \
+	cid_scan --method estimate --trace-buffer-kb 1024
+for w in cyclic hackbench; do
+	expect_refused "--gap-min-ns with -m trace --no-compaction -w $w" \
+		"--gap-min-ns with --method trace and --no-compaction needs --workload spin" \
+		cid_scan -m trace --no-compaction -w $w --gap-min-ns 500
+done
+"$BIN/cid_scan" --model --list-options >"$TMP/lm"
+"$BIN/cid_scan" -m trace --no-compaction -w cyclic --list-options >"$TMP/lt"
+! grep -q -- '^--compaction-control \|^--no-compaction \|^--compaction-timeout ' "$TMP/lm" &&
+	grep -q -- '^--model-max-cpus ' "$TMP/lm" &&
+	! grep -q -- '^--gap-min-ns \|^--compaction-control ' "$TMP/lt" &&
+	"$BIN/cid_scan" -m trace --no-compaction --list-options | grep -q -- '^--gap-min-ns ' &&
+	"$BIN/cid_scan" -m trace -w cyclic --list-options | grep -q -- '^--gap-min-ns ' &&
+	"$BIN/cid_scan" --list-options | grep -q -- '^--compaction-control '
+ok $? "cid_scan --list-options leaves out what the rules refuse there, only that"
 run_prog ipistorm --module /nonexistent.ko --mode kmod
 [ $RC -eq 1 ] && grep -q "^ipistorm: --module /nonexistent.ko: No such file or directory$" "$TMP/err" &&
 	! grep -q SKIP "$TMP/out"
