@@ -571,6 +571,9 @@ void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 	if (!spec->operands)
 		rules_check(spec, &ps, common_rules);
 	rules_check(spec, &ps, spec->rules);
+	for (int i = 0; i < ps.n; i++)
+		if (ps.table[i]->dest == &co->cpus)
+			co->cpus_unused = rules_exclude(&ps, spec->rules, i);
 }
 
 const char *isolbench_version(void)

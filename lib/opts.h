@@ -61,6 +61,8 @@ struct common_opts {
 	bool wait;		/* for target CPUs another run holds */
 	bool cpus_given, housekeeping_given, loops_given, runs_given;
 	bool duration_given, load_kind_given;
+	/* the rules refuse --cpu with these options: no target CPU is used */
+	bool cpus_unused;
 	char **operands;	/* what follows the options (spec->operands) */
 	int noperands;
 };

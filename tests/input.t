@@ -108,6 +108,32 @@ ok $? "--phase quiet takes the quiet options (rc=$RC: $(head -c 160 "$TMP/err"))
 	! grep -q -- '^--warmup \|^--assert-nohz ' "$TMP/lc" && grep -q -- '^--interval ' "$TMP/lc" &&
 	[ "$("$BIN/timer_softirq" --list-options | wc -l)" -eq 26 ]
 ok $? "--list-options after --phase: only that phase's options; all with none"
+# ipistorm: what the pairs or the watch leave nothing to do
+for o in "--pairs 0:1" "--pair smt" "--src-list 0 --offset 1" "--watch 1"; do
+	expect_refused "$o -c 1" "--cpu and ${o%% *} do not go together" ipistorm $o -c 1
+done
+expect_refused "--mode watch --wait" "--wait and --mode watch do not go together" \
+	ipistorm --mode watch --wait
+expect_refused "--watch 1 --wait" "--wait and --watch do not go together" ipistorm --watch 1 --wait
+expect_refused "-D with --timeout" "--timeout and --duration do not go together" \
+	ipistorm -D 2 --timeout 60
+for o in "--pairs 0:1" "--pair smt" "--src-list 0 --offset 1" "--watch 1" "--mode watch"; do
+	w=${o%% *}
+	[ "$w" = --mode ] && w=$o	# a mode is named with its value
+	expect_refused "$o --housekeeping 0" \
+		"--housekeeping with $w needs --load or --load-kind" ipistorm $o --housekeeping 0
+done
+expect_refused "-c 1 --load --housekeeping 1" "--housekeeping 1 overlaps the target CPUs" \
+	ipistorm -c 1 --load --housekeeping 1
+run_prog ipistorm --watch 0 --load-kind messaging --housekeeping 1 -D 0.2 -q
+{ [ $RC -eq 0 ] || [ $RC -eq 4 ]; } && ! grep -q 'overlaps\|needs\|go together' "$TMP/err"
+ok $? "--watch 0 --housekeeping 1 with the load: no target CPU to overlap (rc=$RC: $(head -c 160 "$TMP/err"))"
+! "$BIN/ipistorm" --pairs 0:1 --list-options | grep -q -- '^--cpu ' &&
+	"$BIN/ipistorm" --list-options | grep -q -- '^--cpu -c 1' &&
+	! "$BIN/ipistorm" --mode watch --list-options | grep -q -- '^--wait \|^--housekeeping ' &&
+	"$BIN/ipistorm" --mode watch --load --list-options | grep -q -- '^--housekeeping ' &&
+	! "$BIN/ipistorm" -D 1 --list-options | grep -q -- '^--timeout '
+ok $? "ipistorm --list-options: no -c after --pairs, no --wait in the watch, --housekeeping with the load"
 # a list with an empty item is bad input, not the list without it
 for l in '0:1,' ',0:1' '0:1,,1:0'; do
 	expect_refused "--pairs '$l'" "--pairs: '$l': an empty pair (a leading, trailing or doubled ',')" \
