@@ -75,6 +75,18 @@ static void args_check(struct compare *c, const char *threshold,
 	if (c->o.plot && (c->o.bisect || c->nsides == 1))
 		compare_die(c, "--plot draws the side-by-side table's metrics: not with %s",
 			    c->o.bisect ? "--bisect" : "a single result");
+	/* a single result is only exported: no table, no comparison */
+	if (c->nsides == 1) {
+		const char *what = c->o.markdown ? "--markdown" :
+				   c->o.labels ? "--labels" :
+				   c->o.emulated_timings ? "--emulated-timings" :
+				   threshold ? "--threshold" :
+				   threshold_abs ? "--threshold-abs" : NULL;
+
+		if (what)
+			compare_die(c, "%s needs two results or more: a single one is only exported (--kcidb)",
+				    what);
+	}
 	for (size_t i = 0; i < c->nsides; i++)
 		c->sides[i].path = co->operands[i];
 }
@@ -127,6 +139,8 @@ static void parse_args(struct compare *c, int argc, char **argv)
 			{ "threshold-abs", OPT_CONFLICTS, "threshold" },
 			{ "markdown", OPT_CONFLICTS, "bisect" },
 			{ "kcidb-build", OPT_NEEDS, "kcidb" },
+			/* a bisect names no kernel but in KCIDB records */
+			{ "labels&bisect", OPT_NEEDS, "kcidb" },
 			{ NULL }
 		},
 		.operands = "BASE RESULT...",

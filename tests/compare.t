@@ -6,7 +6,7 @@
 # UPDATE_GOLDEN=1 after checking the difference by eye).
 . "$(dirname "$0")/lib.sh"
 
-plan 79
+plan 91
 cd "$TOP" || exit 1
 D=tests/data
 
@@ -163,6 +163,21 @@ for l in a,b, ,a,b a,,b; do
 	ok $? "--labels $l: says the label is empty ($(cat "$TMP/err"))"
 done
 bad_input "unknown option" --frobnicate $D/base.json $D/equal.json
+# options for compared results, with one result only exported
+for o in --markdown "--labels a" --emulated-timings "--threshold 5" "--threshold-abs 5"; do
+	bad_input "--kcidb with one result and $o" --kcidb "$TMP/k1.json" $o $D/base.json
+	[ "$(cat "$TMP/err")" = "compare: ${o%% *} needs two results or more: a single one is only exported (--kcidb)" ] &&
+		[ ! -e "$TMP/k1.json" ]
+	ok $? "... says why and writes nothing ($(cat "$TMP/err"))"
+done
+"$BIN/compare" --bisect --labels a,b $D/base.json $D/equal.json >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 255 ] && [ "$(cat "$TMP/err")" = "compare: --labels with --bisect needs --kcidb" ]
+ok $? "--bisect --labels without --kcidb names nothing: 255 ($(cat "$TMP/err"))"
+"$BIN/compare" --bisect --labels a,b --kcidb "$TMP/kb.json" $D/base.json $D/equal.json >/dev/null 2>&1
+rc=$?
+[ $rc -eq 0 ] && json_check "$TMP/kb.json" '[t for t in d["tests"] if t["path"].endswith(".vs_base") and t["misc"]["base"] == "a"]'
+ok $? "--bisect --labels with --kcidb: the base's label is in the records (rc=$rc)"
 # a key twice: one reader keeps the first, another the last; refused
 sed 's/"program": "getpid_bench"/"program": "getpid_bench", "program": "timer_softirq"/' \
 	$D/base.json >"$TMP/dupkey.json"
