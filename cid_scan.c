@@ -192,7 +192,8 @@ int main(int argc, char **argv)
 		  .arg = "KB", .help = "trace: ring buffer per CPU (default: as it is; restored after)",
 		  .min = 1, .max = 1048576 },
 		{ .name = "gap-min-ns", .type = OPT_UINT, .dest = &o.gap_min_ns, .arg = "NS",
-		  .help = "estimate: record busy-loop gaps longer than this", .min = 100, .max = 1000000 },
+		  .help = "busy loops (estimate, spin workload, invariants): record gaps longer than this",
+		  .min = 100, .max = 1000000 },
 		{ .name = "compaction-threads", .type = OPT_UINT, .dest = &o.compaction_threads,
 		  .arg = "N", .help = "invariants: pinned busy loops (default 2 per CPU)",
 		  .min = 2, .max = 4096 },
@@ -227,10 +228,22 @@ int main(int argc, char **argv)
 			{ "model", OPT_CONFLICTS, "compaction-threads" },
 			{ "model-max-cpus", OPT_NEEDS, "model" },
 			{ "model-call-gap-us", OPT_NEEDS, "model" },
+			/* the model runs no compaction check */
+			{ "model", OPT_CONFLICTS, "no-compaction" },
+			{ "model", OPT_CONFLICTS, "compaction-timeout" },
+			{ "model", OPT_CONFLICTS, "compaction-control" },
 			{ "no-compaction", OPT_CONFLICTS, "compaction-threads" },
 			{ "no-compaction", OPT_CONFLICTS, "compaction-timeout" },
+			{ "no-compaction", OPT_CONFLICTS, "compaction-control" },
 			{ "period-us", OPT_NEEDS, "workload=cyclic" },
 			{ "hackbench-threads", OPT_NEEDS, "workload=hackbench" },
+			/* the ring buffer of function_graph, never set up */
+			{ "trace-buffer-kb", OPT_CONFLICTS, "method=estimate" },
+			/*
+			 * the busy loops' gaps: the estimate's, the spin
+			 * workload's probes and the invariants' loops
+			 */
+			{ "gap-min-ns&method=trace&no-compaction", OPT_NEEDS, "workload=spin" },
 			{ NULL }
 		},
 	};

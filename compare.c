@@ -77,6 +77,18 @@ static void args_check(struct compare *c, const char *threshold,
 	if (c->o.plot && (c->o.bisect || c->noperands == 1))
 		compare_die(c, "--plot draws the side-by-side table's metrics: not with %s",
 			    c->o.bisect ? "--bisect" : "a single result");
+	/* a single result is only exported: no table, no comparison */
+	if (c->noperands == 1 && !c->o.args) {
+		const char *what = c->o.markdown ? "--markdown" :
+				   c->o.labels ? "--labels" :
+				   c->o.emulated_timings ? "--emulated-timings" :
+				   threshold ? "--threshold" :
+				   threshold_abs ? "--threshold-abs" : NULL;
+
+		if (what)
+			compare_die(c, "%s needs two results or more: a single one is only exported (--kcidb)",
+				    what);
+	}
 	for (size_t i = 0; i < c->noperands; i++)
 		c->operands[i] = co->operands[i];
 }
@@ -132,6 +144,7 @@ static void parse_args(struct compare *c, int argc, char **argv)
 			{ "markdown", OPT_CONFLICTS, "bisect" },
 			{ "kcidb-build", OPT_NEEDS, "kcidb" },
 			{ "args", OPT_CONFLICTS, "bisect|kcidb|markdown|plot|labels|emulated-timings" },
+
 			{ NULL }
 		},
 		.operands = "BASE RESULT...",
@@ -256,6 +269,9 @@ static void sides_make(struct compare *c)
 	const char *p = c->o.labels;
 	bool dup = false;
 
+	if (p && (*p == ',' || p[strlen(p) - 1] == ',' || strstr(p, ",,")))
+		compare_die(c, "--labels: '%s': an empty label (a leading, trailing or doubled ',')",
+		    p);
 	for (size_t i = 0; i < c->noperands; i++) {
 		char label[16];
 		struct side *s = NULL;

@@ -448,6 +448,13 @@ int main(int argc, char **argv)
 			  COMMON_RUNS | COMMON_LOAD,
 		.opts = opts,
 		.quick = { .loops = 200000, .runs = 3 },
+		/* options that would do nothing are refused, not ignored */
+		.rules = (const struct opt_rule[]){
+			{ "hist-max", OPT_NEEDS, "distribution" },
+			/* the housekeeping CPUs run the load, nothing else */
+			{ "housekeeping", OPT_NEEDS, "load|load-kind" },
+			{ NULL }
+		},
 	};
 
 	bench_init(&g.b, &spec, argc, argv);

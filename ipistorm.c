@@ -149,6 +149,22 @@ static const struct opt_rule ipistorm_rules[] = {
 	{ "all", OPT_NEEDS, "mode=kmod" },
 	{ "no-wait", OPT_NEEDS, "mode=kmod" },
 	{ "delay", OPT_NEEDS, "mode=kmod" },
+	/* -D bounds every pass itself */
+	{ "timeout", OPT_CONFLICTS, "duration" },
+	/* the pairs name their CPUs, --watch the watched ones: no target */
+	{ "cpu", OPT_CONFLICTS, "pairs|pair|src-list" },
+	{ "cpu", OPT_CONFLICTS, "watch" },
+	/* a watch takes no CPU lock: nothing to wait for */
+	{ "wait", OPT_CONFLICTS, "watch|mode=watch" },
+	/*
+	 * the housekeeping CPUs run the load, and without pairs given are
+	 * the storms' sources; else they have nothing to do
+	 */
+	{ "housekeeping&pairs", OPT_NEEDS, "load|load-kind" },
+	{ "housekeeping&pair", OPT_NEEDS, "load|load-kind" },
+	{ "housekeeping&src-list", OPT_NEEDS, "load|load-kind" },
+	{ "housekeeping&watch", OPT_NEEDS, "load|load-kind" },
+	{ "housekeeping&mode=watch", OPT_NEEDS, "load|load-kind" },
 	{ NULL }
 };
 
@@ -185,7 +201,7 @@ int main(int argc, char **argv)
 		  .max = 1000000, .help = "kmod: busy delay between calls, us" },
 		{ .name = "timeout", .type = OPT_UINT, .dest = &o.timeout_s, .arg = "SECS",
 		  .min = 1, .max = 3600,
-		  .help = "every pass stops after SECS (default 60); one stopped before -n calls is incomplete: fails" },
+		  .help = "every pass of -n calls stops after SECS (default 60; not with -D, which bounds each pass); one stopped before -n calls is incomplete: fails" },
 		{ .name = "watch", .type = OPT_CPULIST, .dest = &o.watch,
 		  .given = &o.watch_given, .arg = "CPULIST",
 		  .help = "count the IPIs sent to these CPUs for -D SECS (--mode watch)" },

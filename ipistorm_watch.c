@@ -23,7 +23,8 @@
 #include "lib/cpulock.h"
 #include "lib/ipi_watch.h"
 
-#define CONTROL_CALLS	500	/* membarrier calls of the control */
+#define CONTROL_CALLS	2000	/* membarrier calls of the control (a tenth of a second) */
+#define CONTROL_NICE	-10	/* its spinner owns the CPU for them (nice 0 without root) */
 #define CONTROL_MIN	50	/* IPIs it must have caused to judge */
 #define TOP_SOURCES	5	/* sources printed */
 
@@ -131,7 +132,7 @@ static void watch_cpu_metrics(struct bench *b, struct ipi_watch *w)
 			 traced ? "sent to" : "received by", cpu, w->window_s);
 		m = bench_metric(b, name, "IPIs/s", BETTER_LOWER, agg);
 		window_samples(m, w, cpu_window, &c);
-		metric_summary(m, "IPIs per second", "to cpu %d (%s), %.0f s in %g s windows, %llu in all",
+		metric_summary(m, "IPIs per second", "to cpu %d (%s), %.1f s in %g s windows, %llu in all",
 			       cpu, cpu_isolation_name(&b->sets, cpu), w->seconds, w->window_s,
 			       (unsigned long long)w->t.per_cpu[cpu]);
 		metric_extra(m, "ipis", w->t.per_cpu[cpu]);
@@ -396,7 +397,7 @@ static void control_run(struct bench *b, const struct ipistorm_opts *o, struct i
 	if (c->skip)
 		return;
 	c->from = cpu_mask_first(&b->opt.housekeeping);
-	if (spinner_start(&sp, c->cpu, 0, 10, c->why, sizeof(c->why))) {
+	if (spinner_start(&sp, c->cpu, CONTROL_NICE, 10, c->why, sizeof(c->why))) {
 		c->skip = c->why;
 		return;
 	}

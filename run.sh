@@ -280,14 +280,14 @@ prog_options() {
 	"$here/$1" "${@:2}" --list-options 2>/dev/null
 }
 
-# pass_args PROGRAM [ARGS]: set pass[] to the arguments after -- that
-# PROGRAM with ARGS takes and dropped[] to those it does not take but
-# another program of the suite does (with their values); anything no
-# program knows is passed on, so that the program reports it.
-pass_args() {
-	local mine all a name i=0 n=${#prog_args[@]} arity
-	mine=$(prog_options "$@")
-	all=$all_options
+# split_args MINE ALL: sort the arguments after -- by the options MINE
+# and ALL list ("--NAME -K ARG" lines): took[] those MINE lists (with
+# their values), dropped[] those only ALL lists, pass[] what MINE lists
+# and what neither knows (passed on, so that the program reports it),
+# each in the order given.
+split_args() {
+	local mine=$1 all=$2 a name i=0 n=${#prog_args[@]} arity
+	took=()
 	pass=()
 	dropped=()
 	while [ $i -lt $n ]; do
@@ -295,8 +295,13 @@ pass_args() {
 		arity=""
 		case "$a" in
 		--?*=*) name=${a%%=*}
-			echo "$mine" | grep -q -- "^$name " && pass+=("$a") ||
-				{ echo "$all" | grep -q -- "^$name " && dropped+=("$a") || pass+=("$a"); }
+			if echo "$mine" | grep -q -- "^$name "; then
+				took+=("$a"); pass+=("$a")
+			elif echo "$all" | grep -q -- "^$name "; then
+				dropped+=("$a")
+			else
+				pass+=("$a")
+			fi
 			i=$((i + 1)); continue ;;
 		--?*) name=$a
 			arity=$(echo "$mine" | awk -v n="$name" '$1 == n { print $3; exit }') ;;
@@ -307,8 +312,11 @@ pass_args() {
 		*) pass+=("$a"); i=$((i + 1)); continue ;;
 		esac
 		if [ -n "$arity" ]; then
-			pass+=("$a")
-			[ "$arity" = 1 ] && [ $((i + 1)) -lt $n ] && pass+=("${prog_args[$((i + 1))]}") && i=$((i + 1))
+			took+=("$a"); pass+=("$a")
+			if [ "$arity" = 1 ] && [ $((i + 1)) -lt $n ]; then
+				i=$((i + 1))
+				took+=("${prog_args[$i]}"); pass+=("${prog_args[$i]}")
+			fi
 			i=$((i + 1))
 			continue
 		fi
@@ -323,13 +331,38 @@ pass_args() {
 		i=$((i + 1))
 	done
 }
+
+# takes_options PROGRAM [ARGS]: the options PROGRAM with ARGS takes,
+# asked once alone and once more with the arguments after -- that it
+# takes: an option that needs another one the user gave too
+# (getpid_bench --hist-max with --distribution) is taken then.
+takes_options() {
+	local mine more
+	mine=$(prog_options "$@")
+	split_args "$mine" ""
+	case " ${took[*]} " in
+	*" --help "*|*" -h "*|*" --version "*|*" --list-options "*) ;;
+	"  ") ;;
+	*) more=$(prog_options "$@" "${took[@]}")
+	   mine=$(printf '%s\n%s\n' "$mine" "$more" | awk 'NF && !seen[$0]++') ;;
+	esac
+	echo "$mine"
+}
+
+# pass_args PROGRAM [ARGS]: set pass[] to the arguments after -- that
+# PROGRAM with ARGS takes and dropped[] to those it does not take but
+# another program of the suite does (with their values); anything no
+# program knows is passed on, so that the program reports it.
+pass_args() {
+	split_args "$(takes_options "$@")" "$all_options"
+}
 all_options=""
 if [ ${#prog_args[@]} -gt 0 ]; then
 	for t in $ALL_TESTS; do
 		test_built "$t" || continue
 		cmd=($(test_command "$t"))
 		all_options="$all_options
-$(prog_options "${cmd[@]}")"
+$(takes_options "${cmd[@]}")"
 	done
 fi
 

@@ -234,6 +234,35 @@ static void ts_check(struct bench *b, struct ts_opts *o, struct ts_run *r)
 			   b->target);
 }
 
+/*
+ * Options that would do nothing in the phases asked for are refused
+ * (lib/opts.h), given at their default value too.
+ */
+static const struct opt_rule ts_rules[] = {
+	/* the cyclic phase's */
+	{ "interval", OPT_NEEDS, "phase=cyclic|phase=all" },
+	{ "priority", OPT_NEEDS, "phase=cyclic|phase=all" },
+	{ "policy", OPT_NEEDS, "phase=cyclic|phase=all" },
+	{ "mlockall", OPT_NEEDS, "phase=cyclic|phase=all" },
+	{ "laptop", OPT_NEEDS, "phase=cyclic|phase=all" },
+	{ "histogram", OPT_NEEDS, "phase=cyclic|phase=all" },
+	{ "loops", OPT_NEEDS, "phase=cyclic|phase=all" },
+	{ "explain", OPT_NEEDS, "phase=cyclic|phase=all" },
+	{ "explain-over", OPT_NEEDS, "phase=cyclic|phase=all" },
+	/* SCHED_OTHER has no priority (cyclictest -p 0) */
+	{ "priority", OPT_CONFLICTS, "policy=other" },
+	/* the counted windows' (quiet, and control with its quiet baseline) */
+	{ "warmup", OPT_CONFLICTS, "phase=cyclic" },
+	{ "perf-counters", OPT_CONFLICTS, "phase=cyclic" },
+	{ "noise-threshold", OPT_CONFLICTS, "phase=cyclic" },
+	/* the quiet phase's verdicts */
+	{ "max-needless-per-tick", OPT_NEEDS, "phase=quiet|phase=all" },
+	{ "max-softirqs", OPT_NEEDS, "phase=quiet|phase=all" },
+	{ "max-ticks-per-s", OPT_NEEDS, "phase=quiet|phase=all" },
+	{ "assert-nohz", OPT_NEEDS, "phase=quiet|phase=all" },
+	{ NULL }
+};
+
 int main(int argc, char **argv)
 {
 	struct ts_opts o = {
@@ -295,6 +324,11 @@ int main(int argc, char **argv)
 			  COMMON_DURATION,
 		.opts = opts,
 		.quick = { .runs = 2, .duration_s = 1 },
+		.rules = ts_rules,
+		.common_help = (const struct opt_help[]){
+			{ "loops", "cyclic: at most N wakeups per run (-D, when given too, also ends it)" },
+			{ NULL }
+		},
 	};
 	struct bench b = { .opt = { .duration_s = 2, .runs = 5 } };
 	struct ts_run r = { .tick_quiet_s = NAN };

@@ -40,8 +40,9 @@ static void bench_choose_cpus(struct bench *b)
 		if (cpu_mask_check_usable(&b->sets, &b->opt.housekeeping, err,
 					  sizeof(err)))
 			bench_usage_error(b, "--housekeeping: %s", err);
+		/* a default target no option uses is no CPU to keep clear */
 		CPU_AND(&both, &b->opt.housekeeping, &b->opt.cpus);
-		if (CPU_COUNT(&both))
+		if (CPU_COUNT(&both) && !b->opt.cpus_unused)
 			bench_usage_error(b, "--housekeeping %s overlaps the target CPUs",
 					  cpu_mask_format(&both, buf, sizeof(buf)));
 	} else {

@@ -136,21 +136,31 @@ enum ipi_delivery ipi_delivery_judge(uint64_t calls, uint64_t reached)
 int cpu_pairs_parse(const char *s, int *src, int *dst, int max,
 		    char *err, size_t errlen)
 {
-	char *copy = strdup(s), *save = NULL, *tok;
+	char *copy = strdup(s), *tok, *next;
 	int n = 0;
 
 	if (!copy) {
 		snprintf(err, errlen, "no memory");
 		return -1;
 	}
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *colon = strchr(tok, ':');
+	/* every ',' separates two pairs: none may be empty (strtok skips them) */
+	for (tok = copy; tok; tok = next) {
+		char *colon;
 		uint64_t a, b;
 
+		next = strchr(tok, ',');
+		if (next)
+			*next++ = '\0';
+		if (!*tok) {
+			snprintf(err, errlen, "'%s': an empty pair (a leading, trailing or doubled ',')",
+				 s);
+			goto bad;
+		}
 		if (n == max) {
 			snprintf(err, errlen, "more than %d pairs", max);
 			goto bad;
 		}
+		colon = strchr(tok, ':');
 		if (!colon) {
 			snprintf(err, errlen, "'%s' is not SRC:DST", tok);
 			goto bad;
@@ -166,9 +176,7 @@ int cpu_pairs_parse(const char *s, int *src, int *dst, int max,
 		dst[n++] = b;
 	}
 	free(copy);
-	if (!n)
-		snprintf(err, errlen, "no pair in '%s'", s);
-	return n ? n : -1;
+	return n;
 bad:
 	free(copy);
 	return -1;

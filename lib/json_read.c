@@ -352,6 +352,61 @@ static void jr_append(struct jr_value *parent, struct jr_value **tail,
 	parent->count++;
 }
 
+/* Member names in order, the same name by where it was written. */
+static int jr_key_cmp(const void *a, const void *b)
+{
+	const struct jr_value *x = *(const struct jr_value *const *)a;
+	const struct jr_value *y = *(const struct jr_value *const *)b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/*
+ * No member name twice in @obj (RFC 8259 leaves the meaning of a
+ * repeated name open: a reader keeps the first, another the last). The
+ * names sorted, so that a hostile object of millions of members costs
+ * n log n; the error names the earliest repetition.
+ */
+static int jr_keys_unique(struct jr_parser *p, const struct jr_value *obj)
+{
+	const struct jr_value **v, *dup = NULL;
+	size_t i = 0, n;
+	char name[48];
+
+	if (obj->count < 2)
+		return 0;
+	v = malloc(obj->count * sizeof(*v));
+	if (!v) {
+		jr_error(p, "out of memory");
+		return -1;
+	}
+	for (const struct jr_value *c = obj->child; c; c = c->next)
+		v[i++] = c;
+	qsort(v, obj->count, sizeof(*v), jr_key_cmp);
+	for (i = 0; i + 1 < obj->count; i++)
+		if (!strcmp(v[i]->key, v[i + 1]->key) &&
+		    (!dup || v[i + 1]->pos < dup->pos))
+			dup = v[i + 1];
+	free(v);
+	if (!dup)
+		return 0;
+	/* one line: control characters shown as '?', a long name cut */
+	n = strlen(dup->key);
+	if (n >= sizeof(name)) {
+		n = sizeof(name) - 4;
+		while (n && ((unsigned char)dup->key[n] & 0xc0) == 0x80)
+			n--;
+	}
+	for (i = 0; i < n; i++)
+		name[i] = (unsigned char)dup->key[i] < 0x20 ||
+			  dup->key[i] == 0x7f ? '?' : dup->key[i];
+	snprintf(name + n, sizeof(name) - n, "%s", n < strlen(dup->key) ? "..." : "");
+	p->pos = dup->pos;
+	jr_error(p, "duplicate key '%s' in an object", name);
+	return -1;
+}
+
 static struct jr_value *jr_container(struct jr_parser *p, bool object)
 {
 	struct jr_value *c = jr_node(p, object ? JR_OBJECT : JR_ARRAY);
@@ -374,8 +429,10 @@ static struct jr_value *jr_container(struct jr_parser *p, bool object)
 	for (;;) {
 		struct jr_value *v;
 		char *key = NULL;
+		size_t at;
 
 		jr_skip_ws(p);
+		at = p->pos;
 		if (object) {
 			if (jr_peek(p) != '"') {
 				jr_error(p, "expected a member name");
@@ -398,6 +455,7 @@ static struct jr_value *jr_container(struct jr_parser *p, bool object)
 			goto bad;
 		}
 		v->key = key;
+		v->pos = at;
 		jr_append(c, &tail, v);
 		jr_skip_ws(p);
 		if (jr_peek(p) == ',') {
@@ -411,6 +469,8 @@ static struct jr_value *jr_container(struct jr_parser *p, bool object)
 		jr_error(p, "expected ',' or '%c'", close);
 		goto bad;
 	}
+	if (object && jr_keys_unique(p, c))
+		goto bad;
 	p->depth--;
 	return c;
 bad:

@@ -3,7 +3,8 @@
  * A small, strict, bounded JSON reader (RFC 8259): recursive descent
  * into a tree of values. Strict: no comments, no trailing commas, no
  * leading zeros, no NaN/Infinity, no raw control characters in strings,
- * nothing after the document but whitespace. Bounded: nesting depth,
+ * no member name twice in one object, nothing after the document but
+ * whitespace. Bounded: nesting depth,
  * node count and string length are limited, so any input, however
  * hostile, costs bounded time and memory (tests/fuzz/ fuzzes it).
  */
@@ -24,6 +25,7 @@ struct jr_value {
 	double number;
 	char *string;		/* JR_STRING: decoded UTF-8, NUL-terminated */
 	char *key;		/* the member name when inside an object */
+	size_t pos;		/* offset of the member name, else of the value */
 	size_t count;		/* JR_ARRAY, JR_OBJECT: number of children */
 	struct jr_value *child;	/* first child */
 	struct jr_value *next;	/* next sibling */
@@ -37,7 +39,7 @@ struct jr_value *jr_parse(const char *buf, size_t len, char *err,
 			  size_t errlen);
 void jr_free(struct jr_value *v);
 
-/* The first member @key of an object, or NULL (also when @obj is not one). */
+/* The member @key of an object, or NULL (also when @obj is not one). */
 const struct jr_value *jr_get(const struct jr_value *obj, const char *key);
 /* Typed member access: NULL or false when missing or of another type. */
 const char *jr_get_string(const struct jr_value *obj, const char *key);

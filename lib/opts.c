@@ -121,10 +121,13 @@ static bool opt_is_common(const struct opt *o)
 	return o >= common_table && o < common_table + ARRAY_SIZE(common_table);
 }
 
-static void opt_help_line(const struct opt *o)
+/* One line of --help; @help, when not NULL, in place of the table's. */
+static void opt_help_line(const struct opt *o, const char *help)
 {
 	char left[64], def[96] = "", choices[256] = "";
 
+	if (!help)
+		help = o->help;
 	if (o->key)
 		snprintf(left, sizeof(left), "-%c, --%s%s%s", o->key, o->name,
 			 o->arg ? " " : "", o->arg ? o->arg : "");
@@ -135,7 +138,7 @@ static void opt_help_line(const struct opt *o)
 	 * A help text that names its own default keeps it; a common option
 	 * left at 0 means "the program decides" and says nothing.
 	 */
-	if (!strstr(o->help, "default"))
+	if (!strstr(help, "default"))
 		opt_default_str(o, def, sizeof(def));
 	if (opt_is_common(o) && strstr(def, "(default 0)"))
 		def[0] = '\0';
@@ -146,7 +149,7 @@ static void opt_help_line(const struct opt *o)
 			off += snprintf(choices + off, sizeof(choices) - off,
 					" %s", o->choices[i]);
 	}
-	printf("  %-30s %s%s%s\n", left, o->help, choices, def);
+	printf("  %-30s %s%s%s\n", left, help, choices, def);
 }
 
 static void opts_help(const struct prog_spec *spec)
@@ -155,10 +158,17 @@ static void opts_help(const struct prog_spec *spec)
 	       spec->operands ? " " : "", spec->operands ? spec->operands : "",
 	       spec->summary);
 	for (const struct opt *o = spec->opts; o && o->name; o++)
-		opt_help_line(o);
-	for (size_t i = 0; i < ARRAY_SIZE(common_table); i++)
-		if (common_wanted(spec, i))
-			opt_help_line(&common_table[i]);
+		opt_help_line(o, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(common_table); i++) {
+		const char *help = NULL;
+
+		if (!common_wanted(spec, i))
+			continue;
+		for (const struct opt_help *h = spec->common_help; h && h->name; h++)
+			if (!strcmp(h->name, common_table[i].name))
+				help = h->help;
+		opt_help_line(&common_table[i], help);
+	}
 	printf("  %-30s %s\n  %-30s %s\n  %-30s %s\n", "-h, --help", "this help",
 	       "    --version", "print the version", "    --list-options",
 	       "the options, one per line (for run.sh)");
@@ -176,31 +186,30 @@ static void opt_store(const struct prog_spec *spec, const struct opt *o,
 {
 	char err[160];
 	struct stat st;
-	uint64_t u;
 	int64_t i;
 	double d;
+	int ret;
 
 	switch (o->type) {
 	case OPT_FLAG:
 		*(bool *)o->dest = true;
 		break;
 	case OPT_UINT:
-		if (parse_u64(val, &u))
-			opts_usage(spec, "--%s: '%s' is not a whole number >= 0",
-				   o->name, val);
-		if (u < o->min || u > o->max)
-			opts_usage(spec, "--%s: %s is out of range (%.0f..%.0f)",
-				   o->name, val, o->min, o->max);
-		*(uint64_t *)o->dest = u;
-		break;
 	case OPT_INT:
-		if (parse_i64(val, &i))
+		/* the number syntax of every option: 1e3 is 1000 */
+		ret = parse_whole(val, &i);
+		if (ret == NUM_SYNTAX)
+			opts_usage(spec, "--%s: '%s' is not a number", o->name, val);
+		if (ret == NUM_FRACTION)
 			opts_usage(spec, "--%s: '%s' is not a whole number",
 				   o->name, val);
-		if (i < o->min || i > o->max)
+		if (ret || i < o->min || i > o->max)
 			opts_usage(spec, "--%s: %s is out of range (%.0f..%.0f)",
 				   o->name, val, o->min, o->max);
-		*(int64_t *)o->dest = i;
+		if (o->type == OPT_UINT)
+			*(uint64_t *)o->dest = i;
+		else
+			*(int64_t *)o->dest = i;
 		break;
 	case OPT_DOUBLE:
 		if (parse_double(val, &d))
@@ -278,15 +287,18 @@ static int parsed_find(const struct parsed *ps, const char *name, size_t len)
 static bool rule_term1(const struct parsed *ps, const char *term, size_t tlen,
 		       char *text, size_t len)
 {
-	size_t nlen = strcspn(term, "!=|");
-	const char *val = term[nlen] == '!' ? term + nlen + 2 :
-			  term[nlen] == '=' ? term + nlen + 1 : NULL;
-	int i = parsed_find(ps, term, nlen);
+	size_t nlen = strcspn(term, "!=|&");
+	const char *val, *cur;
 	const struct opt *o;
-	const char *cur;
 	size_t vlen;
 	bool same;
+	int i;
 
+	if (nlen > tlen)
+		nlen = tlen;
+	val = nlen == tlen ? NULL : term[nlen] == '!' ? term + nlen + 2 :
+	      term[nlen] == '=' ? term + nlen + 1 : NULL;
+	i = parsed_find(ps, term, nlen);
 	if (i < 0)
 		abort();
 	o = ps->table[i];
@@ -308,8 +320,37 @@ static bool rule_term1(const struct parsed *ps, const char *term, size_t tlen,
 }
 
 /*
- * Whether @term holds: one term, or alternatives "a|b" (true when one
- * holds, which @text then names; else @text names them all).
+ * Whether the terms "a&b" (up to @tlen) all hold; @text names them:
+ * "--a with --b", "--a with --b and --c".
+ */
+static bool rule_conj(const struct parsed *ps, const char *conj, size_t tlen,
+		      char *text, size_t len)
+{
+	const char *end = conj + tlen;
+	bool all = true;
+	size_t used = 0;
+	int k = 0;
+
+	text[0] = '\0';
+	for (const char *t = conj; t < end; k++) {
+		size_t n = strcspn(t, "&|");
+		char one[96];
+
+		if (n > (size_t)(end - t))
+			n = end - t;
+		all &= rule_term1(ps, t, n, one, sizeof(one));
+		if (used < len)
+			used += snprintf(text + used, len - used, "%s%s",
+					 !k ? "" : k == 1 ? " with " : " and ", one);
+		t += n + (t + n < end);
+	}
+	return all;
+}
+
+/*
+ * Whether @term holds: one term, a conjunction "a&b", or alternatives
+ * "a|b" of those ('&' binds first; true when one holds, which @text
+ * then names; else @text names them all).
  */
 static bool rule_term(const struct parsed *ps, const char *term, char *text,
 		      size_t len)
@@ -318,9 +359,9 @@ static bool rule_term(const struct parsed *ps, const char *term, char *text,
 
 	for (const char *t = term; *t; t += *t == '|') {
 		size_t tlen = strcspn(t, "|");
-		char one[96];
+		char one[192];
 
-		if (rule_term1(ps, t, tlen, one, sizeof(one))) {
+		if (rule_conj(ps, t, tlen, one, sizeof(one))) {
 			snprintf(text, len, "%s", one);
 			return true;
 		}
@@ -335,7 +376,7 @@ static bool rule_term(const struct parsed *ps, const char *term, char *text,
 static void rules_check(const struct prog_spec *spec, const struct parsed *ps,
 			const struct opt_rule *r)
 {
-	char a[96], b[96];
+	char a[256], b[256];
 
 	for (; r && r->opt; r++) {
 		if (!rule_term(ps, r->opt, a, sizeof(a)))
@@ -348,13 +389,23 @@ static void rules_check(const struct prog_spec *spec, const struct parsed *ps,
 	}
 }
 
-/* Whether @name is one of the plain option names of term @term ("a|b"). */
+/* Whether rule @r refuses the options of @ps. */
+static bool rule_refuses(const struct parsed *ps, const struct opt_rule *r)
+{
+	char t[256];
+
+	if (!rule_term(ps, r->opt, t, sizeof(t)))
+		return false;
+	return rule_term(ps, r->other, t, sizeof(t)) == (r->kind == OPT_CONFLICTS);
+}
+
+/* Whether @name is one of the plain option names of @term ("a&b|c"). */
 static bool term_names(const char *term, const char *name)
 {
 	size_t n = strlen(name);
 
-	for (const char *t = term; *t; t += *t == '|') {
-		size_t tlen = strcspn(t, "|");
+	for (const char *t = term; *t; t += *t == '|' || *t == '&') {
+		size_t tlen = strcspn(t, "|&");
 
 		if (tlen == n && !strncmp(t, name, n))
 			return true;
@@ -364,26 +415,22 @@ static bool term_names(const char *term, const char *name)
 }
 
 /*
- * Whether a rule refuses option @i with the options given so far: it
- * conflicts with one that holds (either side of the rule), or needs one
- * that does not.
+ * Whether a rule that names option @i refuses the options given so far
+ * because @i is among them: it conflicts with one that holds (either
+ * side of the rule), or needs one that does not. What it refuses
+ * anyway is not @i's doing.
  */
 static bool rules_exclude(const struct parsed *ps, const struct opt_rule *r, int i)
 {
 	const char *name = ps->table[i]->name;
-	char t[160];
+	struct parsed with = *ps, without = *ps;
 
-	for (; r && r->opt; r++) {
-		if (r->kind == OPT_CONFLICTS && term_names(r->other, name) &&
-		    rule_term(ps, r->opt, t, sizeof(t)))
+	with.given[i] = true;
+	without.given[i] = false;
+	for (; r && r->opt; r++)
+		if ((term_names(r->opt, name) || term_names(r->other, name)) &&
+		    rule_refuses(&with, r) && !rule_refuses(&without, r))
 			return true;
-		if (!term_names(r->opt, name))
-			continue;
-		if (r->kind == OPT_CONFLICTS && rule_term(ps, r->other, t, sizeof(t)))
-			return true;
-		if (r->kind == OPT_NEEDS && !rule_term(ps, r->other, t, sizeof(t)))
-			return true;
-	}
 	return false;
 }
 
@@ -524,6 +571,9 @@ void opts_parse(const struct prog_spec *spec, struct common_opts *co,
 	if (!spec->operands)
 		rules_check(spec, &ps, common_rules);
 	rules_check(spec, &ps, spec->rules);
+	for (int i = 0; i < ps.n; i++)
+		if (ps.table[i]->dest == &co->cpus)
+			co->cpus_unused = rules_exclude(&ps, spec->rules, i);
 }
 
 const char *isolbench_version(void)

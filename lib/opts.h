@@ -61,18 +61,26 @@ struct common_opts {
 	bool wait;		/* for target CPUs another run holds */
 	bool cpus_given, housekeeping_given, loops_given, runs_given;
 	bool duration_given, load_kind_given;
+	/* the rules refuse --cpu with these options: no target CPU is used */
+	bool cpus_unused;
 	char **operands;	/* what follows the options (spec->operands) */
 	int noperands;
 };
 
 /*
- * Options that do not go together, declared once per program and checked
- * after parsing (a usage error, exit 1). A term is an option's long name,
- * true when given; "name=value" is true when an OPT_CHOICE option has
- * that value (given or by default), "name!=value" when it was given
- * with another value; "a|b" holds when either does.
+ * Options that do not go together, or that would do nothing without
+ * another, declared once per program and checked after parsing (a usage
+ * error, exit 1). A term is an option's long name, true when given
+ * (with any value, the default's too); "name=value" is true when an
+ * OPT_CHOICE option has that value (given or by default), "name!=value"
+ * when it was given with another value; "a&b" holds when both do, "a|b"
+ * when either does ('&' binds first: "a&b|c" is "(a&b)|c").
  *	{ "pairs", OPT_CONFLICTS, "pair" }	--pairs and --pair exclude each other
  *	{ "all", OPT_NEEDS, "mode=kmod" }	--all only with --mode kmod
+ *	{ "housekeeping&pairs", OPT_NEEDS, "load" }
+ *		"--housekeeping with --pairs needs --load"
+ * --list-options leaves out an option that a rule would refuse because
+ * it is given, with the options before it on the command line.
  */
 enum opt_rule_kind { OPT_CONFLICTS, OPT_NEEDS };
 
@@ -89,6 +97,13 @@ struct prog_spec {
 	/* defaults for the help text of the common numeric options */
 	const struct opt *opts;	/* terminated by { .name = NULL } */
 	const struct opt_rule *rules;	/* terminated by { NULL }, may be NULL */
+	/*
+	 * The --help text of a common option this program gives a narrower
+	 * meaning ({ "loops", "cyclic: wakeups per run" }), may be NULL.
+	 */
+	const struct opt_help {
+		const char *name, *help;
+	} *common_help;		/* terminated by { NULL } */
 	/*
 	 * The program locks the CPUs it needs to itself with
 	 * bench_lock_cpus(); otherwise bench_init locks the target CPUs.

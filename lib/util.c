@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -158,6 +159,68 @@ int parse_i64(const char *s, int64_t *out)
 	if (errno || *end)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+/*
+ * A whole number in that syntax, exactly: "1000", "1e3", "2.5e3" and
+ * "-4" are whole; "1.5" and "1e-3" are numbers that are not. Each digit's
+ * place (its power of ten, the exponent included) is counted, so no
+ * rounding can make a fraction whole ("1000000000000.0000001" is one).
+ */
+int parse_whole(const char *s, int64_t *out)
+{
+	const char *m, *first = NULL, *last = NULL;
+	long nint, e = 0, idx = 0, fidx = 0, lidx = 0, high, low;
+	bool neg;
+	uint64_t v = 0;
+
+	if (!s || !number_syntax(s, true))
+		return NUM_SYNTAX;
+	neg = *s == '-';
+	m = s + neg;
+	nint = strcspn(m, ".eE");	/* digits before the point */
+	/* the first and last digit that is not 0, by index among the digits */
+	for (const char *c = m; (*c >= '0' && *c <= '9') || *c == '.'; c++) {
+		if (*c == '.')
+			continue;
+		if (*c != '0') {
+			if (!first) {
+				first = c;
+				fidx = idx;
+			}
+			last = c;
+			lidx = idx;
+		}
+		idx++;
+	}
+	if (!first) {
+		*out = 0;
+		return 0;
+	}
+	m += strcspn(m, "eE");
+	if (*m) {
+		bool eneg = m[1] == '-';
+
+		for (m += 1 + (m[1] == '-' || m[1] == '+'); *m; m++)
+			e = e < 1000000 ? e * 10 + (*m - '0') : e;
+		e = eneg ? -e : e;
+	}
+	/* the places of the highest and the lowest digit that count */
+	high = nint - 1 - fidx + e;
+	low = nint - 1 - lidx + e;
+	if (low < 0)
+		return NUM_FRACTION;
+	if (high > 18)	/* 10^19 is past INT64_MAX */
+		return NUM_RANGE;
+	for (const char *c = first; c <= last; c++)
+		if (*c != '.')
+			v = v * 10 + (*c - '0');
+	for (; low > 0; low--)
+		v *= 10;
+	if (v > (uint64_t)INT64_MAX + neg)
+		return NUM_RANGE;
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
 	return 0;
 }
 

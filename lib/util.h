@@ -21,7 +21,10 @@ int write_file(const char *path, const char *s);
 /* Whether process @pid no longer exists (ESRCH: not "someone else's"). */
 bool pid_gone(long pid);
 
-/* Whole decimal numbers with range checks: 0, or -1 on junk or range. */
+/*
+ * Whole decimal numbers, digits only (kernel files, CPU numbers), and
+ * numbers as options write them: 0, or -1 on junk or range.
+ */
 int parse_u64(const char *s, uint64_t *out);
 int parse_i64(const char *s, int64_t *out);
 int parse_double(const char *s, double *out);
@@ -32,5 +35,12 @@ int parse_double(const char *s, double *out);
  * code points above U+10FFFF).
  */
 size_t utf8_len(const unsigned char *s, size_t n);
+
+/*
+ * A whole number in the syntax of parse_double ("1e3" is 1000): 0, or
+ * one of these when it is not a number, not whole, or beyond int64_t.
+ */
+enum { NUM_SYNTAX = -1, NUM_FRACTION = -2, NUM_RANGE = -3 };
+int parse_whole(const char *s, int64_t *out);
 
 #endif

@@ -6,7 +6,7 @@
 # UPDATE_GOLDEN=1 after checking the difference by eye).
 . "$(dirname "$0")/lib.sh"
 
-plan 79
+plan 100
 cd "$TOP" || exit 1
 D=tests/data
 
@@ -157,7 +157,37 @@ bad_input "directory without results" $D/base.json "$TMP/nojson"
 bad_input "only one result" $D/base.json
 bad_input "bad threshold" --threshold 5x $D/base.json $D/equal.json
 bad_input "labels do not match" --labels a $D/base.json $D/equal.json
+for l in a,b, ,a,b a,,b; do
+	bad_input "--labels $l" --labels $l $D/base.json $D/equal.json
+	[ "$(cat "$TMP/err")" = "compare: --labels: '$l': an empty label (a leading, trailing or doubled ',')" ]
+	ok $? "--labels $l: says the label is empty ($(cat "$TMP/err"))"
+done
 bad_input "unknown option" --frobnicate $D/base.json $D/equal.json
+# options for compared results, with one result only exported
+for o in --markdown "--labels a" --emulated-timings "--threshold 5" "--threshold-abs 5"; do
+	bad_input "--kcidb with one result and $o" --kcidb "$TMP/k1.json" $o $D/base.json
+	[ "$(cat "$TMP/err")" = "compare: ${o%% *} needs two results or more: a single one is only exported (--kcidb)" ] &&
+		[ ! -e "$TMP/k1.json" ]
+	ok $? "... says why and writes nothing ($(cat "$TMP/err"))"
+done
+"$BIN/compare" --bisect --labels a,b,b $D/base.json $D/equal.json $D/equal.json >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '^bisect: verdict good' "$TMP/out"
+ok $? "--bisect --labels: the operands of one name are one kernel, their runs pooled (rc=$rc)"
+"$BIN/compare" --bisect --labels a,b --kcidb "$TMP/kb.json" $D/base.json $D/equal.json >/dev/null 2>&1
+rc=$?
+[ $rc -eq 0 ] && json_check "$TMP/kb.json" '[t for t in d["tests"] if t["path"].endswith(".vs_base") and t["misc"]["base"] == "a"]'
+ok $? "--bisect --labels with --kcidb: the base's label is in the records (rc=$rc)"
+# a key twice: one reader keeps the first, another the last; refused
+sed 's/"program": "getpid_bench"/"program": "getpid_bench", "program": "timer_softirq"/' \
+	$D/base.json >"$TMP/dupkey.json"
+bad_input "a duplicate key" $D/base.json "$TMP/dupkey.json"
+grep -Eq "^compare: $TMP/dupkey.json: malformed JSON: line [0-9]+ col [0-9]+: duplicate key 'program' in an object\$" "$TMP/err"
+ok $? "the duplicate key is named with its place ($(cat "$TMP/err"))"
+"$BIN/compare" --bisect "$TMP/dupkey.json" $D/base.json >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 255 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ]
+ok $? "a baseline with a duplicate key aborts a bisect: 255, one line (rc=$rc)"
 grep -q 'schema_version 2' "$TMP/err" 2>/dev/null || "$BIN/compare" $D/base.json $D/schema-v2.json 2>&1 | grep -q 'schema_version 2'
 ok $? "the schema version error names the version"
 

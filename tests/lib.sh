@@ -63,6 +63,17 @@ expect_usage_error() {
 	ok $? "$desc: exit 1 with one line on stderr (rc=$RC, lines=$lines: $(head -c 200 "$TMP/err"))"
 }
 
+# expect_refused DESC MESSAGE NAME ARGS...: a usage error (exit 1, one
+# line on stderr) whose line is exactly "NAME: MESSAGE".
+expect_refused() {
+	local desc=$1 msg=$2 err
+	shift 2
+	run_prog "$@"
+	err=$(cat "$TMP/err")
+	[ "$RC" -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && [ "$err" = "$1: $msg" ]
+	ok $? "$desc: '$1: $msg' (rc=$RC: $(head -c 200 "$TMP/err"))"
+}
+
 # json_check FILE PYTHON_EXPR: evaluate an expression over the parsed
 # JSON document `d`; passes when it is true.
 json_check() {

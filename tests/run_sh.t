@@ -68,8 +68,8 @@ ok $? "timeout: not ok ... # TIMEOUT and a non-zero exit (rc=$rc)"
 ! pgrep -f 'getpid_bench -n 1000000000' >/dev/null; ok $? "the timed-out program is gone"
 grep -q '# # interrupted by signal 15' "$TMP/stream2"; ok $? "the timed-out program reported what it had measured"
 
-# A failing program fails the run.
-"$TOP/run.sh" -t getpid_bench -- --cpu 0-1 --housekeeping 1 >"$TMP/stream3" 2>&1
+# A failing program fails the run (--housekeeping overlaps --cpu).
+"$TOP/run.sh" -t getpid_bench -- --cpu 0-1 --load --housekeeping 1 >"$TMP/stream3" 2>&1
 rc=$?
 [ $rc -ne 0 ] && grep -q '^not ok 1 selftests: isolbench: getpid_bench # exit=1' "$TMP/stream3"
 ok $? "a program's failure makes run.sh fail (rc=$rc)"

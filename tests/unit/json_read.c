@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests of lib/json_read.c: what it accepts, what it refuses, bounds. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/json_read.h"
 #include "lib/ktap.h"
 #include "lib/util.h"
+
+static struct jr_value *parse(const char *s, char *err, size_t errlen)
+{
+	return jr_parse(s, strlen(s), err, errlen);
+}
 
 static int parses(const char *s)
 {
@@ -35,7 +41,7 @@ int main(void)
 	int nbad = 0;
 
 	ksft_print_header();
-	ksft_set_plan(9);
+	ksft_set_plan(15);
 
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
 		if (!parses(good[i]))
@@ -67,6 +73,51 @@ int main(void)
 	ksft_test_result(!v && !strncmp(err, "line 3 col 5:", 13),
 			 "errors say where: %s", err);
 	ksft_test_result(!jr_parse("1\0", 2, err, sizeof(err)), "a NUL byte is refused");
+
+	/* a member name twice in one object: malformed, whichever would win */
+	v = parse("{\"a\": 1,\n \"b\": 2, \"a\": 3}", err, sizeof(err));
+	ksft_test_result(!v && !strcmp(err, "line 2 col 10: duplicate key 'a' in an object"),
+			 "a duplicate key is refused where it repeats: %s", err);
+	jr_free(v);
+	v = parse("[{\"x\": {\"k\": 1, \"k\": 1}}]", err, sizeof(err));
+	ksft_test_result(!v && strstr(err, "duplicate key 'k'"),
+			 "... in a nested object too: %s", err);
+	jr_free(v);
+	v = parse("{\"a\": {\"b\": 1}, \"b\": {\"a\": 1}, \"c\": [{\"a\": 1}, {\"a\": 2}]}",
+		  err, sizeof(err));
+	ksft_test_result(v != NULL, "the same name in different objects is fine (%s)",
+			 v ? "parsed" : err);
+	jr_free(v);
+	v = parse("{\"a\\n\\u0001b\": 1, \"a\\n\\u0001b\": 2}", err, sizeof(err));
+	ksft_test_result(!v && strstr(err, "duplicate key 'a??b'") && !strchr(err, '\n'),
+			 "the error stays one line: %s", err);
+	jr_free(v);
+	{
+		char doc[512], key[201];
+
+		memset(key, 'x', 200);
+		key[200] = '\0';
+		snprintf(doc, sizeof(doc), "{\"%s\": 1, \"%s\": 2}", key, key);
+		v = parse(doc, err, sizeof(err));
+		ksft_test_result(!v && strstr(err, "xxx...' in an object") && strlen(err) < 100,
+				 "a long name is cut: %s", err);
+		jr_free(v);
+	}
+	{
+		/* 200000 members, the last repeating the first: n log n, not n^2 */
+		size_t n = 200000, cap = n * 16 + 16, len = 0;
+		char *big = malloc(cap);
+
+		len += snprintf(big + len, cap - len, "{");
+		for (size_t i = 0; i < n; i++)
+			len += snprintf(big + len, cap - len, "\"k%zu\":0,", i);
+		len += snprintf(big + len, cap - len, "\"k0\":1}");
+		v = jr_parse(big, len, err, sizeof(err));
+		ksft_test_result(!v && strstr(err, "duplicate key 'k0'"),
+				 "200000 members with one repeat: %s", err);
+		jr_free(v);
+		free(big);
+	}
 
 	deep = malloc(2 * JR_MAX_DEPTH + 10);
 	memset(deep, '[', JR_MAX_DEPTH);
