@@ -524,7 +524,12 @@ int cpu_trace_noise(struct cpu_trace *t, char *err, size_t errlen)
 			 "no irq_vectors events: system interrupts are seen by their softirqs and threads only");
 	}
 	/* where the IPIs to the CPU came from: their senders' stacks */
-	for (size_t i = 0; t->have_ipi_cpu && i < ARRAY_SIZE(stacks); i++) {
+	if (t->have_ipi_cpu && !ipi_stacks_reliable(path, sizeof(path)) && t->nnotes < 4)
+		snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]),
+			 "IPIs to cpu %d named by their call site: the guess unwinder's stacks are not true",
+			 t->cpu);
+	for (size_t i = 0; t->have_ipi_cpu && ipi_stacks_reliable(path, sizeof(path)) &&
+	     i < ARRAY_SIZE(stacks); i++) {
 		snprintf(filter, sizeof(filter), stacks[i][1], t->cpu);
 		snprintf(path, sizeof(path), "%s/events/%s/trigger", t->ti.dir, stacks[i][0]);
 		if (write_file(path, filter) && t->nnotes < 4) {

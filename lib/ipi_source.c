@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ipi_source.h"
+#include "kconfig.h"
 #include "util.h"
 
 /*
@@ -26,6 +27,16 @@ static const char *const generic_prefixes[] = {
 	"flat_send_IPI", "kvm_send_ipi", "__kvm_send_ipi", "native_flush_tlb_multi",
 	"flush_tlb_multi", "__flush_tlb_multi",
 };
+
+bool ipi_stacks_reliable(char *why, size_t len)
+{
+	char v[8];
+
+	if (kconfig_value("CONFIG_UNWINDER_GUESS", v, sizeof(v)) || strcmp(v, "y"))
+		return true;
+	snprintf(why, len, "this kernel's stack traces come from the guess unwinder (CONFIG_UNWINDER_GUESS): they list stale return addresses");
+	return false;
+}
 
 bool ipi_frame_generic(const char *func)
 {

@@ -61,6 +61,12 @@ bool ipi_sends_line(struct ipi_sends *q, const char *line);
 /* The end of the records: every send still waiting is done. */
 void ipi_sends_flush(struct ipi_sends *q);
 
+/*
+ * Whether the kernel's stack traces can name a source: not with
+ * CONFIG_UNWINDER_GUESS, which lists whatever return addresses it finds
+ * on the stack (false, and why in @why).
+ */
+bool ipi_stacks_reliable(char *why, size_t len);
 /* Whether @func is tracing or generic cross-CPU call code, not a source. */
 bool ipi_frame_generic(const char *func);
 /* The source of @s from its stack, else its callsite, into s->source. */

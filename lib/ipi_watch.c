@@ -234,6 +234,8 @@ static void watch_stacks(struct ipi_watch *w, const char *list)
 	};
 	char path[400], trig[600], cond[560];
 
+	if (!ipi_stacks_reliable(w->why_no_stacks, sizeof(w->why_no_stacks)))
+		return;
 	w->stacks = true;
 	for (size_t i = 0; i < ARRAY_SIZE(events); i++) {
 		snprintf(cond, sizeof(cond), events[i][1], list);

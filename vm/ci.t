@@ -14,7 +14,7 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 	echo "1..0 # SKIP qemu-system-x86_64 not installed"
 	exit 0
 fi
-plan 34
+plan 38
 
 # verdict RESULTS_DIR TEST PREFIX: the result ("pass", "skip", "fail")
 # of the first verdict of TEST's JSON whose name starts with PREFIX
@@ -70,6 +70,13 @@ grep -Eq '^# both methods on this run: the estimate attributed [0-9]+ scans, [0-
 ok $? "6.12: cid_scan compared the estimate with the traced walks on one run"
 json_check "$r/suite/getpid_bench.json" 'd["system"]["emulated"] and d["system"]["nohz_full"]=="2-3" and "isolbench.vm=" in d["system"]["cmdline"]'
 ok $? "6.12: results say they come from an emulated guest"
+# the positive controls of the attribution, on the guest's kernel
+grep -E 'control: ' "$r/suite/ipistorm_watch.ktap" "$r/suite/timer_softirq.ktap" | sed 's/^/# /'
+[ "$(verdict "$r" ipistorm_watch 'control: the watch named membarrier')" = pass ]
+ok $? "6.12: the watch named membarrier the source of its control's IPIs (from the sender's stack)"
+[ "$(verdict "$r" timer_softirq "control: the sleeper's preemptions")" = pass ] &&
+	json_check "$r/suite/ipistorm_watch.json" '[m for m in d["metrics"] if m["name"]=="ipis_to_cpu2_per_s" and m["kind"]=="count" and len(m["samples"])>=2]'
+ok $? "6.12: timer_softirq found its control's sleeper in the loop's gaps; the watch counted cpu 2 per window"
 
 # Storms whose delivery is deterministic on an isolated dst: strict.
 # storm_guest NAME RUN.SH-ARGS...: one 6.12 guest with those arguments
@@ -153,6 +160,9 @@ ok $? "6.1: the positive control saw its TIMER softirqs"
 ok $? "6.1: timer_softirq asserted seed 004's rule on cpu 2"
 [ "$(verdict "$r" timer_softirq 'quiet: the counting sent no IPI')" = skip ]
 ok $? "6.1: the IPI check skips (no ipi tracepoints before 6.3)"
+[ "$(verdict "$r" timer_softirq "control: the sleeper's preemptions")" = pass ] &&
+	[ "$(verdict "$r" ipistorm_watch 'control: the watch named')" = skip ]
+ok $? "6.1: the sleeper found in the loop's gaps; the watch's control skips (no sources without the ipi tracepoints)"
 [ "$(verdict "$r" ipistorm_kmod 'cpu ')" = pass ]
 ok $? "6.1: ipistorm's kernel module loaded and delivered its IPIs"
 done_testing

@@ -6,9 +6,10 @@
 # CPUs running the suite; trace filters without CPUS{} (as in 6.3-6.5)
 # under ipistorm's storm and watch; the build's bad input (an option that
 # does not stick, a build that fails); an A/B of the base kernel against
-# one with a planted regression on a count metric; and git bisect run
-# over a series of eight commits, which must name the planted one. TAP,
-# for prove.
+# one with two planted regressions, each on a count metric (the TIMER
+# softirq raised on every tick, an IPI to isolated cpu 3 every 100 ms
+# whose source the watch names); and git bisect run over a series of
+# nine commits, twice, which must name each planted one. TAP, for prove.
 # Prints the wall time of each part. A cold vm/cache costs one download,
 # one full kernel build and incremental ones; see docs/vm.md for the
 # measured times.
@@ -27,11 +28,14 @@ if ! command -v qemu-system-x86_64 >/dev/null || ! command -v gcc >/dev/null; th
 	echo "1..0 # SKIP qemu-system-x86_64 or gcc not installed"
 	exit 0
 fi
-plan 23
+plan 29
 cd "$TOP" || exit 1
 SERIES=$TOP/vm/patches/bisect-demo
 BATCH=$TOP/vm/patches/cid-scan-batch.patch
 PLANTED=$SERIES/0005-timers-Let-the-softirq-decide-whether-timers-expired.patch
+# the second: the timekeeping CPU sends the last nohz_full CPU (3) an
+# IPI every 100 ms from its tick
+PLANTED_IPI=$SERIES/0007-tick-nohz-Refresh-the-statistics-of-nohz_full-CPUs-e.patch
 METRIC=timer_softirq_raised_per_tick
 # A quiet cpu 1 raises 1 to 4 TIMER softirqs in a window of 250 ticks,
 # about 0.01 per tick: as a percentage of that, windows vary by +-150%
@@ -42,6 +46,15 @@ THRESHOLD=(--threshold-abs 0.1)
 # timer_softirq's quiet phase on cpu 1, a housekeeping CPU whose tick runs
 # (the default guest isolates 2-3): three windows, three samples.
 TEST_ARGS=(-t timer_softirq -- --phase quiet --cpu 1 --runs 3 --duration 1)
+# The watch of cpus 2-3 (nohz_full): IPIs per CPU in 1 s windows of the
+# guest's time, a count. cpu 3 gets about 0.5 a second from the base
+# kernel and 10 more from the planted one: a good kernel at most 3 more.
+WATCH_METRIC=ipis_to_cpu3_per_s
+WATCH_THRESHOLD=(--threshold-abs 3)
+WATCH_ARGS=(-t ipistorm_watch -- -D 5)
+# The A/B runs both tests in each boot: 3 windows of 3 s each (the watch
+# takes -D, not the quiet phase's --phase, --cpu or --runs: run.sh says so)
+AB_ARGS=(-t timer_softirq -t ipistorm_watch -- --phase quiet --cpu 1 --runs 3 --duration 3)
 T0=$SECONDS
 
 elapsed() { echo "$(($(date +%s) - $1)) s"; }
@@ -139,22 +152,40 @@ diag "a build that fails: exit $rc after $(elapsed "$t")"
 	tail -n1 "$TMP/err" | grep -q 'the kernel build of debian:6.12 failed'
 ok $? "a failing build: its last log lines, one closing message, exit 2"
 
-# 3. A/B: the base kernel against the planted regression, a count metric.
+# 3. A/B: the base kernel against both planted regressions, count metrics.
 t=$(date +%s)
-# (0005 applies on top of 0001-0004: base has those, patched 0005 too)
+# (0005 and 0007 apply on top of 0001-0004: base has those, patched 0005-0007 too)
 before=" --patch $BATCH"
 for p in "$SERIES"/000[1-4]-*.patch; do before="$before --patch $p"; done
-vm/ab.sh --base "--build debian:6.12$before" --patched "--build debian:6.12$before --patch $PLANTED" \
-	--rounds 2 -o "$TMP/ab" -- "${TEST_ARGS[@]}" >"$TMP/ab.out" 2>"$TMP/ab.err"
+after=$before
+for p in "$SERIES"/000[5-7]-*.patch; do after="$after --patch $p"; done
+vm/ab.sh --base "--build debian:6.12$before" --patched "--build debian:6.12$after" \
+	--rounds 2 -o "$TMP/ab" -- "${AB_ARGS[@]}" >"$TMP/ab.out" 2>"$TMP/ab.err"
 rc=$?
 diag "vm/ab.sh --rounds 2: exit $rc after $(elapsed "$t")"
 [ $rc -eq 0 ] || tail -n 20 "$TMP/ab.err" | sed 's/^/# /'
 [ $rc -eq 0 ]; ok $? "vm/ab.sh ran both kernels"
 grep -A4 "timer_softirq: $METRIC" "$TMP/ab.out" | sed 's/^/# /'
 grep -A4 "timer_softirq: $METRIC" "$TMP/ab.out" | grep -Eq '^  patched .* regression \*$'
-ok $? "the table calls the count metric a significant regression"
+ok $? "the table calls the TIMER softirq count a significant regression"
 grep -A4 "timer_softirq: $METRIC" "$TMP/ab.out" | grep -Eq '^  base +6 '
 ok $? "two rounds of three windows pooled: 6 samples a side"
+grep -A4 "ipistorm_watch: $WATCH_METRIC" "$TMP/ab.out" | sed 's/^/# /'
+grep -A4 "ipistorm_watch: $WATCH_METRIC" "$TMP/ab.out" | grep -Eq '^  patched +6 .* regression \*$'
+ok $? "the watch's IPIs to cpu 3 per window: a significant regression, 6 windows a side"
+# where they came from: the planted IPI's source, named from the sender's
+# stack in each patched round, none of it in the base rounds
+for r in 1 2; do
+	grep -E '^# source tick_' "$TMP/ab/B-$r/suite/ipistorm_watch.ktap" | sed 's/^/# B-'"$r"': /'
+done
+grep -Eq '^# source tick_nohz_handler: [0-9]+ IPIs .* named from the sender.s stack; from .* on cpu [01] ' "$TMP/ab/B-1/suite/ipistorm_watch.ktap" &&
+	grep -Eq '^# source tick_nohz_handler: ' "$TMP/ab/B-2/suite/ipistorm_watch.ktap" &&
+	! grep -q '^# source tick_nohz_handler: ' "$TMP/ab/A-1/suite/ipistorm_watch.ktap" "$TMP/ab/A-2/suite/ipistorm_watch.ktap" &&
+	grep -A4 "ipistorm_watch: ipis_from_tick_nohz_handler_per_s" "$TMP/ab.out" | grep -Eq '^  base +- +\(not in this result\)'
+ok $? "the watch names the planted IPI's source (tick_nohz_handler, from the stack), in the patched rounds only"
+grep -Eq '^ok [0-9]+ control: the watch named membarrier the source' "$TMP/ab/A-1/suite/ipistorm_watch.ktap" &&
+	grep -Eq '^ok [0-9]+ control: the watch named membarrier the source' "$TMP/ab/B-1/suite/ipistorm_watch.ktap"
+ok $? "the watch's control named membarrier on both built kernels"
 long=$(awk 'length > 72' "$TMP/ab.out" | wc -l)
 [ "$long" -eq 0 ]; ok $? "every line vm/ab.sh printed fits 72 columns ($long longer)"
 ls "$TMP"/ab/A-1/suite/timer_softirq.json "$TMP"/ab/B-2/suite/timer_softirq.json >/dev/null 2>&1 &&
@@ -178,7 +209,7 @@ want=$(for p in "$SERIES"/0*.patch; do
 done | tac; echo "$BASE_SUBJECT")
 if [ -d "$G/.git" ] && git -C "$G" bisect reset -q >/dev/null 2>&1 &&
    git -C "$G" checkout -q -f master 2>/dev/null &&
-   [ "$(git -C "$G" log --format=%s -9 master)" = "$want" ]; then
+   [ "$(git -C "$G" log --format=%s -"$(echo "$want" | wc -l)" master)" = "$want" ]; then
 	git -C "$G" clean -qfdx && git -C "$G" reset -q --hard master
 	ok $? "the scratch git tree of an earlier run, reset ($(elapsed "$t"))"
 else
@@ -194,7 +225,7 @@ else
 	# unpacked source stay untouched)
 	(cd "$G" && git init -q -b master && git apply "$BATCH" && git add -A -f &&
 		git commit -q -m "$BASE_SUBJECT" && git am -q "$SERIES"/0*.patch) >"$TMP/git.log" 2>&1
-	ok $? "a scratch git tree: linux-source-6.12 with the batch patch, and the 8 commits ($(elapsed "$t"))"
+	ok $? "a scratch git tree: linux-source-6.12 with the batch patch, and the 9 commits ($(elapsed "$t"))"
 fi
 base=$(git -C "$G" rev-list --max-parents=0 HEAD)
 planted=$(git -C "$G" log --format=%H -1 --grep='^timers: Let the softirq decide')
@@ -215,7 +246,28 @@ first=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' "$TMP/bisec
 [ -n "$planted" ] && [ "$first" = "$planted" ]
 ok $? "git bisect run named the planted commit (${first:-none})"
 steps=$(grep -c '^vm/bisect-step.sh: [0-9a-f]\{12\} ' "$TMP/bisect.out")
-[ "$steps" -ge 2 ] && [ "$steps" -le 4 ]; ok $? "in $steps steps (8 commits)"
+[ "$steps" -ge 2 ] && [ "$steps" -le 4 ]; ok $? "in $steps steps (9 commits)"
+git -C "$G" bisect reset -q >/dev/null 2>&1
+
+# 4b. The same series bisected on the watch's IPIs to cpu 3: the commit
+# that sends them every 100 ms, not the TIMER one (kernels of the steps
+# above are in the cache: a commit visited twice is booted, not rebuilt)
+planted_ipi=$(git -C "$G" log --format=%H -1 --grep='^tick/nohz: Refresh the statistics')
+t=$(date +%s)
+(cd "$G" && git checkout -q "$base" &&
+	"$TOP/vm/bisect-step.sh" --save-baseline "$TMP/wbaseline" -- "${WATCH_ARGS[@]}") \
+	>"$TMP/wbaseline.out" 2>&1
+ok $? "the watch's baseline on the base commit ($(elapsed "$t"))"
+t=$(date +%s)
+(cd "$G" && git checkout -q master && git bisect start master "$base" &&
+	git bisect run "$TOP/vm/bisect-step.sh" --baseline "$TMP/wbaseline" \
+		--metric "$WATCH_METRIC" "${WATCH_THRESHOLD[@]}" -- "${WATCH_ARGS[@]}") >"$TMP/wbisect.out" 2>&1
+rc=$?
+grep -E 'is the first bad commit|^vm/bisect-step.sh: [0-9a-f]{12}|^bisect: (verdict|ipistorm_watch)' "$TMP/wbisect.out" | sed 's/^/# /'
+diag "git bisect run on $WATCH_METRIC: exit $rc, wall time $(elapsed "$t")"
+first=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' "$TMP/wbisect.out")
+[ -n "$planted_ipi" ] && [ "$first" = "$planted_ipi" ]
+ok $? "git bisect run on the watch's IPIs to cpu 3 named the commit that sends them (${first:-none})"
 git -C "$G" bisect reset -q >/dev/null 2>&1
 
 # bisect-step's own exits: a commit that does not build is skipped (125)
