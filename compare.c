@@ -7,8 +7,8 @@
  * the first one the base. Per metric and kernel: n, mean, median, CoV;
  * against the base: the change of the mean in % with its 95% confidence
  * interval and Welch's t-test. Then one paste-ready line per metric in
- * the seeds' style ("base avg 770 ns, patched avg 1340 ns (74.0%
- * increase, significant)"). --bisect turns the comparison of two results
+ * the IPI-deferral series' style ("base avg 770 ns, patched avg 1340 ns
+ * (74.0% increase, significant)"). --bisect turns the comparison of two results
  * into a `git bisect run` exit code. Not a kselftest: exit 2 on bad input
  * (255 with --bisect, so that git bisect aborts).
  *

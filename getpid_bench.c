@@ -4,14 +4,15 @@
  *
  * N back-to-back syscalls (getpid by default) per run, R runs, on the
  * target CPU, optionally with the housekeeping load running on the other
- * CPUs. The call goes through libc's syscall(3) by default, as seed 000
- * and perf bench do (the way back to user space through a libc return is
- * part of the cost a kernel exit-path change moves); --entry raw issues
- * the syscall instruction inline instead. Per run: average ns per
- * call, wall, user and system time (seed: 10M getpriority() calls as
- * "run time / system time"), cycles and instructions per call where the
- * PMU exists. With --distribution, every call of an extra pass is timed
- * on its own.
+ * CPUs. The call goes through libc's syscall(3) by default, as the
+ * IPI-deferral series and perf bench do (the way back to user space
+ * through a libc return is part of the cost a kernel exit-path change
+ * moves); --entry raw issues the syscall instruction inline instead. Per
+ * run: average ns per call, wall, user and system time (the
+ * context-tracking thread: 10M getpriority() calls as "run time / system
+ * time"), cycles and instructions per call where the PMU exists. With
+ * --distribution, every call of an extra pass is timed on its own.
+ * docs/references.md has the threads.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -245,7 +246,7 @@ static void getpid_setup(struct getpid_run *g)
 		 b->opt.load ? ", housekeeping load" : "");
 	bench_note(b, "entry: %s (--entry %s)", g->o.entry == ENTRY_RAW ?
 		   "the syscall instruction inline" :
-		   "libc's syscall(3), as seed 000 and perf bench",
+		   "libc's syscall(3), as the IPI-deferral series and perf bench",
 		   g->ent);
 	bench_param(b, "entry", g->ent);
 
@@ -431,7 +432,7 @@ int main(int argc, char **argv)
 		  .help = "the syscall to issue", .choices = syscall_names },
 		{ .name = "entry", .type = OPT_CHOICE, .dest = &g.o.entry,
 		  .arg = "PATH",
-		  .help = "how the call enters the kernel: libc's syscall(3) as the seed and perf bench, or the inline syscall instruction",
+		  .help = "how the call enters the kernel: libc's syscall(3) as the IPI-deferral series and perf bench, or the inline syscall instruction",
 		  .choices = entry_names },
 		{ .name = "distribution", .key = 'd', .type = OPT_FLAG,
 		  .dest = &g.o.distribution,

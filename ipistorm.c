@@ -9,7 +9,7 @@
  *   membarrier  membarrier(PRIVATE_EXPEDITED_RSEQ, FLAG_CPU, dst) while
  *               a thread of this process spins on dst
  *   perf-read   read() of a software perf event bound to dst (idle dst
- *               by default, as the ipistorm numbers of seed 002)
+ *               by default, as the Idle Load Balance series' ipistorm)
  *   tlb         madvise(MADV_DONTNEED) or mprotect() of a page of this
  *               process while a thread of it runs on dst: a shootdown
  *               (these three in ipistorm_modes.c)

@@ -75,8 +75,8 @@ const struct storm_mode membarrier_mode = {
 
 /*
  * perf-read: read() of a software perf event bound to dst (idle dst by
- * default, as the ipistorm numbers of seed 002; --target busy keeps a
- * spinner on it).
+ * default, as the ipistorm numbers of the Idle Load Balance series;
+ * --target busy keeps a spinner on it).
  */
 static void perf_read_pair_setup(struct storm *s, struct pair *p)
 {

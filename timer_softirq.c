@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * timer_softirq: does the target CPU stay quiet, and how fast does it
- * wake up? (seed: "do not raise timer softirq unconditionally",
- * cyclictest latency from 25us to 14us on isolated CPUs.)
+ * wake up? (the timer-softirq thread, "do not raise timer softirq
+ * unconditionally": cyclictest latency from 25us to 14us on isolated
+ * CPUs; docs/references.md.)
  *
  * quiet    a pure user-space busy loop on the target CPU, no timers armed
  *          by the process, counted in --runs windows on that CPU only by
  *          a trace instance read from a housekeeping thread after each
  *          window (lib/cpu_trace.h: nothing is sent to the target to
  *          count): TIMER softirqs raised against the ticks and the timer
- *          expiries that were due (seed 004: raise it only when a timer
- *          is due, on any CPU), softirq runs, tick_stop, the IPIs sent to
- *          the target (none may come from the counting), local timer
- *          interrupts and /proc/softirqs. On a nohz_full CPU (or with
- *          --assert-nohz) the tick must stop and TIMER softirqs stay
- *          within --max-softirqs.
+ *          expiries that were due (the timer-softirq thread: raise it
+ *          only when a timer is due, on any CPU), softirq runs,
+ *          tick_stop, the IPIs sent to the target (none may come from
+ *          the counting), local timer interrupts and /proc/softirqs. On
+ *          a nohz_full CPU (or with --assert-nohz) the tick must stop
+ *          and TIMER softirqs stay within --max-softirqs.
  * control  the same windows with timer-wheel timers armed on the target:
  *          a second thread there blocks in recv() on a silent AF_UNIX
  *          datagram socket with a 1 ms SO_RCVTIMEO, so each call sleeps in

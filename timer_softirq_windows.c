@@ -390,7 +390,10 @@ struct metric *window_metric(struct bench *b, const char *name, const char *labe
 	return m;
 }
 
-/* Seed 004's figure: TIMER softirqs raised per tick, one sample per window. */
+/*
+ * The timer-softirq thread's figure: TIMER softirqs raised per tick, one
+ * sample per window.
+ */
 void raised_metric(struct bench *b, const struct ts_opts *o, const struct ts_run *r,
 		   uint64_t n)
 {

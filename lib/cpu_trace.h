@@ -133,10 +133,10 @@ void cpu_trace_parse_end(struct cpu_trace_parser *p);
 void cpu_trace_add(struct cpu_trace_counts *sum, const struct cpu_trace_counts *c);
 
 /*
- * The seed's rule on counts: the tick raised the TIMER softirq only
- * when a timer was due, i.e. the raises whose run expired nothing are at
- * most @max_per_tick per tick, plus 2 per window for a run cut by the
- * window's edges. On a kernel that raises on every tick with few timers
+ * The timer-softirq thread's rule on counts: the tick raised the TIMER
+ * softirq only when a timer was due, i.e. the raises whose run expired
+ * nothing are at most @max_per_tick per tick, plus 2 per window for a
+ * run cut by the window's edges. On a kernel that raises on every tick with few timers
  * due, they are nearly one per tick.
  */
 bool cpu_trace_raise_ok(const struct cpu_trace_counts *c, double max_per_tick);

@@ -12,7 +12,7 @@
  *              compiler works, forks, maps and faults 4 MB and execs
  *              /bin/true.
  *
- * LOAD_RTEVAL (the default, what seed 000 ran: rteval's hackbench plus a
+ * LOAD_RTEVAL (the default, what the IPI-deferral series ran: rteval's hackbench plus a
  * kernel compilation) is messaging + compile; LOAD_MESSAGING is messaging
  * + burners (the first load of the suite); LOAD_COMPILE is compile only.
  *

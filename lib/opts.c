@@ -32,7 +32,7 @@ static struct opt common_table[] = {
 	{ .name = "load", .type = OPT_FLAG,
 	  .help = "run the built-in housekeeping load meanwhile" },
 	{ .name = "load-kind", .type = OPT_CHOICE, .arg = "KIND",
-	  .help = "which load --load runs (implies --load): rteval = hackbench-style messaging and a compile-like stream of short-lived processes, as seed 000's rteval (default); messaging = messaging and CPU burners; compile = the process stream only",
+	  .help = "which load --load runs (implies --load): rteval = hackbench-style messaging and a compile-like stream of short-lived processes, as the IPI-deferral series' rteval (default); messaging = messaging and CPU burners; compile = the process stream only",
 	  .choices = load_kind_names },
 	{ .name = "output", .key = 'o', .type = OPT_STRING, .arg = "FILE",
 	  .help = "write the JSON result to FILE" },

@@ -45,7 +45,7 @@ grep -A1 -x 'timer_softirq: timer_softirq_raised_per_tick' tests/golden/long-nam
 ok $? "a heading past 72 columns: unit and direction on the next line"
 grep -A1 -x 'getpid: base avg 770.0 ns, patched avg 1340.0 ns (74.0% increase,' tests/golden/base-patched.txt |
 	tail -n1 | grep -qx '  significant)'
-ok $? "seed-style paste line, wrapped at 72 with an indented continuation"
+ok $? "paste line in the IPI-deferral series' form, wrapped at 72 with an indented continuation"
 grep -Eq '^  patched +5 +1340.0 +1340.0 +0.1% +\+74.0% +\+-0.3% regression \*$' tests/golden/base-patched.txt
 ok $? "table row: n, mean, median, CoV, change, CI, regression, significant"
 grep -Eq 'calls_per_s .*higher is better' tests/golden/base-patched.txt &&

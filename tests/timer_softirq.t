@@ -39,7 +39,7 @@ ok $? "quiet: raises without a due timer are reported"
 grep -Eq "^# quiet cpu $cpu: local timer interrupts [0-9]+ .*/proc/softirqs TIMER [0-9]+ HRTIMER [0-9]+, tick_stop stopped [0-9]+ kept" "$TMP/out"
 ok $? "quiet local timer interrupts, /proc/softirqs and tick_stop are reported"
 grep -Eq "^ok 2 quiet: cpu $cpu raised TIMER softirqs for due timers only \([0-9]+ of [0-9]+ ran none, [0-9]+ ticks: [0-9.]+/tick, max 0.25\)" "$TMP/out"
-ok $? "the seed's rule (raise only when a timer is due) asserted on cpu $cpu"
+ok $? "the timer-softirq thread's rule (raise only when a timer is due) asserted on cpu $cpu"
 json_check "$TMP/t.json" 'd["metrics"][0]["name"]=="timer_softirq_raised_per_tick" and d["metrics"][0]["unit"]=="softirqs/tick" and d["metrics"][0]["better"]=="lower"'
 ok $? "JSON: timer_softirq_raised_per_tick (softirqs/tick, lower) is the first metric"
 metric "$TMP/t.json" timer_softirq_raised_per_tick 'len(m["samples"])==2 and m["extra"]["ticks"]>0 and m["extra"]["raised_without_expiry"]<=m["extra"]["timer_softirqs_raised"] and abs(sum(m["samples"])/2 - m["extra"]["timer_softirqs_raised"]/m["extra"]["ticks"]) < 0.2'
@@ -174,7 +174,7 @@ RC=$?
 ok $? "compare --bisect (default metric: timer_softirq_raised_per_tick, +0.1 per tick): the same kernel twice is good: $RC, not 125 ($(tail -n 1 "$TMP/bis.out"))"
 grep -q "timer_softirq_raised_per_tick" "$TMP/bis.out"
 ok $? "compare --bisect judged timer_softirq_raised_per_tick"
-# the planted regression of the seed: the tick raises TIMER on every tick
+# the regression the timer-softirq thread fixed, planted: the tick raises TIMER on every tick
 python3 - "$TMP/b.json" "$TMP/bad.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

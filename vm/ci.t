@@ -52,7 +52,7 @@ ok $? "6.12: timer_softirq ran every check, none skipped"
 [ "$(verdict "$r" timer_softirq 'control: TIMER softirqs')" = pass ]
 ok $? "6.12: the positive control saw the TIMER softirqs it caused"
 [ "$(verdict "$r" timer_softirq 'quiet: cpu 2 raised TIMER softirqs for due timers only')" = pass ]
-ok $? "6.12: timer_softirq asserted seed 004's rule (raised only for due timers) on cpu 2"
+ok $? "6.12: timer_softirq asserted the timer-softirq thread's rule (raised only for due timers) on cpu 2"
 [ "$(verdict "$r" timer_softirq 'quiet: the counting sent no IPI to cpu 2')" = pass ]
 ok $? "6.12: the ipi tracepoints saw no IPI from the counting to cpu 2 inside the windows"
 json_check "$r/suite/timer_softirq.json" '[m for m in d["metrics"] if m["name"]=="timer_softirq_raised_per_tick" and m["unit"]=="softirqs/tick" and len(m["samples"])>=2] and all(len(m["samples"])>=2 for m in d["metrics"])'
@@ -157,7 +157,7 @@ ok $? "6.1: timer_softirq asserted that the tick stopped"
 [ "$(verdict "$r" timer_softirq 'control: TIMER softirqs')" = pass ]
 ok $? "6.1: the positive control saw its TIMER softirqs"
 [ "$(verdict "$r" timer_softirq 'quiet: cpu 2 raised TIMER softirqs for due timers only')" = pass ]
-ok $? "6.1: timer_softirq asserted seed 004's rule on cpu 2"
+ok $? "6.1: timer_softirq asserted the timer-softirq thread's rule on cpu 2"
 [ "$(verdict "$r" timer_softirq 'quiet: the counting sent no IPI')" = skip ]
 ok $? "6.1: the IPI check skips (no ipi tracepoints before 6.3)"
 [ "$(verdict "$r" timer_softirq "control: the sleeper's preemptions")" = pass ] &&

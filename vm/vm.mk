@@ -43,7 +43,7 @@ check-kernels: all
 
 # make cid-batches: cid_scan on linux-source-6.12 unpatched and with the
 # batch patch at batch 8, 16, 32 and scan off, cyclic and hackbench, in
-# qemu; the table with the seed's numbers (vm/cid_batches.sh;
+# qemu; the table with the CID-batches thread's numbers (vm/cid_batches.sh;
 # docs/cid_scan.md).  CID_BATCHES_ARGS go to the script (--markdown,
 # --reduced, -D SECS, --base-kernel BZ --batch-kernel BZ, ...).
 CID_BATCHES_ARGS ?=

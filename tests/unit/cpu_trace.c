@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of lib/cpu_trace.c: trace_pipe records counted for one CPU,
- * the IPIs sent to it told apart by sender, and the seed's rule (TIMER
+ * the IPIs sent to it told apart by sender, and the timer-softirq thread's rule (TIMER
  * softirq raised only for due timers) passing on a kernel that follows it
  * and failing on one that raises on every tick.
  */
@@ -73,7 +73,7 @@ int main(void)
 			 (unsigned long long)good.sleep_expiries, (unsigned long long)good.sleep_runs);
 	ksft_test_result(cpu_trace_raise_ok(&good, 0.25), "the rule passes on that kernel");
 
-	/* the seed's "before": raised on every tick */
+	/* the timer-softirq thread's "before": raised on every tick */
 	kernel(&bad, 2000, 13, true);
 	ksft_test_result(bad.timer_raised == 2000 && bad.raised_without_expiry == 1847,
 			 "raise on every tick: 2000 raised, 1847 ran no timer (got %llu, %llu)",
