@@ -36,11 +36,15 @@ static void json_escaped(FILE *f, const char *s)
 			fprintf(f, "\\u%04x", c);
 		else if (c < 0x80)
 			fputc(c, f);
-		else if ((n = utf8_len((const unsigned char *)s, left)))
-			fwrite(s, 1, n, f);
 		else {
-			fputs("\\ufffd", f);
-			n = 1;
+			/* a valid UTF-8 sequence as it is, else U+FFFD for a byte */
+			n = utf8_len((const unsigned char *)s, left);
+			if (n) {
+				fwrite(s, 1, n, f);
+			} else {
+				fputs("\\ufffd", f);
+				n = 1;
+			}
 		}
 	}
 	fputc('"', f);
