@@ -109,11 +109,14 @@ struct ipi_watch {
 	struct ipi_tally t;	/* the watch's window */
 	/*
 	 * After ipi_watch_end_window(): the sends of thread @control_tid
-	 * (a positive control run while the trace goes on) apart in @after;
-	 * other senders' are only counted.
+	 * (a positive control run while the trace goes on) apart in @after,
+	 * up to @control_end_ns when set (what the thread sends as it exits,
+	 * as glibc's madvise of its stack, is not the control); other
+	 * senders' are only counted.
 	 */
 	struct ipi_tally after;
 	pid_t control_tid;
+	uint64_t control_end_ns;	/* CLOCK_MONOTONIC; set with __atomic */
 	uint64_t after_others;
 	uint64_t end_ns;	/* the window's end, 0 while it runs */
 	long long lost;		/* trace: events the ring buffer dropped */
@@ -172,10 +175,15 @@ uint64_t ipi_tally_win(const struct ipi_tally *t, size_t win, int place);
 
 /*
  * The positive control: of the IPIs thread w->control_tid sent after the
- * window, how many the watch named @expect (a source whose name starts
- * with it) and how many it named otherwise.
+ * window and before w->control_end_ns, how many the watch named @expect
+ * (a source whose name starts with it) and how many it named otherwise.
+ * The thread may send IPIs of its own besides its calls (a TLB flush of
+ * NUMA balancing's, run on its way back to user space): as many of those
+ * named otherwise as it queued functions not in @funcs (csd:csd_queue_cpu,
+ * NULL-terminated list of the control's own) are *@excused, not *@other.
  */
 void ipi_watch_control_count(const struct ipi_watch *w, const char *expect,
-			     uint64_t *named, uint64_t *other);
+			     const char *const *funcs, uint64_t *named, uint64_t *other,
+			     uint64_t *excused);
 
 #endif

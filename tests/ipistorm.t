@@ -9,7 +9,7 @@
 # (our affinity mask, sysfs topology), not from literals.
 . "$(dirname "$0")/lib.sh"
 
-plan 60
+plan 61
 
 # cal CPU: the "Function call interrupts" count of CPU right now
 cal() {
@@ -187,6 +187,24 @@ if cc -O2 -shared -fPIC -D_GNU_SOURCE "$TOP/tests/preload/no_cpus_filter.c" \
 else
 	skip "no C compiler for the preload double" "no CPUS{} in trace filters"
 fi
+
+# The watch's control on a CPU other processes hold: three nice -20
+# loops, each in a session of its own (a third or more of the CPU each,
+# with autogroup or without), leave its spinner (nice -10) little of it,
+# and membarrier sends an IPI only while the spinner runs there. The
+# control then judges the IPIs it did cause (50 or more) or says it could
+# not judge; it never fails the watch for the CPU's other tasks.
+hogs=""
+for i in 1 2 3; do
+	setsid nice -n -20 taskset -c $dst timeout 30 sh -c 'while :; do :; done' &
+	hogs="$hogs $!"
+done
+sleep 0.3
+run_prog ipistorm --watch $dst -D 1
+kill $hogs 2>/dev/null; wait $hogs 2>/dev/null
+[ $RC -eq 0 ] &&
+	grep -Eq "^ok 3 control: the watch named (membarrier the source of a membarrier storm to cpu $dst \(([5-9][0-9]|[0-9]{3,}) of|a known source # SKIP cpu $dst ran other tasks: the control's spinner had [0-9]+% of it)" "$TMP/out"
+ok $? "watch: the control judges 50 IPIs or more, or skips saying why, while other processes hold cpu $dst ($(grep '^ok 3' "$TMP/out"))"
 
 # watch mode
 wl=$(python3 -c 'import sys; a, b = sorted(set(map(int, sys.argv[1:]))); print("%d-%d" % (a, b) if b == a + 1 else "%d,%d" % (a, b))' "$src" "$dst")
