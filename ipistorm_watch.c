@@ -23,7 +23,12 @@
 #include "lib/cpulock.h"
 #include "lib/ipi_watch.h"
 
-/* how long the control's membarrier calls go on (about 2000 IPIs on an idle CPU) */
+/*
+ * The control's membarrier calls: at least this many and for at least
+ * this long (a tenth of a second on an idle machine, a few seconds under
+ * TCG), so that the spinner's share below is of a measurable time.
+ */
+#define CONTROL_CALLS	2000
 #define CONTROL_NS	100000000ULL
 #define CONTROL_NICE	-10	/* its spinner owns the CPU for them (nice 0 without root) */
 #define CONTROL_MIN	50	/* IPIs it must have caused to judge */
@@ -371,12 +376,11 @@ static void *control_main(void *arg)
 	atomic_store(&c->ready, 1);
 	run0 = spinner_runtime_ns(c->sp);
 	t0 = mono_ns();
-	/* for a time, not a count: the spinner's share below is of that time */
 	do {
 		membarrier_ipi(c->cpu);
 		c->calls++;
 		t1 = mono_ns();
-	} while (t1 - t0 < CONTROL_NS && !bench_stop);
+	} while ((c->calls < CONTROL_CALLS || t1 - t0 < CONTROL_NS) && !bench_stop);
 	__atomic_store_n(&c->w->control_end_ns, t1, __ATOMIC_RELEASE);
 	run1 = spinner_runtime_ns(c->sp);
 	c->spinner_share = run0 && run1 >= run0 ? (double)(run1 - run0) / (double)(t1 - t0) : -1;
@@ -448,8 +452,12 @@ static void control_verdict(struct bench *b, const struct ipi_watch *w, const st
 		return;
 	}
 	ipi_watch_control_count(w, "membarrier", funcs, &named, &other, &excused);
-	ksft_print_msg("control: %llu membarrier calls from cpu %d to cpu %d (its spinner had %.0f%% of it): %llu IPIs named membarrier, %llu named otherwise, %llu of its thread's own besides (queued functions not membarrier's)\n",
-		       (unsigned long long)c->calls, c->from, c->cpu, 100 * c->spinner_share,
+	if (c->spinner_share >= 0)
+		snprintf(why, sizeof(why), " (its spinner had %.0f%% of it)", 100 * c->spinner_share);
+	else
+		snprintf(why, sizeof(why), " (no schedstat: its spinner's share unknown)");
+	ksft_print_msg("control: %llu membarrier calls from cpu %d to cpu %d%s: %llu IPIs named membarrier, %llu named otherwise, %llu of its thread's own besides (queued functions not membarrier's)\n",
+		       (unsigned long long)c->calls, c->from, c->cpu, why,
 		       (unsigned long long)named, (unsigned long long)other,
 		       (unsigned long long)excused);
 	for (int i = 0; i < w->after.nsrc && other + excused; i++)
