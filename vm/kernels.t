@@ -207,13 +207,16 @@ BASE_SUBJECT="$(basename "$src") with cid-scan-batch.patch $(sha256sum <"$BATCH"
 want=$(for p in "$SERIES"/0*.patch; do
 	git mailinfo /dev/null /dev/null <"$p" | sed -n 's/^Subject: //p'
 done | tac; echo "$BASE_SUBJECT")
-if [ -d "$G/.git" ] && git -C "$G" bisect reset -q >/dev/null 2>&1 &&
+# (and the same patches: a patch edited under the same subject is new)
+series_sum=$(cat "$BATCH" "$SERIES"/0*.patch | sha256sum | cut -c1-16)
+if [ -d "$G/.git" ] && [ "$(cat "$G.series" 2>/dev/null)" = "$series_sum" ] &&
+   git -C "$G" bisect reset -q >/dev/null 2>&1 &&
    git -C "$G" checkout -q -f master 2>/dev/null &&
    [ "$(git -C "$G" log --format=%s -"$(echo "$want" | wc -l)" master)" = "$want" ]; then
 	git -C "$G" clean -qfdx && git -C "$G" reset -q --hard master
 	ok $? "the scratch git tree of an earlier run, reset ($(elapsed "$t"))"
 else
-	rm -rf "$G"
+	rm -rf "$G" "$G.series"
 	mkdir -p "$G"
 	if [ -n "$src" ]; then
 		for f in "$src"* "$src".[!.]*; do
@@ -224,7 +227,8 @@ else
 	# (git apply replaces the files it changes: the hard links to the
 	# unpacked source stay untouched)
 	(cd "$G" && git init -q -b master && git apply "$BATCH" && git add -A -f &&
-		git commit -q -m "$BASE_SUBJECT" && git am -q "$SERIES"/0*.patch) >"$TMP/git.log" 2>&1
+		git commit -q -m "$BASE_SUBJECT" && git am -q "$SERIES"/0*.patch) >"$TMP/git.log" 2>&1 &&
+		echo "$series_sum" >"$G.series"
 	ok $? "a scratch git tree: linux-source-6.12 with the batch patch, and the 9 commits ($(elapsed "$t"))"
 fi
 base=$(git -C "$G" rev-list --max-parents=0 HEAD)
