@@ -88,11 +88,24 @@ static void scan_latency(struct bench *b, const struct cid_opts *o,
 	walks_unjudged(b, sm, row);
 }
 
+/*
+ * cid_scan's CPUs (prog_spec.cpu_plan): its threads spread over every
+ * allowed CPU unless --cpu says which.
+ */
+static void cid_scan_cpu_plan(struct bench *b, void *ctx)
+{
+	(void)ctx;
+	if (b->opt.cpus_given)
+		return;
+	CPU_AND(&b->opt.cpus, &b->sets.allowed, &b->sets.online);
+	CPU_ZERO(&b->opt.housekeeping);
+	b->locked = b->opt.cpus;
+	b->target_reason = "every allowed online CPU (the workload's threads spread over them)";
+}
+
 /* Defaults that depend on --cpu; what the table cannot check. */
 static void opts_finish(struct bench *b, struct cid_opts *o, bool threads_given)
 {
-	if (!b->opt.cpus_given)
-		CPU_AND(&b->opt.cpus, &b->sets.allowed, &b->sets.online);
 	if (!threads_given)
 		o->threads = CPU_COUNT(&b->opt.cpus);
 	if (o->workload == WL_HACKBENCH && o->threads < 2)
@@ -217,6 +230,7 @@ int main(int argc, char **argv)
 	};
 	const struct prog_spec spec = {
 		.name = "cid_scan",
+		.cpu_plan = cid_scan_cpu_plan,
 		.summary = "RSEQ mm_cid scan latency per call, complete-scan time and CID compaction.",
 		.common = COMMON_CPU | COMMON_DURATION,
 		.opts = opts,

@@ -231,9 +231,6 @@ static void getpid_setup(struct getpid_run *g)
 
 	g->name = syscall_names[g->o.syscall];
 	g->ent = entry_names[g->o.entry];
-	if (CPU_COUNT(&b->opt.cpus) > 1)
-		bench_note(b, "getpid_bench measures one CPU: using cpu %d of the list",
-			   b->target);
 	bench_phases(b, phases);
 
 	if (cpu_pin_self(b->target))
@@ -444,6 +441,7 @@ int main(int argc, char **argv)
 	};
 	const struct prog_spec spec = {
 		.name = "getpid_bench",
+		.one_cpu = true,
 		.summary = "Syscall entry/exit cost: N syscalls per run on the target CPU.",
 		.common = COMMON_CPU | COMMON_HOUSEKEEPING | COMMON_LOOPS |
 			  COMMON_RUNS | COMMON_LOAD,

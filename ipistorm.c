@@ -24,6 +24,8 @@
 #include "lib/ipi_watch.h"
 #include "lib/util.h"
 
+_Static_assert(MAX_PAIRS <= BENCH_MAX_PAIRS, "the harness keeps every pair");
+
 /* The storm modes, in the order of --mode's names; watch comes last. */
 enum { MODE_MEMBARRIER, MODE_PERF_READ, MODE_TLB, MODE_KMOD, MODE_WATCH };
 static const char *const mode_names[] = {
@@ -37,26 +39,55 @@ _Static_assert(ARRAY_SIZE(mode_names) == ARRAY_SIZE(storm_modes) + 2,
 static const char *const target_names[] = { "idle", "busy", NULL };
 const char *const tlb_op_names[] = { "madvise", "mprotect", NULL };
 
-/* Choose the pairs: --pairs, --pair REL, --src-list/--offset, or -c. */
-static void pairs_choose(struct bench *b, struct ipistorm_opts *o,
-			 struct pair *p, int *np)
+/*
+ * The watched CPUs: --watch, else the nohz_full and isolated ones, else
+ * the default target. Watching needs no affinity there (isolcpus= CPUs
+ * are fine) and takes no lock: it only observes.
+ */
+static void watch_plan(struct bench *b, const struct ipistorm_opts *o)
 {
+	cpu_mask_t offline;
+
+	if (o->watch_given) {
+		b->watched = o->watch;
+		CPU_XOR(&offline, &b->watched, &b->sets.online);
+		CPU_AND(&offline, &offline, &b->watched);
+		if (CPU_COUNT(&offline))
+			bench_usage_error(b, "--watch: cpu %d is not online",
+					  cpu_mask_first(&offline));
+		b->target_reason = "given with --watch";
+	} else if (CPU_COUNT(&b->sets.nohz_full) || CPU_COUNT(&b->sets.isolated)) {
+		CPU_OR(&b->watched, &b->sets.nohz_full, &b->sets.isolated);
+		b->target_reason = "the nohz_full and isolated CPUs";
+	} else {
+		b->watched = b->opt.cpus;
+	}
+	b->opt.cpus = b->watched;
+	if (!b->opt.housekeeping_given)	/* the load runs off the watched CPUs */
+		cpu_housekeeping_default(&b->sets, &b->watched, &b->opt.housekeeping);
+	CPU_ZERO(&b->locked);
+}
+
+/* The pairs: --pairs, --pair REL, --src-list/--offset, or -c from housekeeping. */
+static void pairs_plan(struct bench *b, const struct ipistorm_opts *o)
+{
+	struct bench_pair *p = b->pairs;
 	struct cpu_sets usable;
 	cpu_mask_t used, one;
 	char err[192];
-	int cpu, hk;
+	int cpu, hk, np = 0;
 
-	*np = 0;
 	if (o->pairs) {
 		int src[MAX_PAIRS], dst[MAX_PAIRS];
 
-		*np = cpu_pairs_parse(o->pairs, src, dst, MAX_PAIRS, err, sizeof(err));
-		if (*np < 0)
+		np = cpu_pairs_parse(o->pairs, src, dst, MAX_PAIRS, err, sizeof(err));
+		if (np < 0)
 			bench_usage_error(b, "--pairs: %s", err);
-		for (int i = 0; i < *np; i++) {
+		for (int i = 0; i < np; i++) {
 			p[i].src = src[i];
 			p[i].dst = dst[i];
 		}
+		b->target_reason = "the destinations of --pairs";
 	} else if (o->pair_rel) {
 		enum cpu_relation rel;
 
@@ -66,26 +97,28 @@ static void pairs_choose(struct bench *b, struct ipistorm_opts *o,
 		if (cpu_pair_find(&b->sets.allowed, rel, &p[0].src, &p[0].dst))
 			bench_skip(b, "no pair of CPUs with relation %s on this machine",
 				   cpu_relation_name(rel));
-		*np = 1;
+		np = 1;
+		b->target_reason = "the destination of --pair";
 	} else if (o->src_list_given) {
 		int ncpu = cpu_mask_last(&b->sets.online) + 1;
 
 		cpu_mask_for_each(cpu, &o->src_list) {
-			if (*np == MAX_PAIRS)
+			if (np == MAX_PAIRS)
 				bench_usage_error(b, "--src-list: more than %d CPUs", MAX_PAIRS);
-			p[*np].src = cpu;
-			p[(*np)++].dst = (cpu + o->offset) % ncpu;
+			p[np].src = cpu;
+			p[np++].dst = (cpu + o->offset) % ncpu;
 		}
+		b->target_reason = "--src-list + --offset";
 	} else {
 		hk = cpu_mask_first(&b->opt.housekeeping);
 		cpu_mask_for_each(cpu, &b->opt.cpus) {
 			if (hk < 0)
 				bench_usage_error(b, "no housekeeping CPU left as the source for target cpu %d",
 						  cpu);
-			if (*np == MAX_PAIRS)
+			if (np == MAX_PAIRS)
 				break;
-			p[*np].src = hk;
-			p[(*np)++].dst = cpu;
+			p[np].src = hk;
+			p[np++].dst = cpu;
 			hk = cpu_mask_next(hk, &b->opt.housekeeping);
 		}
 	}
@@ -96,7 +129,8 @@ static void pairs_choose(struct bench *b, struct ipistorm_opts *o,
 	usable = b->sets;
 	CPU_OR(&usable.allowed, &usable.allowed, &usable.isolated);
 	CPU_ZERO(&used);
-	for (int i = 0; i < *np; i++) {
+	CPU_ZERO(&b->opt.cpus);
+	for (int i = 0; i < np; i++) {
 		if (p[i].src == p[i].dst)
 			bench_usage_error(b, "pair %d:%d: source and destination are the same CPU",
 					  p[i].src, p[i].dst);
@@ -110,16 +144,28 @@ static void pairs_choose(struct bench *b, struct ipistorm_opts *o,
 				bench_usage_error(b, "cpu %d is in more than one pair", cpu);
 			CPU_SET(cpu, &used);
 		}
-		p[i].rel_known = !cpu_relation(p[i].src, p[i].dst, &p[i].rel);
+		CPU_SET(p[i].dst, &b->opt.cpus);
 	}
-	bench_lock_cpus(b, &used);
+	b->npairs = np;
+	b->locked = used;
+}
+
+/* ipistorm's CPUs (prog_spec.cpu_plan): a watch's set, or a storm's pairs. */
+static void ipistorm_cpu_plan(struct bench *b, void *ctx)
+{
+	struct ipistorm_opts *o = ctx;
+
+	if (o->watch_given)
+		o->mode = MODE_WATCH;
+	if (o->mode == MODE_WATCH)
+		watch_plan(b, o);
+	else
+		pairs_plan(b, o);
 }
 
 /* The options that only go together. */
 static void opts_check(struct bench *b, struct ipistorm_opts *o)
 {
-	if (o->watch_given)
-		o->mode = MODE_WATCH;
 	if (o->offset_given != o->src_list_given)
 		bench_usage_error(b, "--src-list and --offset go together");
 	if (o->mode != MODE_WATCH && !b->opt.duration_given)
@@ -224,7 +270,8 @@ int main(int argc, char **argv)
 		.common = COMMON_CPU | COMMON_HOUSEKEEPING | COMMON_LOOPS | COMMON_RUNS |
 			  COMMON_DURATION | COMMON_LOAD,
 		.opts = opts,
-		.own_cpu_locks = true,	/* a storm's pairs; a watch only observes */
+		.cpu_plan = ipistorm_cpu_plan,
+		.ctx = &o,
 		.quick = { .loops = 2000, .runs = 2, .duration_s = 2 },
 		.rules = ipistorm_rules,
 	};
@@ -239,7 +286,13 @@ int main(int argc, char **argv)
 	if (o.mode == MODE_WATCH)
 		watch_main(&b, &o);
 	s.mode = storm_modes[o.mode];
-	pairs_choose(&b, &o, s.p, &s.np);
+	for (s.np = 0; s.np < b.npairs; s.np++) {
+		struct pair *p = &s.p[s.np];
+
+		p->src = b.pairs[s.np].src;
+		p->dst = b.pairs[s.np].dst;
+		p->rel_known = !cpu_relation(p->src, p->dst, &p->rel);
+	}
 	storm_setup(&s);
 	if (b.opt.load)
 		bench_load_start(&b);

@@ -40,30 +40,6 @@
 #define CONTROL_MIN_SHARE	0.9
 #define TOP_SOURCES	5	/* sources printed */
 
-/*
- * Watch mode: the IPIs of the watched CPUs, sent to them (traced) or
- * received by them (/proc/interrupts), per CPU, kind and minute.
- */
-static void watch_cpus(struct bench *b, const struct ipistorm_opts *o, cpu_mask_t *watched)
-{
-	if (o->watch_given) {
-		cpu_mask_t offline;
-
-		/* watching needs no affinity there: isolcpus= CPUs are fine */
-		*watched = o->watch;
-		CPU_XOR(&offline, watched, &b->sets.online);
-		CPU_AND(&offline, &offline, watched);
-		if (CPU_COUNT(&offline))
-			bench_usage_error(b, "--watch: cpu %d is not online",
-					  cpu_mask_first(&offline));
-	} else if (CPU_COUNT(&b->sets.nohz_full) || CPU_COUNT(&b->sets.isolated)) {
-		CPU_OR(watched, &b->sets.nohz_full, &b->sets.isolated);
-	} else {
-		*watched = b->opt.cpus;
-	}
-	if (!b->opt.housekeeping_given)	/* the load runs off the watched CPUs */
-		cpu_housekeeping_default(&b->sets, watched, &b->opt.housekeeping);
-}
 
 static void watch_collect(struct bench *b, struct ipi_watch *w, double dur_s)
 {
@@ -142,12 +118,18 @@ static void watch_cpu_metrics(struct bench *b, struct ipi_watch *w)
 		snprintf(name, sizeof(name), "ipis_to_cpu%d_per_s", cpu);
 		snprintf(agg, sizeof(agg), "IPIs %s cpu %d in one %g s window of the machine's own time, per second",
 			 traced ? "sent to" : "received by", cpu, w->window_s);
+		uint64_t in_windows = 0;
+
 		m = bench_metric(b, name, "IPIs/s", BETTER_LOWER, agg);
 		window_samples(m, w, cpu_window, &c);
+		for (size_t i = 0; i < ipi_watch_windows(w); i++)
+			in_windows += cpu_window(&c, i);
 		metric_summary(m, "IPIs per second", "to cpu %d (%s), %.1f s in %g s windows, %llu in all",
 			       cpu, cpu_isolation_name(&b->sets, cpu), w->seconds, w->window_s,
 			       (unsigned long long)w->t.per_cpu[cpu]);
 		metric_extra(m, "ipis", w->t.per_cpu[cpu]);
+		/* the samples' windows are whole: the watch's last fraction of one is not */
+		metric_extra(m, "ipis_in_windows", in_windows);
 		metric_extra(m, "window_s", w->window_s);
 		ksft_print_msg("cpu %d: %llu IPIs %s (%.2f per minute); /proc/interrupts: CAL +%lld, RES +%lld, TLB +%lld\n",
 			       cpu, (unsigned long long)w->t.per_cpu[cpu],
@@ -488,15 +470,14 @@ noreturn void watch_main(struct bench *b, const struct ipistorm_opts *o)
 		{ NULL }
 	};
 	struct control c = { 0 };
+	const cpu_mask_t *watched = &b->watched;
 	char list[512], err[256];
-	cpu_mask_t watched;
 
 	if (!w)
 		ksft_exit_fail_msg("no memory\n");
-	watch_cpus(b, o, &watched);
-	cpu_mask_format(&watched, list, sizeof(list));
+	cpu_mask_format(watched, list, sizeof(list));
 	bench_phases(b, phases);
-	if (ipi_watch_open(w, o->method, &watched, o->window_s, err, sizeof(err)))
+	if (ipi_watch_open(w, o->method, watched, o->window_s, err, sizeof(err)))
 		bench_skip(b, "%s", err);
 	if (w->why_procfs[0])
 		bench_note(b, "%s: counting the IPIs received instead", w->why_procfs);

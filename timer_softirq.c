@@ -218,8 +218,6 @@ static void ts_check(struct bench *b, struct ts_opts *o, struct ts_run *r)
 		bench_usage_error(b, "-i %g with SCHED_FIFO needs RT throttling (%s is -1): use -i %d or more, or --policy other",
 				  o->interval_us, RT_RUNTIME, FIFO_MIN_INTERVAL_US);
 	r->nohz = CPU_ISSET(b->target, &b->sets.nohz_full);
-	if (CPU_COUNT(&b->opt.cpus) > 1)
-		bench_note(b, "timer_softirq measures one CPU: using cpu %d of the list", b->target);
 	if (!CPU_COUNT(&b->opt.housekeeping))
 		bench_skip(b, "needs a housekeeping CPU besides cpu %d to count from", b->target);
 	bench_phases(b, (const struct plan_phase[]){
@@ -320,6 +318,7 @@ int main(int argc, char **argv)
 	};
 	const struct prog_spec spec = {
 		.name = "timer_softirq",
+		.one_cpu = true,
 		.summary = "Timer-softirq suppression on the target CPU (quiet, positive control) and cyclictest-style wakeup latency.",
 		.common = COMMON_CPU | COMMON_HOUSEKEEPING | COMMON_LOOPS | COMMON_RUNS |
 			  COMMON_DURATION,

@@ -49,6 +49,12 @@ static void bench_choose_cpus(struct bench *b)
 		cpu_housekeeping_default(&b->sets, &b->opt.cpus,
 					 &b->opt.housekeeping);
 	}
+	/* (the housekeeping default keeps off every CPU the list named) */
+	if (b->spec->one_cpu && CPU_COUNT(&b->opt.cpus) > 1) {
+		CPU_ZERO(&b->opt.cpus);
+		CPU_SET(b->target, &b->opt.cpus);
+		b->narrowed = true;
+	}
 }
 
 void bench_usage_error(struct bench *b, const char *fmt, ...)
@@ -59,10 +65,48 @@ void bench_usage_error(struct bench *b, const char *fmt, ...)
 	exit_usage_status(KSFT_FAIL, b->spec->name, fmt, ap);
 }
 
+/* The CPUs decided, on one line: targets, housekeeping, pairs, watched. */
+static void bench_print_cpus(const struct bench *b)
+{
+	char cpus[1024], hk[1024], more[2048] = "";
+	size_t n = 0;
+
+	for (int i = 0; i < b->npairs && n < sizeof(more); i++)
+		n += snprintf(more + n, sizeof(more) - n, "%s%d:%d", i ? "," : ", pairs ",
+			      b->pairs[i].src, b->pairs[i].dst);
+	if (CPU_COUNT(&b->watched) && !CPU_EQUAL(&b->watched, &b->opt.cpus) &&
+	    n < sizeof(more))
+		snprintf(more + n, sizeof(more) - n, ", watching %s",
+			 cpu_mask_format(&b->watched, cpus, sizeof(cpus)));
+	ksft_print_msg("%s: target cpu %s (%s; %s), housekeeping %s%s\n",
+		       b->spec->name, cpu_mask_format(&b->opt.cpus, cpus, sizeof(cpus)),
+		       cpu_isolation_name(&b->sets, b->target), b->target_reason,
+		       CPU_COUNT(&b->opt.housekeeping) ?
+		       cpu_mask_format(&b->opt.housekeeping, hk, sizeof(hk)) : "none",
+		       more);
+}
+
+/* Take the locks of b->locked: another run there is a SKIP, or --wait. */
+static void bench_lock_cpus(struct bench *b)
+{
+	char err[PATH_MAX + 192];
+	int ret;
+
+	if (!CPU_COUNT(&b->locked))
+		return;
+	ret = cpulock_take(&b->locked, b->spec->name, b->opt.wait, err, sizeof(err));
+	if (ret > 0)
+		bench_skip(b, "%s", err);
+	if (ret < 0 && bench_stop)
+		bench_skip(b, "interrupted while %s", err);
+	if (ret < 0)	/* the lock file, not the CPU: run, and say so */
+		bench_note(b, "running without the cpu lock: %s", err);
+}
+
 void bench_init(struct bench *b, const struct prog_spec *spec,
 		int argc, char **argv)
 {
-	char cpus[1024], hk[1024], err[PATH_MAX + 128];
+	char err[PATH_MAX + 128];
 
 	b->spec = spec;
 	b->argc = argc;
@@ -71,6 +115,11 @@ void bench_init(struct bench *b, const struct prog_spec *spec,
 	opts_parse(spec, &b->opt, argc, argv);
 	cpu_sets_read(&b->sets);
 	bench_choose_cpus(b);
+	b->locked = b->opt.cpus;
+	if (spec->cpu_plan) {
+		spec->cpu_plan(b, spec->ctx);
+		b->target = cpu_mask_first(&b->opt.cpus);
+	}
 	if (b->opt.output &&
 	    outfile_open(&b->out, b->opt.output, err, sizeof(err)))
 		bench_usage_error(b, "--output %s", err);
@@ -80,32 +129,16 @@ void bench_init(struct bench *b, const struct prog_spec *spec,
 	journal_recover();	/* what a killed run left changed */
 	trace_instances_reap_mounted();	/* ...and left tracing */
 	clock_init();
-	ksft_print_msg("%s: target cpu %s (%s; %s), housekeeping %s\n",
-		       spec->name, cpu_mask_format(&b->opt.cpus, cpus, sizeof(cpus)),
-		       cpu_isolation_name(&b->sets, b->target), b->target_reason,
-		       CPU_COUNT(&b->opt.housekeeping) ?
-		       cpu_mask_format(&b->opt.housekeeping, hk, sizeof(hk)) : "none");
-	if (!spec->own_cpu_locks)
-		bench_lock_cpus(b, &b->opt.cpus);
+	bench_print_cpus(b);
+	if (b->narrowed)
+		bench_note(b, "%s measures one CPU: using cpu %d of the list", spec->name, b->target);
+	bench_lock_cpus(b);
 	if (b->opt.load && !CPU_COUNT(&b->opt.housekeeping))
 		bench_skip(b, "--load needs a housekeeping CPU besides the target CPUs");
 	if (b->opt.verbose)
 		ksft_print_msg("clock: %s, %.0f Hz (%s), overhead %.1f ns\n",
 			       bench_clock.source, bench_clock.tsc_hz,
 			       bench_clock.hz_source, bench_clock.overhead_ns);
-}
-
-void bench_lock_cpus(struct bench *b, const cpu_mask_t *cpus)
-{
-	char err[PATH_MAX + 192];
-	int ret = cpulock_take(cpus, b->spec->name, b->opt.wait, err, sizeof(err));
-
-	if (ret > 0)
-		bench_skip(b, "%s", err);
-	if (ret < 0 && bench_stop)
-		bench_skip(b, "interrupted while %s", err);
-	if (ret < 0)	/* the lock file, not the CPU: run, and say so */
-		bench_note(b, "running without the cpu lock: %s", err);
 }
 
 void bench_phases(struct bench *b, const struct plan_phase *phases)
@@ -296,6 +329,17 @@ static void run_json(struct json *j, void *arg)
 	json_string(j, "cpus_isolation", cpu_isolation_name(&b->sets, b->target));
 	json_string(j, "housekeeping",
 		    cpu_mask_format(&b->opt.housekeeping, buf, sizeof(buf)));
+	if (b->npairs) {
+		json_array_start(j, "pairs");
+		for (int i = 0; i < b->npairs; i++) {
+			snprintf(buf, sizeof(buf), "%d:%d", b->pairs[i].src, b->pairs[i].dst);
+			json_string(j, NULL, buf);
+		}
+		json_array_end(j);
+	}
+	if (CPU_COUNT(&b->watched))
+		json_string(j, "watched", cpu_mask_format(&b->watched, buf, sizeof(buf)));
+	json_string(j, "locked", cpu_mask_format(&b->locked, buf, sizeof(buf)));
 	json_bool(j, "load", b->opt.load);
 	if (b->opt.load) {
 		const struct load_report *r = &b->load_report;

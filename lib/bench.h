@@ -28,6 +28,7 @@
 #include "result_write.h"
 #include "stats.h"
 
+#define BENCH_MAX_PAIRS		64
 #define BENCH_MAX_METRICS	128
 #define BENCH_MAX_VERDICTS	32
 #define BENCH_MAX_EXTRAS	METRIC_MAX_EXTRAS
@@ -41,8 +42,17 @@ struct bench {
 	const char *test;
 	struct common_opts opt;
 	struct cpu_sets sets;
+	/*
+	 * The CPUs, decided once by bench_init (prog_spec.cpu_plan):
+	 * opt.cpus the targets, opt.housekeeping, and these.
+	 */
 	int target;			/* first CPU of opt.cpus */
-	const char *target_reason;	/* why this CPU */
+	const char *target_reason;	/* why these CPUs */
+	bool narrowed;			/* prog_spec.one_cpu took the first of --cpu */
+	cpu_mask_t watched;		/* observed, not run on */
+	struct bench_pair { int src, dst; } pairs[BENCH_MAX_PAIRS];
+	int npairs;			/* a storm's CPUs, source to destination */
+	cpu_mask_t locked;		/* held against other runs (lib/cpulock.h) */
 	struct load load;
 	bool load_running;
 	struct load_report load_report;
@@ -62,10 +72,11 @@ struct bench {
 };
 
 /*
- * Parse the options, read the CPU sets, resolve and check the target and
- * housekeeping CPUs (exit 1 on bad input), open the output file, print
- * the KTAP header and the choice of CPUs, calibrate the clock.
- * opt.cpus holds the targets afterwards (the default rule when not given).
+ * Parse the options, read the CPU sets, decide the program's CPUs (the
+ * common rule, then its spec's cpu_plan; exit 1 on bad input), open the
+ * output file, print the KTAP header and the CPUs, lock them (another
+ * isolbench run on one of them: SKIP naming it, or wait with --wait),
+ * calibrate the clock. opt.cpus holds the targets afterwards.
  */
 void bench_init(struct bench *b, const struct prog_spec *spec,
 		int argc, char **argv);
@@ -86,12 +97,6 @@ void bench_phase_skip(struct bench *b, const char *phase, const char *reason);
 /* A plan of @n results counted by the program; prefer bench_phases. */
 void bench_plan(struct bench *b, unsigned int n);
 
-/*
- * Take the per-CPU locks of @cpus (lib/cpulock.h): bench_init does it for
- * the target CPUs, a program adds the other CPUs it needs to itself.
- * Another isolbench run on one of them: SKIP naming it, or wait (--wait).
- */
-void bench_lock_cpus(struct bench *b, const cpu_mask_t *cpus);
 
 /* A bad combination of options found after parsing: exit 1. */
 noreturn void bench_usage_error(struct bench *b, const char *fmt, ...)

@@ -12,6 +12,8 @@
 
 #include "cpu.h"
 
+struct bench;
+
 enum opt_type {
 	OPT_FLAG,	/* bool, no argument */
 	OPT_UINT,	/* uint64_t in [min, max] */
@@ -105,10 +107,19 @@ struct prog_spec {
 		const char *name, *help;
 	} *common_help;		/* terminated by { NULL } */
 	/*
-	 * The program locks the CPUs it needs to itself with
-	 * bench_lock_cpus(); otherwise bench_init locks the target CPUs.
+	 * The program's CPUs. The common rule: the targets from --cpu or
+	 * the default rule, housekeeping the others, the targets locked.
+	 * @one_cpu: the program measures one CPU, the first target.
+	 * @cpu_plan: its options decide more (pairs, a watched set, every
+	 * allowed CPU): called by bench_init after the common rule, with
+	 * @ctx (the program's option values), before the CPUs are printed,
+	 * locked and recorded, once. It may change b->opt.cpus and
+	 * b->opt.housekeeping and fill b->watched, b->pairs and b->locked;
+	 * bad input: bench_usage_error(), no such CPUs: bench_skip().
 	 */
-	bool own_cpu_locks;
+	bool one_cpu;
+	void (*cpu_plan)(struct bench *b, void *ctx);
+	void *ctx;
 	/*
 	 * --quick: the sizes of a short smoke run, each used unless the
 	 * user gave that option (0: the program's default stays).

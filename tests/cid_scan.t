@@ -4,7 +4,7 @@
 # with the CID invariants, the model, workloads, bad input, cleanup.
 . "$(dirname "$0")/lib.sh"
 
-plan 29
+plan 30
 
 # The latency verdict (ok 1) must pass: a SKIP "swamped" is no
 # measurement. Skips are accepted only where the kernel has no periodic
@@ -68,6 +68,9 @@ grep -Eq '^#   (full scan|batch [0-9]+) +spin ' "$TMP/out"
 ok $? "paste-ready table row"
 json_check "$TMP/c.json" 'd["program"]=="cid_scan" and any(m["name"]=="compaction_s" and m["unit"]=="s" for m in d["metrics"])'
 ok $? "JSON has the compaction metric"
+online=$(python3 -c 'import os; print(",".join(map(str, sorted(os.sched_getaffinity(0)))))')
+json_check "$TMP/c.json" 'sorted(int(c) for p in d["run"]["cpus"].split(",") for c in (range(int(p.split("-")[0]), int(p.split("-")[-1]) + 1))) == ['"$online"'] and d["run"]["locked"] == d["run"]["cpus"] and d["run"]["housekeeping"] == "" and d["run"]["cpus_reason"].startswith("every allowed online CPU")'
+ok $? "JSON: the CPUs the threads spread over (every allowed one: $online), decided once, all locked"
 json_check "$TMP/c.json" 'not (any(m["name"]=="scan_call_us" for m in d["metrics"]) and any(m["name"]=="scan_call_estimate_us" for m in d["metrics"])) and not any(m["name"].startswith("model_") for m in d["metrics"])'
 ok $? "JSON keeps traced, estimated and model numbers apart"
 [ "$(cat $tfs/current_tracer 2>/dev/null)" = "$tracer_before" ]

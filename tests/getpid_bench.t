@@ -3,7 +3,7 @@
 # getpid_bench end to end: real KTAP, real JSON, bad input, load cleanup.
 . "$(dirname "$0")/lib.sh"
 
-plan 41
+plan 42
 
 run_prog getpid_bench -n 20000 -r 3 -o "$TMP/g.json"
 ok $RC "small run passes (rc=$RC)"
@@ -62,6 +62,17 @@ expect_usage_error "non-numeric runs" getpid_bench -r many
 expect_usage_error "unknown syscall" getpid_bench --syscall fork
 expect_usage_error "unknown entry" getpid_bench --entry vdso
 expect_usage_error "unwritable output" getpid_bench -n 10 -o /nonexistent/dir/x.json
+
+# One CPU measured of a list: the first, said once; the JSON records it,
+# and the housekeeping default keeps off every CPU the list named.
+if [ "$(nproc)" -ge 2 ]; then
+	run_prog getpid_bench -c 0,1 -n 1000 -r 1 -o "$TMP/one.json"
+	[ $RC -eq 0 ] && [ "$(grep -c 'measures one CPU: using cpu 0 of the list' "$TMP/out")" -eq 1 ] &&
+		json_check "$TMP/one.json" 'd["run"]["cpus"] == "0" and d["run"]["locked"] == "0" and "1" not in d["run"]["housekeeping"].split(",")'
+	ok $? "-c 0,1: cpu 0 measured, noted once, recorded as the CPU used"
+else
+	skip "one CPU online" "-c 0,1: cpu 0 measured, noted once, recorded as the CPU used"
+fi
 
 # No housekeeping CPU left for --load: a SKIP with the reason, exit 4.
 run_prog getpid_bench -c "0-$(($(nproc) - 1))" --load -n 1000

@@ -9,7 +9,7 @@
 # (our affinity mask, sysfs topology), not from literals.
 . "$(dirname "$0")/lib.sh"
 
-plan 61
+plan 63
 
 # cal CPU: the "Function call interrupts" count of CPU right now
 cal() {
@@ -164,6 +164,10 @@ kill $busy $stormer 2>/dev/null; wait $busy $stormer 2>/dev/null
 [ $RC -eq 1 ] && grep -q "^not ok 2 $desc.*reached dst" "$TMP/out" &&
 	grep -q "also ran other tasks: the spinner was switched out [1-9][0-9]* times.*membarrier returns at once, without an IPI" "$TMP/out"
 ok $? "dst kept busy by another process: delivery fails and says why (rc=$RC)"
+# the CPUs, decided once and recorded: the pair, its destination the
+# target, both CPUs locked
+json_check "$TMP/hog.json" 'd["run"]["pairs"] == ["'"$src:$dst"'"] and d["run"]["cpus"] == "'"$dst"'" and d["run"]["cpus_reason"] == "the destinations of --pairs" and sorted(d["run"]["locked"].replace("-", ",").split(",")) == sorted(["'"$src"'", "'"$dst"'"]) and "watched" not in d["run"]'
+ok $? "--pairs: the JSON records the pair, its destination as target, and the locks of both CPUs"
 real=$(extra "$TMP/hog.json" ipis_real)
 # (at least 1000 IPIs to dst from the other stormer that a count of
 # every sender on src would have taken for the storm's)
@@ -217,9 +221,12 @@ ic1=$(awk -v a="$src" -v b="$dst" '/^ *CPU/ { for (i = 1; i <= NF; i++) col[$i] 
 	grep -Eq '^# by kind: [0-9]+ function call, [0-9]+ reschedule, [0-9]+ TLB shootdown' "$TMP/out"
 ok $? "watch: traced, with the split by kind"
 ktap_valid "$TMP/out"; ok $? "watch: valid KTAP"
-json_check "$TMP/w.json" '[m for m in d["metrics"] if m["name"]=="ipis_per_min" and len(m["samples"])>=1 and "reschedule_ipis" in m["extra"] and m["kind"]=="count"] and [m for m in d["metrics"] if m["name"]=="ipis_to_cpu'"$dst"'_per_s" and len(m["samples"])==2 and m["kind"]=="count" and sum(m["samples"])==m["extra"]["ipis"]]'
+json_check "$TMP/w.json" '[m for m in d["metrics"] if m["name"]=="ipis_per_min" and len(m["samples"])>=1 and "reschedule_ipis" in m["extra"] and m["kind"]=="count"] and [m for m in d["metrics"] if m["name"]=="ipis_to_cpu'"$dst"'_per_s" and len(m["samples"])==2 and m["kind"]=="count" and sum(m["samples"])==m["extra"]["ipis_in_windows"]<=m["extra"]["ipis"]]'
 ok $? "watch: JSON per-minute buckets, kinds, and per-CPU count metrics of 2 windows of 1 s"
 # its own setup and teardown: reported, and within what cpus $wl received
+json_check "$TMP/w.json" 'd["run"]["watched"] == "'"$wl"'" and d["run"]["cpus"] == "'"$wl"'" and d["run"]["locked"] == "" and "pairs" not in d["run"]' &&
+	grep -q "^# ipistorm: target cpu $wl (.*given with --watch), housekeeping" "$TMP/out"
+ok $? "watch: the watched CPUs printed once and recorded, no CPU locked"
 setup=$(extra "$TMP/w.json" setup_ipis)
 teardown=$(extra "$TMP/w.json" teardown_ipis)
 grep -q "^# outside the window: $setup IPIs (CAL + RES) to cpus $wl while the watch set itself up, $teardown while it tore itself down" "$TMP/out" &&
