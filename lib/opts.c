@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,60 +18,76 @@
 #define OPTS_MAX		64
 #define KEY_LONG_ONLY		256
 
-static struct opt common_table[] = {
-	{ .name = "cpu", .key = 'c', .type = OPT_CPULIST, .arg = "CPULIST",
-	  .help = "target CPU(s), kernel cpulist syntax (default: first nohz_full, else first isolated, else highest online CPU)" },
-	{ .name = "housekeeping", .type = OPT_CPULIST, .arg = "CPULIST",
-	  .help = "where load and helpers run (default: the other CPUs)" },
-	{ .name = "loops", .key = 'n', .type = OPT_UINT, .arg = "N",
-	  .help = "iterations per run", .min = 1, .max = 1e12 },
-	{ .name = "runs", .key = 'r', .type = OPT_UINT, .arg = "N",
-	  .help = "repeated runs", .min = 1, .max = 10000 },
-	{ .name = "duration", .key = 'D', .type = OPT_DOUBLE, .arg = "SECS",
-	  .help = "length of time-bounded phases", .min = 0.001,
-	  .max = 7 * 24 * 3600 },
-	{ .name = "load", .type = OPT_FLAG,
-	  .help = "run the built-in housekeeping load meanwhile" },
-	{ .name = "load-kind", .type = OPT_CHOICE, .arg = "KIND",
-	  .help = "which load --load runs (implies --load): rteval = hackbench-style messaging and a compile-like stream of short-lived processes, as the IPI-deferral series' rteval (default); messaging = messaging and CPU burners; compile = the process stream only",
-	  .choices = load_kind_names },
-	{ .name = "output", .key = 'o', .type = OPT_STRING, .arg = "FILE",
-	  .help = "write the JSON result to FILE" },
-	{ .name = "quick", .type = OPT_FLAG, .help = "short smoke run" },
-	{ .name = "quiet", .key = 'q', .type = OPT_FLAG, .help = "less output" },
-	{ .name = "verbose", .key = 'v', .type = OPT_FLAG, .help = "more output" },
-	{ .name = "wait", .type = OPT_FLAG,
-	  .help = "when another isolbench run holds a target CPU, wait for it (default: skip)" },
+/*
+ * The common options (design.md): each with the fields of struct
+ * common_opts it fills and its COMMON_* bit (0: every program has it).
+ */
+#define COMMON_GIVEN(field)	offsetof(struct common_opts, field), true
+#define COMMON_NO_GIVEN		0, false
+static const struct common_def {
+	size_t dest;
+	size_t given;
+	bool has_given;
+	unsigned int bit;
+	struct opt opt;
+} common_defs[] = {
+	{ offsetof(struct common_opts, cpus), COMMON_GIVEN(cpus_given), COMMON_CPU,
+	  { .name = "cpu", .key = 'c', .type = OPT_CPULIST, .arg = "CPULIST",
+	    .help = "target CPU(s), kernel cpulist syntax (default: first nohz_full, else first isolated, else highest online CPU)" } },
+	{ offsetof(struct common_opts, housekeeping), COMMON_GIVEN(housekeeping_given),
+	  COMMON_HOUSEKEEPING,
+	  { .name = "housekeeping", .type = OPT_CPULIST, .arg = "CPULIST",
+	    .help = "where load and helpers run (default: the other CPUs)" } },
+	{ offsetof(struct common_opts, loops), COMMON_GIVEN(loops_given), COMMON_LOOPS,
+	  { .name = "loops", .key = 'n', .type = OPT_UINT, .arg = "N",
+	    .help = "iterations per run", .min = 1, .max = 1e12 } },
+	{ offsetof(struct common_opts, runs), COMMON_GIVEN(runs_given), COMMON_RUNS,
+	  { .name = "runs", .key = 'r', .type = OPT_UINT, .arg = "N",
+	    .help = "repeated runs", .min = 1, .max = 10000 } },
+	{ offsetof(struct common_opts, duration_s), COMMON_GIVEN(duration_given), COMMON_DURATION,
+	  { .name = "duration", .key = 'D', .type = OPT_DOUBLE, .arg = "SECS",
+	    .help = "length of time-bounded phases", .min = 0.001,
+	    .max = 7 * 24 * 3600 } },
+	{ offsetof(struct common_opts, load), COMMON_NO_GIVEN, COMMON_LOAD,
+	  { .name = "load", .type = OPT_FLAG,
+	    .help = "run the built-in housekeeping load meanwhile" } },
+	{ offsetof(struct common_opts, load_kind), COMMON_GIVEN(load_kind_given), COMMON_LOAD,
+	  { .name = "load-kind", .type = OPT_CHOICE, .arg = "KIND",
+	    .help = "which load --load runs (implies --load): rteval = hackbench-style messaging and a compile-like stream of short-lived processes, as the IPI-deferral series' rteval (default); messaging = messaging and CPU burners; compile = the process stream only",
+	    .choices = load_kind_names } },
+	{ offsetof(struct common_opts, output), COMMON_NO_GIVEN, 0,
+	  { .name = "output", .key = 'o', .type = OPT_STRING, .arg = "FILE",
+	    .help = "write the JSON result to FILE" } },
+	{ offsetof(struct common_opts, quick), COMMON_NO_GIVEN, 0,
+	  { .name = "quick", .type = OPT_FLAG, .help = "short smoke run" } },
+	{ offsetof(struct common_opts, quiet), COMMON_NO_GIVEN, 0,
+	  { .name = "quiet", .key = 'q', .type = OPT_FLAG, .help = "less output" } },
+	{ offsetof(struct common_opts, verbose), COMMON_NO_GIVEN, 0,
+	  { .name = "verbose", .key = 'v', .type = OPT_FLAG, .help = "more output" } },
+	{ offsetof(struct common_opts, wait), COMMON_NO_GIVEN, 0,
+	  { .name = "wait", .type = OPT_FLAG,
+	    .help = "when another isolbench run holds a target CPU, wait for it (default: skip)" } },
 };
+
+/* The common options bound to one struct common_opts (opts_parse). */
+static struct opt common_table[ARRAY_SIZE(common_defs)];
 
 static void common_bind(struct common_opts *co)
 {
-	void *dest[] = { &co->cpus, &co->housekeeping, &co->loops, &co->runs,
-			 &co->duration_s, &co->load, &co->load_kind,
-			 &co->output, &co->quick, &co->quiet, &co->verbose,
-			 &co->wait };
-	bool *given[] = { &co->cpus_given, &co->housekeeping_given,
-			  &co->loops_given, &co->runs_given,
-			  &co->duration_given, NULL, &co->load_kind_given,
-			  NULL, NULL, NULL, NULL, NULL };
+	for (size_t i = 0; i < ARRAY_SIZE(common_defs); i++) {
+		const struct common_def *d = &common_defs[i];
 
-	for (size_t i = 0; i < ARRAY_SIZE(common_table); i++) {
-		common_table[i].dest = dest[i];
-		common_table[i].given = given[i];
+		common_table[i] = d->opt;
+		common_table[i].dest = (char *)co + d->dest;
+		common_table[i].given = d->has_given ? (bool *)((char *)co + d->given) : NULL;
 	}
 }
 
 static bool common_wanted(const struct prog_spec *spec, size_t i)
 {
-	/* the COMMON_* bit of each entry; 0: always present */
-	static const unsigned int bit[ARRAY_SIZE(common_table)] = {
-		COMMON_CPU, COMMON_HOUSEKEEPING, COMMON_LOOPS, COMMON_RUNS,
-		COMMON_DURATION, COMMON_LOAD, COMMON_LOAD,
-	};
-
 	if (spec->operands)	/* a tool takes none of them */
 		return false;
-	return !bit[i] || (spec->common & bit[i]);
+	return !common_defs[i].bit || (spec->common & common_defs[i].bit);
 }
 
 /* A usage error: one line on stderr, the program's usage exit status. */
