@@ -27,7 +27,7 @@ struct cid_opts {
 	double compaction_timeout_s;
 	bool hackbench_threads, model, no_compaction, compaction_control;
 	bool model_gap_given;
-	uint64_t model_max_cpus, trace_buffer_kb;
+	uint64_t model_max_cpus, trace_buffer_kb, expect_batch;
 	double model_call_gap_us;
 };
 
@@ -39,6 +39,8 @@ struct scan_model {
 	char batch_from[96];	/* where the batch size was read */
 	bool scan_off;		/* the batch patch's rseq_cid_scan=off */
 	bool walk_retval;	/* the scan returns where its walk stands */
+	bool walk_nested;	/* it returns nothing: walks from its nested calls */
+	int batch_expected;	/* --expect-batch, else 0 */
 	int walk_calls;		/* calls in a complete walk: ceil(possible / batch) */
 	const char *func;	/* the function to trace */
 	int hz;

@@ -5,11 +5,26 @@
  * stands), and on a spin workload the estimate checked against them.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "lib/tracefs.h"
 #include "lib/util.h"
 #include "cid_scan.h"
+
+/*
+ * On a batched kernel whose scan function returns nothing (the posted
+ * series' task_mm_cid_work()), the calls it makes itself show the walk:
+ * for_each_cpu_from() over cpu_possible_mask steps with _find_next_bit()
+ * (out of line for more than 64 possible CPUs), once per CPU and once
+ * more per pass, two passes per batch; cpumask_nth() finds the batch's
+ * first CPU from the batch counter with __find_nth_bit(), except when
+ * the counter is past the last CPU: the first call of a new walk.
+ */
+#define NEST_STEP	"_find_next_bit"
+#define NEST_CONT	"__find_nth_bit"
+/* room for ~40 events per call of a batch of 16 */
+#define NEST_BUFFER_KB	"8192"
 
 /* How the calls of the batched scan formed complete walks. */
 static void walks_report(struct bench *b, const struct scan_model *sm,
@@ -28,10 +43,21 @@ static void walks_report(struct bench *b, const struct scan_model *sm,
 				gp->walk_calls[k]);
 	}
 	n = graph_walks_other(gp);
-	ksft_print_msg("walks (function_graph return values): %zu complete with %d calls, %zu with other counts%s%s%s; %zu partial at the trace's ends; %zu calls claimed no batch (-EBUSY)%s\n",
-		       gp->walk_calls[sm->walk_calls], sm->walk_calls, n,
-		       n ? " (" : "", other, n ? ")" : "", gp->partial, gp->busy,
-		       lost ? ", events lost" : "");
+	code = graph_walks_verdict(gp, why, sizeof(why));
+	if (code == KSFT_SKIP)
+		ksft_print_msg("walks: %s; no complete-scan time\n", why);
+	else if (gp->by_nested)
+		ksft_print_msg("walks (reconstructed: a call of %s without %s nested begins a walk; %s nested per CPU walked): %zu complete with %d calls, %zu with other counts%s%s%s; %zu partial at the trace's ends; %zu calls walked no CPU; %d-%d CPUs per call, %zu complete walks not over %d CPUs%s\n",
+			       sm->func, gp->nest_cont, gp->nest_step,
+			       gp->walk_calls[sm->walk_calls], sm->walk_calls, n,
+			       n ? " (" : "", other, n ? ")" : "", gp->partial, gp->busy,
+			       gp->cpus_min, gp->cpus_max, gp->cpus_other, sm->possible,
+			       lost ? ", events lost" : "");
+	else
+		ksft_print_msg("walks (function_graph return values): %zu complete with %d calls, %zu with other counts%s%s%s; %zu partial at the trace's ends; %zu calls claimed no batch (-EBUSY)%s\n",
+			       gp->walk_calls[sm->walk_calls], sm->walk_calls, n,
+			       n ? " (" : "", other, n ? ")" : "", gp->partial, gp->busy,
+			       lost ? ", events lost" : "");
 	if (row->delay.n)
 		ksft_print_msg("delay between the calls of a walk (function_graph): min %.2f us, p50 %.2f, p99 %.2f, max %.2f; %zu calls began before the previous one ended (on another CPU: no delay)\n",
 			       row->delay.min, row->delay.p50, row->delay.p99, row->delay.max,
@@ -42,8 +68,19 @@ static void walks_report(struct bench *b, const struct scan_model *sm,
 	metric_extra(gp->call, "walks_other_calls", n);
 	metric_extra(gp->call, "walks_partial", gp->partial);
 	metric_extra(gp->call, "calls_no_batch", gp->busy);
-	code = graph_walks_verdict(gp, why, sizeof(why));
-	bench_verdict(b, code, NULL, "calls per complete scan: %s", why);
+	metric_extra(gp->call, "walks_nested", gp->by_nested);
+	if (sm->batch_expected)
+		metric_extra(gp->call, "batch_expected", sm->batch_expected);
+	if (gp->by_nested) {
+		metric_extra(gp->call, "walks_reconstructed", code != KSFT_SKIP);
+		metric_extra(gp->call, "walk_cpus_min", gp->cpus_min);
+		metric_extra(gp->call, "walk_cpus_max", gp->cpus_max);
+		metric_extra(gp->call, "walks_cpus_other", gp->cpus_other);
+	}
+	if (code == KSFT_SKIP)
+		bench_verdict(b, code, why, "calls per complete scan");
+	else
+		bench_verdict(b, code, NULL, "calls per complete scan: %s", why);
 	row->walks_judged = true;
 }
 
@@ -136,8 +173,18 @@ static int graph_run(struct bench *b, const struct cid_opts *o,
 		     const struct scan_model *sm, struct wl_run *r, double *run_s)
 {
 	bool spin = o->workload == WL_SPIN;
-	char err[256];
+	char err[256], nested[64] = "";
+	const char *both[] = { NEST_STEP, NEST_CONT };
 	uint64_t t0;
+
+	/* what cannot be traced is not nested: the walks then say so */
+	for (size_t i = 0; sm->walk_nested && i < ARRAY_SIZE(both); i++)
+		if (tracefs_function_traceable(both[i]))
+			snprintf(nested + strlen(nested), sizeof(nested) - strlen(nested),
+				 "%s%s", nested[0] ? " " : "", both[i]);
+		else
+			bench_note(b, "%s is not in available_filter_functions: the walks cannot be seen in the calls nested in %s",
+				   both[i], sm->func);
 
 	if (o->trace_buffer_kb) {
 		char kb[32];
@@ -149,7 +196,13 @@ static int graph_run(struct bench *b, const struct cid_opts *o,
 			return -1;
 		}
 	}
-	if (tracefs_graph_start(sm->func, err, sizeof(err))) {
+	if (sm->walk_nested && !o->trace_buffer_kb &&
+	    tracefs_set("buffer_size_kb", NEST_BUFFER_KB, err, sizeof(err))) {
+		tracefs_restore_all();
+		bench_verdict(b, KSFT_FAIL, NULL, "function_graph: %s", err);
+		return -1;
+	}
+	if (tracefs_graph_start_nested(sm->func, nested[0] ? nested : NULL, err, sizeof(err))) {
 		tracefs_restore_all();
 		bench_verdict(b, KSFT_SKIP, err, "function_graph timed %s", sm->func);
 		return -1;
@@ -162,9 +215,11 @@ static int graph_run(struct bench *b, const struct cid_opts *o,
 }
 
 /* The workload's tasks and the metrics the calls and walks go to. */
-static void graph_setup(struct bench *b, const struct wl_run *r,
-			struct graph_passes *gp, struct hist *h)
+static void graph_setup(struct bench *b, const struct scan_model *sm,
+			const struct wl_run *r, struct graph_passes *gp, struct hist *h)
 {
+	bool walks = gp->by_retval || gp->by_nested;
+
 	graph_passes_init(gp, r->nworkers + r->nchildren, r->nchildren + 1);
 	if (hist_init(h, 0, 1, 200))
 		ksft_exit_fail_msg("out of memory\n");
@@ -177,10 +232,13 @@ static void graph_setup(struct bench *b, const struct wl_run *r,
 	gp->h = h;
 	gp->call = bench_metric(b, "scan_call_us", "us", BETTER_LOWER,
 				"one call of the scan function (function_graph)");
-	gp->pass_us = bench_metric(b, "complete_scan_us", "us", BETTER_LOWER,
-				   gp->by_retval ? "first to last call of one complete walk over all CPUs, walks with the expected number of calls (function_graph)"
-						 : "first to last call of one walk over all CPUs (function_graph)");
-	if (gp->by_retval)
+	/* a batched walk is timed only where its calls can be grouped */
+	if (walks || !sm->batch)
+		gp->pass_us = bench_metric(b, "complete_scan_us", "us", BETTER_LOWER,
+					   gp->by_nested ? "first to last call of one complete walk over all CPUs, reconstructed from the calls nested in each, walks with the expected number of calls (function_graph)"
+					   : gp->by_retval ? "first to last call of one complete walk over all CPUs, walks with the expected number of calls (function_graph)"
+					   : "one call, a walk over all CPUs (function_graph)");
+	if (walks)
 		gp->gap_us = bench_metric(b, "scan_call_delay_us", "us", BETTER_NONE,
 					  "end of one call to the start of the next within a walk (function_graph)");
 }
@@ -207,13 +265,17 @@ static void graph_report(struct bench *b, const struct cid_opts *o,
 		stats_compute(gp->gap_us->samples, gp->gap_us->n, &row->delay);
 	if (!gp->calls)
 		return;
-	ksft_print_msg("scan per call (function_graph, %s): min %.2f us, p50 %.2f, p99 %.2f, max %.2f; %.0f%% below 10 us; %zu calls (%zu non-leaf: preempted or interrupted inside), %zu in other processes ignored\n",
+	ksft_print_msg("scan per call (function_graph, %s): min %.2f us, p50 %.2f, p99 %.2f, max %.2f; %.0f%% below 10 us; %zu calls (%zu non-leaf: %s), %zu in other processes ignored\n",
 		       sm->func, row->call.min, row->call.p50, row->call.p99,
 		       row->call.max, 100.0 * gp->below / gp->calls, gp->calls,
-		       gp->nonleaf, gp->other);
+		       gp->nonleaf, gp->by_nested ? "the nested calls shown" : "preempted or interrupted inside",
+		       gp->other);
 	if (row->full.n)
 		ksft_print_msg("complete scan (function_graph): %zu walks, min %.2f us, p50 %.2f, max %.2f\n",
 			       row->full.n, row->full.min, row->full.p50, row->full.max);
+	else if (sm->batch && !gp->pass_us)
+		ksft_print_msg("complete scan: not measured (batches of %s size whose calls say nothing of their walk)\n",
+			       sm->batch < 0 ? "unknown" : "known");
 	if (!b->opt.quiet)
 		hist_print(gp->h, stdout, "us", 50);
 }
@@ -222,9 +284,14 @@ void latency_traced(struct bench *b, const struct cid_opts *o,
 		    const struct scan_model *sm, struct row *row)
 {
 	struct wl_run r = { 0 };
-	/* with batches, one walk is the calls less than 50 ms apart */
-	struct graph_passes gp = { .split_s = sm->batch ? 0.05 : 0, .below_us = 10,
-				   .by_retval = sm->walk_retval, .expect = sm->walk_calls };
+	/*
+	 * every call is a pass of its own: a batched walk is grouped by the
+	 * return values or the nested calls, never by time
+	 */
+	struct graph_passes gp = { .below_us = 10, .by_retval = sm->walk_retval,
+				   .by_nested = sm->walk_nested, .func = sm->func,
+				   .nest_step = NEST_STEP, .nest_cont = NEST_CONT,
+				   .possible = sm->possible, .expect = sm->walk_calls };
 	/* the metric keeps it until the JSON is written: not on this stack */
 	static struct hist h;
 	struct graph_read_info info;
@@ -233,7 +300,7 @@ void latency_traced(struct bench *b, const struct cid_opts *o,
 
 	if (graph_run(b, o, sm, &r, &run_s))
 		return;
-	graph_setup(b, &r, &gp, &h);
+	graph_setup(b, sm, &r, &gp, &h);
 	graph_passes_read(&gp, &info);
 	tracefs_restore_all();
 	lost = graph_read_lost(&info);
@@ -248,7 +315,7 @@ void latency_traced(struct bench *b, const struct cid_opts *o,
 		      "function_graph timed %zu calls of %s in %.1f s (%s)%s",
 		      gp.calls, sm->func, run_s, workload_names[o->workload],
 		      lost ? ", but the trace lost events: calls are missing" : "");
-	if (gp.by_retval)
+	if (gp.by_retval || gp.by_nested)
 		walks_report(b, sm, &gp, lost, row);
 	graph_passes_free(&gp);
 	workload_free(&r);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* function_graph calls grouped into passes: see graph_passes.h. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "graph_passes.h"
 #include "ktap.h"
@@ -11,7 +12,9 @@ void graph_passes_init(struct graph_passes *gp, int ntasks, int ngroups)
 	gp->pids = calloc(ntasks + 1, sizeof(int));
 	gp->group = calloc(ntasks + 1, sizeof(int));
 	gp->pass = calloc(ngroups + 1, sizeof(*gp->pass));
-	if (!gp->pids || !gp->group || !gp->pass)
+	gp->pend_step = calloc(ntasks + 1, sizeof(int));
+	gp->pend_cont = calloc(ntasks + 1, sizeof(int));
+	if (!gp->pids || !gp->group || !gp->pass || !gp->pend_step || !gp->pend_cont)
 		ksft_exit_fail_msg("out of memory\n");
 	gp->npids = 0;
 	gp->ngroups = ngroups;
@@ -25,7 +28,7 @@ void graph_passes_task(struct graph_passes *gp, int pid, int group)
 
 static void pass_end(struct graph_passes *gp, struct graph_pass *p)
 {
-	if (p->calls)
+	if (p->calls && gp->pass_us)
 		metric_add(gp->pass_us, (p->end_s - p->start_s) * 1e6);
 	p->calls = 0;
 }
@@ -41,9 +44,12 @@ static void walk_end(struct graph_passes *gp, struct graph_pass *p, bool ended)
 		gp->walk_calls[GRAPH_WALK_CALLS_MAX + 1]++;
 	else
 		gp->walk_calls[p->calls]++;
-	if (ended && p->from_start && p->calls == gp->expect)
+	if (ended && p->from_start && gp->by_nested && p->cpus != gp->possible)
+		gp->cpus_other++;
+	if (ended && p->from_start && p->calls == gp->expect && gp->pass_us)
 		metric_add(gp->pass_us, (p->end_s - p->start_s) * 1e6);
 	p->calls = 0;
+	p->cpus = 0;
 	p->from_start = ended;
 }
 
@@ -53,8 +59,8 @@ static void walk_end(struct graph_passes *gp, struct graph_pass *p, bool ended)
  * of the same walk, or a preempted call's neighbour) has none: counted
  * in @overlap, not as a negative delay.
  */
-static void walk_call(struct graph_passes *gp, struct graph_pass *p,
-		      const struct graph_call *c)
+static void walk_add(struct graph_passes *gp, struct graph_pass *p,
+		     const struct graph_call *c)
 {
 	double end_s = c->ts_s + c->duration_us / 1e6;
 
@@ -67,21 +73,69 @@ static void walk_call(struct graph_passes *gp, struct graph_pass *p,
 	if (!p->calls || end_s > p->end_s)
 		p->end_s = end_s;
 	p->calls++;
+}
+
+static void walk_call(struct graph_passes *gp, struct graph_pass *p,
+		      const struct graph_call *c)
+{
+	walk_add(gp, p, c);
 	if (c->ret == 0)
 		walk_end(gp, p, true);
+}
+
+/*
+ * by_nested: a call that walked @cpus CPUs; without the continuing
+ * call nested it began a walk, which ends the one before (complete if
+ * that one had begun in the trace too).
+ */
+static void nested_call(struct graph_passes *gp, struct graph_pass *p,
+			const struct graph_call *c, bool cont, int cpus)
+{
+	if (!cont) {
+		walk_end(gp, p, true);
+		p->from_start = true;
+	}
+	walk_add(gp, p, c);
+	p->cpus += cpus;
+}
+
+/* by_nested: a call nested in one of the scan function's; false if not one. */
+static bool nested_take(struct graph_passes *gp, const struct graph_call *c, int task)
+{
+	if (!strcmp(c->func, gp->func))
+		return false;
+	if (task >= 0 && gp->nest_step && !strcmp(c->func, gp->nest_step))
+		gp->pend_step[task]++;
+	else if (task >= 0 && gp->nest_cont && !strcmp(c->func, gp->nest_cont))
+		gp->pend_cont[task]++;
+	return true;
 }
 
 void graph_passes_call(const struct graph_call *c, void *arg)
 {
 	struct graph_passes *gp = arg;
 	struct graph_pass *p = NULL;
+	int task = -1, steps = 0, conts = 0;
 
 	for (int i = 0; i < gp->npids && !p; i++)
-		if (gp->pids[i] == c->pid)
+		if (gp->pids[i] == c->pid) {
 			p = &gp->pass[gp->group[i]];
+			task = i;
+		}
+	if (gp->by_nested && nested_take(gp, c, task))
+		return;
 	if (!p) {
 		gp->other++;
 		return;
+	}
+	if (gp->by_nested) {
+		steps = gp->pend_step[task];
+		conts = gp->pend_cont[task];
+		gp->pend_step[task] = gp->pend_cont[task] = 0;
+		if (!steps) {
+			gp->busy++;	/* returned before walking a CPU */
+			return;
+		}
 	}
 	if (gp->by_retval && !c->has_ret) {
 		gp->no_ret++;
@@ -112,6 +166,18 @@ void graph_passes_call(const struct graph_call *c, void *arg)
 		walk_call(gp, p, c);
 		return;
 	}
+	if (gp->by_nested) {
+		int cpus = steps / 2 - 1;
+
+		if (!gp->step_calls || cpus < gp->cpus_min)
+			gp->cpus_min = cpus;
+		if (!gp->step_calls || cpus > gp->cpus_max)
+			gp->cpus_max = cpus;
+		gp->step_calls++;
+		gp->cont_calls += conts > 0;
+		nested_call(gp, p, c, conts > 0, cpus);
+		return;
+	}
 	if (p->calls && c->ts_s - p->end_s > gp->split_s)
 		pass_end(gp, p);
 	if (!p->calls)
@@ -132,24 +198,61 @@ size_t graph_walks_other(const struct graph_passes *gp)
 	return n;
 }
 
+bool graph_walks_reconstructed(const struct graph_passes *gp, char *why, size_t len)
+{
+	if (!gp->by_nested)
+		return true;
+	if (!gp->step_calls)
+		snprintf(why, len, "no call of %s showed %s nested in it (%zu calls, none walked a CPU that function_graph could see)",
+			 gp->func, gp->nest_step ? gp->nest_step : "a per-CPU call",
+			 gp->calls + gp->busy);
+	else if (!gp->cont_calls)
+		snprintf(why, len, "no call of %s showed %s nested in it (%zu calls walked CPUs): where a walk begins is not visible",
+			 gp->func, gp->nest_cont ? gp->nest_cont : "a continuing call",
+			 gp->step_calls);
+	else
+		return true;
+	return false;
+}
+
 int graph_walks_verdict(const struct graph_passes *gp, char *why, size_t len)
 {
 	size_t good = gp->expect > 0 && gp->expect <= GRAPH_WALK_CALLS_MAX ?
 		      gp->walk_calls[gp->expect] : 0;
 	size_t other = graph_walks_other(gp);
+	char cannot[224];
+	int n;
 
-	snprintf(why, len, "%zu of %zu complete walks had %d calls (%zu partial walks at the trace's ends not counted)",
-		 good, good + other, gp->expect, gp->partial);
+	if (!graph_walks_reconstructed(gp, cannot, sizeof(cannot))) {
+		snprintf(why, len, "cannot reconstruct the walks: %s", cannot);
+		return KSFT_SKIP;
+	}
+	n = snprintf(why, len, "%zu of %zu complete walks had %d calls (%zu partial walks at the trace's ends not counted)",
+		     good, good + other, gp->expect, gp->partial);
+	if (gp->by_nested && n >= 0 && (size_t)n < len)
+		snprintf(why + n, len - n, "; reconstructed from the calls nested in %s: %d-%d CPUs walked per call, %zu complete walks did not cover %d CPUs",
+			 gp->func, gp->cpus_min, gp->cpus_max, gp->cpus_other, gp->possible);
 	return good && !other ? KSFT_PASS : KSFT_FAIL;
 }
 
 void graph_passes_end(struct graph_passes *gp)
 {
+	char why[224];
+
 	for (int i = 0; i < gp->ngroups; i++)
-		if (gp->by_retval)
+		if (gp->by_retval || gp->by_nested)
 			walk_end(gp, &gp->pass[i], false);
 		else
 			pass_end(gp, &gp->pass[i]);
+	if (graph_walks_reconstructed(gp, why, sizeof(why)))
+		return;
+	/* walks that could not be reconstructed are neither timed nor counted */
+	if (gp->pass_us)
+		gp->pass_us->n = 0;
+	if (gp->gap_us)
+		gp->gap_us->n = 0;
+	memset(gp->walk_calls, 0, sizeof(gp->walk_calls));
+	gp->overlap = gp->cpus_other = 0;
 }
 
 long graph_passes_read(struct graph_passes *gp, struct graph_read_info *info)
@@ -165,6 +268,9 @@ void graph_passes_free(struct graph_passes *gp)
 	free(gp->pids);
 	free(gp->group);
 	free(gp->pass);
+	free(gp->pend_step);
+	free(gp->pend_cont);
+	gp->pend_step = gp->pend_cont = NULL;
 	free(gp->ts_s);
 	free(gp->ts_pid);
 	free(gp->ts_us);

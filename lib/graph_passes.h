@@ -15,6 +15,22 @@
  * delay between a walk's calls goes to @gap_us; a call that began before
  * the previous one ended has none and is counted in @overlap.
  *
+ * With @by_nested the function returns nothing, and each walk is
+ * reconstructed from the calls it makes itself (function_graph at depth
+ * 2, graph_passes_call() gets them before the call they are nested in):
+ * @nest_step once per CPU it walks and once more per pass over its
+ * batch (two passes: the CPUs a call walked are steps / 2 - 1; a call
+ * without a step walked nothing, counted in @busy), and @nest_cont in
+ * every call but the first of a walk (it finds the batch's first CPU
+ * from the batch counter, which only the first call does not need). A
+ * call without @nest_cont begins a walk, so a walk is complete when the
+ * next one began; the first walk of a group and the last are partial.
+ * Complete walks are judged and timed as above; their CPUs should add
+ * up to @possible (@cpus_other counts those that do not). When the
+ * nested calls do not show where walks begin (no call walked a CPU, or
+ * none showed @nest_cont) the walks cannot be reconstructed:
+ * graph_walks_verdict() says so (KSFT_SKIP) and nothing is timed.
+ *
  *	graph_passes_init(&gp, ntasks, ngroups);
  *	graph_passes_task(&gp, pid, group);	...for each task
  *	gp.call = ...; gp.pass_us = ...; gp.split_s = 0.05;
@@ -36,6 +52,7 @@ struct graph_pass {
 	double start_s, end_s;
 	int calls;
 	bool from_start;	/* by_retval: a walk ended before this one */
+	int cpus;		/* by_nested: CPUs walked by its calls */
 };
 
 #define GRAPH_WALK_CALLS_MAX	64	/* walk_calls[] counts up to this */
@@ -50,6 +67,11 @@ struct graph_passes {
 	bool by_retval;		/* walks end at a call returning 0 */
 	int expect;		/* by_retval: calls in a complete walk */
 	struct metric *gap_us;	/* by_retval: end of a call to the next in a walk */
+	bool by_nested;		/* walks from the calls nested in each call */
+	const char *func;	/* by_nested: the scan function (the others are nested) */
+	const char *nest_step;	/* by_nested: called per CPU walked */
+	const char *nest_cont;	/* by_nested: called by every call but a walk's first */
+	int possible;		/* by_nested: CPUs a complete walk covers */
 	/* state and results */
 	int *pids, *group, npids, ngroups;
 	struct graph_pass *pass;	/* per group */
@@ -60,6 +82,12 @@ struct graph_passes {
 	size_t busy, no_ret, walk_calls[GRAPH_WALK_CALLS_MAX + 2], partial;
 	size_t nonleaf;		/* of calls: printed as "func() {" ... "}" */
 	size_t overlap;		/* by_retval: calls begun before the last one ended */
+	/* by_nested: per task, the nested calls of its open call */
+	int *pend_step, *pend_cont;
+	size_t step_calls;	/* calls that walked CPUs */
+	size_t cont_calls;	/* of those, calls that continued a walk */
+	size_t cpus_other;	/* complete walks whose CPUs were not @possible */
+	int cpus_min, cpus_max;	/* CPUs walked by one call */
 	double *ts_s;		/* each counted call's entry, trace clock */
 	double *ts_us;		/* its duration */
 	int *ts_pid;		/* and its task */
@@ -77,11 +105,18 @@ void graph_passes_call(const struct graph_call *c, void *arg);
 void graph_passes_free(struct graph_passes *gp);
 /* End the open passes (graph_passes_read() does it after the trace). */
 void graph_passes_end(struct graph_passes *gp);
+/*
+ * by_nested: whether the nested calls showed where walks begin (calls
+ * that walked CPUs, some of them continuing a walk); if not, @why says
+ * what was missing.
+ */
+bool graph_walks_reconstructed(const struct graph_passes *gp, char *why, size_t len);
 /* by_retval: the complete walks whose count of calls is not @expect. */
 size_t graph_walks_other(const struct graph_passes *gp);
 /*
- * by_retval: KSFT_PASS when complete walks were seen and each had
- * @expect calls, else KSFT_FAIL; what was seen in @why.
+ * by_retval, by_nested: KSFT_PASS when complete walks were seen and each
+ * had @expect calls, else KSFT_FAIL; by_nested, KSFT_SKIP when the walks
+ * cannot be reconstructed. What was seen in @why.
  */
 int graph_walks_verdict(const struct graph_passes *gp, char *why, size_t len);
 

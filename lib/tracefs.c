@@ -236,6 +236,12 @@ int tracefs_graph_probe(const char *func, char *why, size_t whylen)
 
 int tracefs_graph_start(const char *func, char *err, size_t errlen)
 {
+	return tracefs_graph_start_nested(func, NULL, err, errlen);
+}
+
+int tracefs_graph_start_nested(const char *func, const char *nested,
+			       char *err, size_t errlen)
+{
 	static const char *const options[][2] = {
 		{ "options/funcgraph-abstime", "1" },
 		{ "options/funcgraph-proc", "1" },
@@ -247,13 +253,24 @@ int tracefs_graph_start(const char *func, char *err, size_t errlen)
 		{ "options/funcgraph-tail", "1" },
 	};
 
+	char filter[512];
+
+	snprintf(filter, sizeof(filter), "%s%s%s", func, nested ? " " : "",
+		 nested ? nested : "");
 	if (tracefs_set("tracing_on", "0", err, errlen) ||
 	    tracefs_set("current_tracer", "nop", err, errlen) ||
-	    tracefs_set("set_ftrace_filter", func, err, errlen) ||
+	    tracefs_set("set_ftrace_filter", filter, err, errlen) ||
 	    tracefs_set("set_graph_function", func, err, errlen))
 		return -1;
-	/* depth 1: the function alone, not its callees (absent before 3.15) */
-	tracefs_set("max_graph_depth", "1", err, errlen);
+	/*
+	 * depth 1: the function alone, not its callees (absent before 3.15);
+	 * depth 2 with @nested: the calls of those it makes itself, not
+	 * those of an interrupt that came in meanwhile
+	 */
+	if (tracefs_set("max_graph_depth", nested ? "2" : "1", err, errlen) && nested)
+		return -1;
+	if (nested && tracefs_set("options/funcgraph-irqs", "0", err, errlen))
+		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(options); i++)
 		tracefs_set(options[i][0], options[i][1], err, errlen);
 	/* CLOCK_MONOTONIC timestamps, comparable with user space (3.10+) */

@@ -50,6 +50,13 @@ int tracefs_graph_probe(const char *func, char *why, size_t whylen);
  * Saves what it changes.
  */
 int tracefs_graph_start(const char *func, char *err, size_t errlen);
+/*
+ * The same, with the calls @func makes itself to the functions in
+ * @nested (names separated by spaces) in the graph: depth 2,
+ * interrupts left out (funcgraph-irqs 0).
+ */
+int tracefs_graph_start_nested(const char *func, const char *nested,
+			       char *err, size_t errlen);
 /* Whether the last tracefs_graph_start() set trace_clock to mono. */
 bool tracefs_graph_mono(void);
 /* tracing_on 0 (the buffer is kept for reading). */
