@@ -45,6 +45,7 @@ struct scan_model {
 	const char *func;	/* the function to trace */
 	int hz;
 	int possible;
+	bool emulated;		/* TCG: ticks come late, periods stretch */
 };
 
 struct estimate {
@@ -54,6 +55,9 @@ struct estimate {
 	double expected_scans, allowed;
 	double base_p25, base_p50, base_p75;	/* unmarked gaps, us */
 	double scan_p50, scan_max;	/* picked gaps, us */
+	uint64_t hi;			/* a period at the longest, ns */
+	double period_ms;		/* between consecutive picks (median) */
+	double seen_share;		/* picks / (run / period_ms), at most 1 */
 	bool resolved;
 	struct periodic_ev *ev;		/* candidates, picked ones marked */
 	struct metric *m;
@@ -78,6 +82,7 @@ void row_fill(struct row *row, const struct scan_model *sm,
 void detect(struct bench *b, struct scan_model *m);
 
 /* cid_scan_estimate.c */
+uint64_t estimate_window(const struct scan_model *sm);
 void estimate_analyse(struct wl_run *r, const struct scan_model *sm,
 		      double seconds, struct estimate *e);
 void latency_estimated(struct bench *b, const struct cid_opts *o,

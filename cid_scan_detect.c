@@ -92,7 +92,6 @@ void detect(struct bench *b, struct scan_model *m)
 {
 	char v[64];
 	uint64_t u;
-	bool emulated = false;
 
 	if (rseq_probe(&m->rseq))
 		bench_skip(b, "%s", m->rseq.why);
@@ -107,7 +106,7 @@ void detect(struct bench *b, struct scan_model *m)
 	bench_note(b, "rseq: registered by %s (__rseq_offset %ld, __rseq_size %u), AT_RSEQ_FEATURE_SIZE %u: mm_cid available",
 		   m->rseq.by_glibc ? "glibc" : "cid_scan itself",
 		   m->rseq.offset, m->rseq.size, m->rseq.feature_size);
-	if (sysinfo_hypervisor(&emulated), emulated)
+	if (sysinfo_hypervisor(&m->emulated), m->emulated)
 		bench_note(b, "emulated CPU (TCG): durations are not meaningful, compare their growth with the CPU count only");
 	if (!m->periodic)
 		bench_note(b, "scan model: no periodic scan (task_mm_cid_work absent: 6.19 or later)");

@@ -93,15 +93,17 @@ static void walks_report(struct bench *b, const struct scan_model *sm,
  * thread with the estimate's return within 2 ms after the traced call
  * ended. Needs the trace clock on CLOCK_MONOTONIC.
  */
-static void cross_check(struct wl_run *r, const struct graph_passes *gp,
+static void cross_check(struct bench *b, struct wl_run *r, const struct graph_passes *gp,
 			const struct scan_model *sm, double seconds, struct metric *call)
 {
+	struct metric *recall, *spurious;
+	double visible;
 	struct estimate e = { 0 };
 	struct periodic_ev *tw = calloc(gp->nts + 1, sizeof(*tw));
 	size_t ntw = 0, real = 0, missed = 0, walks;
 	/* why a traced walk was missed: the return after it was ... */
 	size_t m_none = 0, m_switched = 0, m_unmarked = 0, m_lonely = 0, m_other = 0;
-	uint64_t jiffy = 1000000000ULL / sm->hz, tol = 2000000;
+	uint64_t tol = 2000000;
 
 	if (!tw)
 		ksft_exit_fail_msg("out of memory\n");
@@ -111,7 +113,7 @@ static void cross_check(struct wl_run *r, const struct graph_passes *gp,
 			if (r->w[i].tid == gp->ts_pid[k])
 				tw[ntw++] = (struct periodic_ev){
 					(uint64_t)(gp->ts_s[k] * 1e9), gp->ts_us[k], i, false };
-	walks = periodic_pick(tw, ntw, sm->batch ? 0 : SCAN_PERIOD_NS - jiffy / 2);
+	walks = periodic_pick(tw, ntw, estimate_window(sm));
 	for (size_t k = 0; k < ntw; k++) {
 		struct wl_worker *w = &r->w[tw[k].tag];
 		struct wl_event *ret = NULL;
@@ -161,6 +163,34 @@ static void cross_check(struct wl_run *r, const struct graph_passes *gp,
 	metric_extra(call, "cross_traced_walks", walks);
 	metric_extra(call, "cross_missed", missed);
 	metric_extra(call, "cross_missed_switched", m_switched);
+	/*
+	 * what the estimate found of the traced walks, of those it could
+	 * see (their return not after a context switch), and what it
+	 * attributed that was no traced walk
+	 */
+	visible = walks > m_switched ? (double)real / (walks - m_switched) : 0;
+	recall = bench_metric(b, "estimate_recall", "share", BETTER_HIGHER,
+			      "traced walks the estimate found, share of one run (both methods on one run)");
+	metric_add(recall, walks ? (double)real / walks : 0);
+	metric_kind(recall, KIND_COUNT);
+	metric_sample_noun(recall, "run", "runs");
+	metric_extra(recall, "traced_walks", walks);
+	metric_extra(recall, "found", real);
+	metric_extra(recall, "walks_after_switch", m_switched);
+	metric_extra(recall, "recall_visible", visible);
+	metric_extra(recall, "seen_share_said", e.seen_share);
+	spurious = bench_metric(b, "estimate_spurious_share", "share", BETTER_LOWER,
+				"scans the estimate attributed that were no traced walk, share of one run (both methods on one run)");
+	metric_add(spurious, e.periodic ? (double)(e.periodic - real) / e.periodic : 0);
+	metric_kind(spurious, KIND_COUNT);
+	metric_sample_noun(spurious, "run", "runs");
+	metric_extra(spurious, "attributed", e.periodic);
+	metric_extra(spurious, "not_real", e.periodic - real);
+	ksft_print_msg("both methods: recall %.1f%% (%zu of %zu traced walks), %.1f%% of the %zu whose return was not after a context switch; spurious %.1f%% (%zu of %zu attributed); the estimate said it saw %.0f%%\n",
+		       walks ? 100.0 * real / walks : 0, real, walks, 100 * visible,
+		       walks - m_switched,
+		       e.periodic ? 100.0 * (e.periodic - real) / e.periodic : 0,
+		       e.periodic - real, e.periodic, 100 * e.seen_share);
 	free(e.ev);
 	free(tw);
 }
@@ -305,7 +335,7 @@ void latency_traced(struct bench *b, const struct cid_opts *o,
 	tracefs_restore_all();
 	lost = graph_read_lost(&info);
 	if (o->workload == WL_SPIN && tracefs_graph_mono())
-		cross_check(&r, &gp, sm, run_s, gp.call);
+		cross_check(b, &r, &gp, sm, run_s, gp.call);
 	graph_report(b, o, sm, &gp, lost, row);
 	ksft_print_msg("function_graph trace: %llu events lost (%llu in LOST markers, %llu overwritten, %llu per-CPU overrun and dropped), %zu entries cut by the end of tracing\n",
 		       (unsigned long long)lost, (unsigned long long)info.lost_lines,
