@@ -57,7 +57,8 @@ struct estimate {
 	double scan_p50, scan_max;	/* picked gaps, us */
 	uint64_t hi;			/* a period at the longest, ns */
 	double period_ms;		/* between consecutive picks (median) */
-	double seen_share;		/* picks / (run / period_ms), at most 1 */
+	double seen_share;		/* picks / the periods they span */
+	double seen_slots;		/* those periods */
 	bool resolved;
 	struct periodic_ev *ev;		/* candidates, picked ones marked */
 	struct metric *m;

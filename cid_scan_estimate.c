@@ -33,14 +33,17 @@ uint64_t estimate_window(const struct scan_model *sm)
 }
 
 /*
- * The share of the scans the estimate saw: the run over the median
- * time between consecutive picks (those a period apart, not across a
- * hole) is about how many scans ran; the picks over that.
+ * The share of the scans the estimate saw: a period is the median time
+ * between consecutive picks (those a period apart, not across a hole);
+ * each gap between picks holds that many periods (rounded, at least
+ * one), and so do the run's ends before the first and after the last
+ * pick: the picks over those periods. (Counted this way, not as the run
+ * over the median, because under emulation the periods stretch unevenly.)
  */
-static void seen_share(struct estimate *e, uint64_t lo, double seconds)
+static void seen_share(struct estimate *e, const struct wl_run *r, uint64_t lo)
 {
-	double *d = calloc(e->candidates + 1, sizeof(*d));
-	uint64_t last = 0;
+	double *d = calloc(e->candidates + 1, sizeof(*d)), slots = 0;
+	uint64_t first = 0, last = 0;
 	size_t n = 0;
 
 	if (!d)
@@ -50,14 +53,29 @@ static void seen_share(struct estimate *e, uint64_t lo, double seconds)
 			continue;
 		if (last && e->ev[k].t - last >= lo && e->ev[k].t - last <= e->hi)
 			d[n++] = (e->ev[k].t - last) / 1e6;
+		if (!first)
+			first = e->ev[k].t;
 		last = e->ev[k].t;
 	}
 	e->period_ms = n ? quantile_lower(d, n, 0.5) : 0;
-	if (e->period_ms > 0)
-		e->seen_share = e->periodic / (seconds * 1e3 / e->period_ms);
-	if (e->seen_share > 1)
-		e->seen_share = 1;
 	free(d);
+	if (e->period_ms <= 0)
+		return;
+	last = 0;
+	for (size_t k = 0; k < e->candidates; k++) {
+		if (!e->ev[k].picked)
+			continue;
+		if (last)
+			slots += fmax(1, round((e->ev[k].t - last) / 1e6 / e->period_ms));
+		last = e->ev[k].t;
+	}
+	slots += 1;
+	if (first > r->clk0_ns)
+		slots += floor((first - r->clk0_ns) / 1e6 / e->period_ms);
+	if (r->clk1_ns > last)
+		slots += floor((r->clk1_ns - last) / 1e6 / e->period_ms);
+	e->seen_share = fmin(1, e->periodic / slots);
+	e->seen_slots = slots;
 }
 
 /*
@@ -139,7 +157,7 @@ void estimate_analyse(struct wl_run *r, const struct scan_model *sm,
 			metric_add(e->m, e->ev[k].w - e->base_p50);
 	}
 	e->hi = hi;
-	seen_share(e, lo, seconds);
+	seen_share(e, r, lo);
 	e->scan_p50 = quantile_lower(scan, ns, 0.5);
 	e->scan_max = ns ? scan[ns - 1] : 0;
 	e->resolved = ns && e->scan_p50 - e->base_p50 > e->base_p75 - e->base_p25;
@@ -186,8 +204,8 @@ void latency_estimated(struct bench *b, const struct cid_opts *o,
 		       e.base_p50, e.base_p25, e.base_p75, e.host_gaps);
 	if (!sm->batch && e.period_ms > 0)
 		ksft_print_msg("estimate: it saw about %.0f%% of the scans: %zu attributed, consecutive ones %.1f ms apart (median), so about %.0f ran in %.1f s; the others returned after a context switch or left no periodic trace\n",
-			       100 * e.seen_share, e.periodic, e.period_ms,
-			       (mono_ns() - t0) / 1e6 / e.period_ms, (mono_ns() - t0) / 1e9);
+			       100 * e.seen_share, e.periodic, e.period_ms, e.seen_slots,
+			       (mono_ns() - t0) / 1e9);
 	seen = e.periodic >= e.expected_scans / 2 && e.candidates > 2 * e.control;
 	if (!e.resolved)
 		ksft_print_msg("estimate swamped: the scan adds less than the spread of ordinary tick gaps (%.2f us IQR) here; the per-call numbers are an upper bound, not a measurement\n",
