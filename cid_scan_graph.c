@@ -8,23 +8,38 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/kmod.h"
 #include "lib/tracefs.h"
 #include "lib/util.h"
 #include "cid_scan.h"
 
 /*
  * On a batched kernel whose scan function returns nothing (the posted
- * series' task_mm_cid_work()), the calls it makes itself show the walk:
- * for_each_cpu_from() over cpu_possible_mask steps with _find_next_bit()
- * (out of line for more than 64 possible CPUs), once per CPU and once
- * more per pass, two passes per batch; cpumask_nth() finds the batch's
- * first CPU from the batch counter with __find_nth_bit(), except when
- * the counter is past the last CPU: the first call of a new walk.
+ * series' task_mm_cid_work()) nothing the function_graph tracer shows
+ * says where a walk stands: the per-CPU clear functions are inlined and
+ * the bit-finding helpers the walk calls live in lib/, built without
+ * ftrace and refused by kprobes in the 6.12 guest. module/cid_batch_probe.c
+ * puts a kprobe on task_mm_cid_work() that writes the batch counter
+ * (times the batch) into the trace at each call's entry; function_graph
+ * prints it with the call.
  */
-#define NEST_STEP	"_find_next_bit"
-#define NEST_CONT	"__find_nth_bit"
-/* room for ~40 events per call of a batch of 16 */
-#define NEST_BUFFER_KB	"8192"
+#define NEST_EVENT	"cid_batch"
+#define NEST_MODULE	"cid_batch_probe"
+
+/* The probe module beside the program (module/NAME.ko), loaded; 0 or -1. */
+static int nest_load(struct kmod *km, char *err, size_t errlen)
+{
+	char exe[512], path[600];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	if (strrchr(exe, '/'))
+		*strrchr(exe, '/') = '\0';
+	snprintf(path, sizeof(path), "%s/module/" NEST_MODULE ".ko", exe);
+	if (!kmod_supported(err, errlen))
+		return -1;
+	return kmod_load(km, path, NEST_MODULE, "", err, errlen);
+}
 
 /* How the calls of the batched scan formed complete walks. */
 static void walks_report(struct bench *b, const struct scan_model *sm,
@@ -47,12 +62,10 @@ static void walks_report(struct bench *b, const struct scan_model *sm,
 	if (code == KSFT_SKIP)
 		ksft_print_msg("walks: %s; no complete-scan time\n", why);
 	else if (gp->by_nested)
-		ksft_print_msg("walks (reconstructed: a call of %s without %s nested begins a walk; %s nested per CPU walked): %zu complete with %d calls, %zu with other counts%s%s%s; %zu partial at the trace's ends; %zu calls walked no CPU; %d-%d CPUs per call, %zu complete walks not over %d CPUs%s\n",
-			       sm->func, gp->nest_cont, gp->nest_step,
-			       gp->walk_calls[sm->walk_calls], sm->walk_calls, n,
+		ksft_print_msg("walks (reconstructed from the batch counter at each call of %s, module/" NEST_MODULE ".ko): %zu complete with %d calls, %zu with other counts%s%s%s; %zu partial at the trace's ends; %zu calls took no batch; offsets (counter x batch) %ld to %ld%s\n",
+			       sm->func, gp->walk_calls[sm->walk_calls], sm->walk_calls, n,
 			       n ? " (" : "", other, n ? ")" : "", gp->partial, gp->busy,
-			       gp->cpus_min, gp->cpus_max, gp->cpus_other, sm->possible,
-			       lost ? ", events lost" : "");
+			       gp->n_min, gp->n_max, lost ? ", events lost" : "");
 	else
 		ksft_print_msg("walks (function_graph return values): %zu complete with %d calls, %zu with other counts%s%s%s; %zu partial at the trace's ends; %zu calls claimed no batch (-EBUSY)%s\n",
 			       gp->walk_calls[sm->walk_calls], sm->walk_calls, n,
@@ -73,9 +86,8 @@ static void walks_report(struct bench *b, const struct scan_model *sm,
 		metric_extra(gp->call, "batch_expected", sm->batch_expected);
 	if (gp->by_nested) {
 		metric_extra(gp->call, "walks_reconstructed", code != KSFT_SKIP);
-		metric_extra(gp->call, "walk_cpus_min", gp->cpus_min);
-		metric_extra(gp->call, "walk_cpus_max", gp->cpus_max);
-		metric_extra(gp->call, "walks_cpus_other", gp->cpus_other);
+		metric_extra(gp->call, "walk_offset_min", gp->n_min);
+		metric_extra(gp->call, "walk_offset_max", gp->n_max);
 	}
 	if (code == KSFT_SKIP)
 		bench_verdict(b, code, why, "calls per complete scan");
@@ -216,21 +228,16 @@ static void cross_check(struct bench *b, struct wl_run *r, const struct graph_pa
  * with the function_graph verdict given (it could not be set up).
  */
 static int graph_run(struct bench *b, const struct cid_opts *o,
-		     const struct scan_model *sm, struct wl_run *r, double *run_s)
+		     const struct scan_model *sm, struct wl_run *r, double *run_s,
+		     struct kmod *km)
 {
 	bool spin = o->workload == WL_SPIN;
-	char err[256], nested[64] = "";
-	const char *both[] = { NEST_STEP, NEST_CONT };
+	char err[256];
 	uint64_t t0;
 
-	/* what cannot be traced is not nested: the walks then say so */
-	for (size_t i = 0; sm->walk_nested && i < ARRAY_SIZE(both); i++)
-		if (tracefs_function_traceable(both[i]))
-			snprintf(nested + strlen(nested), sizeof(nested) - strlen(nested),
-				 "%s%s", nested[0] ? " " : "", both[i]);
-		else
-			bench_note(b, "%s is not in available_filter_functions: the walks cannot be seen in the calls nested in %s",
-				   both[i], sm->func);
+	/* without the event the walks say they cannot be reconstructed */
+	if (sm->walk_nested && nest_load(km, err, sizeof(err)))
+		bench_note(b, "the batch counter cannot be read: %s", err);
 
 	if (o->trace_buffer_kb) {
 		char kb[32];
@@ -242,13 +249,7 @@ static int graph_run(struct bench *b, const struct cid_opts *o,
 			return -1;
 		}
 	}
-	if (sm->walk_nested && !o->trace_buffer_kb &&
-	    tracefs_set("buffer_size_kb", NEST_BUFFER_KB, err, sizeof(err))) {
-		tracefs_restore_all();
-		bench_verdict(b, KSFT_FAIL, NULL, "function_graph: %s", err);
-		return -1;
-	}
-	if (tracefs_graph_start_nested(sm->func, nested[0] ? nested : NULL, err, sizeof(err))) {
+	if (tracefs_graph_start(sm->func, err, sizeof(err))) {
 		tracefs_restore_all();
 		bench_verdict(b, KSFT_SKIP, err, "function_graph timed %s", sm->func);
 		return -1;
@@ -336,18 +337,24 @@ void latency_traced(struct bench *b, const struct cid_opts *o,
 	 */
 	struct graph_passes gp = { .below_us = 10, .by_retval = sm->walk_retval,
 				   .by_nested = sm->walk_nested, .func = sm->func,
-				   .nest_step = NEST_STEP, .nest_cont = NEST_CONT,
-				   .possible = sm->possible, .expect = sm->walk_calls };
+				   .nest_cont = NEST_EVENT, .possible = sm->possible,
+				   .expect = sm->walk_calls };
 	/* the metric keeps it until the JSON is written: not on this stack */
 	static struct hist h;
 	struct graph_read_info info;
+	struct kmod km = { 0 };
 	uint64_t lost;
 	double run_s;
 
-	if (graph_run(b, o, sm, &r, &run_s))
+	if (graph_run(b, o, sm, &r, &run_s, &km)) {
+		if (km.loaded)
+			kmod_unload(&km);
 		return;
+	}
 	graph_setup(b, sm, &r, &gp, &h);
 	graph_passes_read(&gp, &info);
+	if (km.loaded)
+		kmod_unload(&km);
 	tracefs_restore_all();
 	lost = graph_read_lost(&info);
 	if (o->workload == WL_SPIN && tracefs_graph_mono())

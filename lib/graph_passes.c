@@ -12,9 +12,9 @@ void graph_passes_init(struct graph_passes *gp, int ntasks, int ngroups)
 	gp->pids = calloc(ntasks + 1, sizeof(int));
 	gp->group = calloc(ntasks + 1, sizeof(int));
 	gp->pass = calloc(ngroups + 1, sizeof(*gp->pass));
-	gp->pend_step = calloc(ntasks + 1, sizeof(int));
-	gp->pend_cont = calloc(ntasks + 1, sizeof(int));
-	if (!gp->pids || !gp->group || !gp->pass || !gp->pend_step || !gp->pend_cont)
+	gp->pend_ts = calloc(ntasks + 1, sizeof(double));
+	gp->pend_n = calloc(ntasks + 1, sizeof(long));
+	if (!gp->pids || !gp->group || !gp->pass || !gp->pend_ts || !gp->pend_n)
 		ksft_exit_fail_msg("out of memory\n");
 	gp->npids = 0;
 	gp->ngroups = ngroups;
@@ -44,12 +44,9 @@ static void walk_end(struct graph_passes *gp, struct graph_pass *p, bool ended)
 		gp->walk_calls[GRAPH_WALK_CALLS_MAX + 1]++;
 	else
 		gp->walk_calls[p->calls]++;
-	if (ended && p->from_start && gp->by_nested && p->cpus != gp->possible)
-		gp->cpus_other++;
 	if (ended && p->from_start && p->calls == gp->expect && gp->pass_us)
 		metric_add(gp->pass_us, (p->end_s - p->start_s) * 1e6);
 	p->calls = 0;
-	p->cpus = 0;
 	p->from_start = ended;
 }
 
@@ -83,31 +80,72 @@ static void walk_call(struct graph_passes *gp, struct graph_pass *p,
 		walk_end(gp, p, true);
 }
 
-/*
- * by_nested: a call that walked @cpus CPUs; without the continuing
- * call nested it began a walk, which ends the one before (complete if
- * that one had begun in the trace too).
- */
-static void nested_call(struct graph_passes *gp, struct graph_pass *p,
-			const struct graph_call *c, bool cont, int cpus)
+/* by_nested: @c begins a walk, which ends the one before. */
+static void nested_start(struct graph_passes *gp, struct graph_pass *p,
+			 const struct graph_call *c)
 {
-	if (!cont) {
-		walk_end(gp, p, true);
-		p->from_start = true;
-	}
+	walk_end(gp, p, true);
+	p->from_start = true;
 	walk_add(gp, p, c);
-	p->cpus += cpus;
+	p->last_n = 0;
+	gp->start_calls++;
 }
 
-/* by_nested: a call nested in one of the scan function's; false if not one. */
+/*
+ * by_nested: a call, @cont with the offset @n when the event fired in
+ * it. A call without the event is held until the next one says whether
+ * it began a walk.
+ */
+static void nested_call(struct graph_passes *gp, struct graph_pass *p,
+			const struct graph_call *c, bool cont, long n)
+{
+	if (!cont) {
+		if (!p->held) {
+			p->held = true;
+			p->held_call = *c;
+		} else if (gp->expect == 1) {
+			nested_start(gp, p, &p->held_call);	/* one call per walk */
+			p->held_call = *c;
+		} else {
+			/* two in a row: the longer walked, the other returned at once */
+			gp->busy++;
+			if (c->duration_us > p->held_call.duration_us)
+				p->held_call = *c;
+		}
+		return;
+	}
+	if (p->held) {
+		p->held = false;
+		if (p->calls && n > p->last_n)
+			gp->busy++;		/* the walk before goes on */
+		else
+			nested_start(gp, p, &p->held_call);
+	}
+	if (p->calls && n == p->last_n) {
+		gp->busy++;		/* that batch was another thread's */
+		return;
+	}
+	walk_add(gp, p, c);
+	p->last_n = n;
+	gp->cont_calls++;
+	if (n > 0 && (!gp->n_min || n < gp->n_min))
+		gp->n_min = n;
+	if (n > gp->n_max)
+		gp->n_max = n;
+}
+
+/*
+ * by_nested: the event fired in a task's call (it comes before the call
+ * in the trace); false if @c is no event.
+ */
 static bool nested_take(struct graph_passes *gp, const struct graph_call *c, int task)
 {
 	if (!strcmp(c->func, gp->func))
 		return false;
-	if (task >= 0 && gp->nest_step && !strcmp(c->func, gp->nest_step))
-		gp->pend_step[task]++;
-	else if (task >= 0 && gp->nest_cont && !strcmp(c->func, gp->nest_cont))
-		gp->pend_cont[task]++;
+	if (task >= 0 && gp->nest_cont && !strcmp(c->func, gp->nest_cont) && c->has_ret) {
+		gp->pend_ts[task] = c->ts_s;
+		gp->pend_n[task] = c->ret;
+	}
 	return true;
 }
 
@@ -115,7 +153,9 @@ void graph_passes_call(const struct graph_call *c, void *arg)
 {
 	struct graph_passes *gp = arg;
 	struct graph_pass *p = NULL;
-	int task = -1, steps = 0, conts = 0;
+	int task = -1;
+	bool cont = false;
+	long n = 0;
 
 	for (int i = 0; i < gp->npids && !p; i++)
 		if (gp->pids[i] == c->pid) {
@@ -128,14 +168,18 @@ void graph_passes_call(const struct graph_call *c, void *arg)
 		gp->other++;
 		return;
 	}
-	if (gp->by_nested) {
-		steps = gp->pend_step[task];
-		conts = gp->pend_cont[task];
-		gp->pend_step[task] = gp->pend_cont[task] = 0;
-		if (!steps) {
-			gp->busy++;	/* returned before walking a CPU */
-			return;
-		}
+	if (gp->by_nested && gp->pend_ts[task] > 0) {
+		/*
+		 * the event counts if it came with this call: inside it, or
+		 * at its entry just before function_graph's (20 us slack)
+		 */
+		bool with = gp->pend_ts[task] >= c->ts_s - 20e-6 &&
+			    gp->pend_ts[task] <= c->ts_s + c->duration_us / 1e6 + 1e-6;
+
+		n = gp->pend_n[task];
+		gp->event_calls += with;
+		cont = with && n > 0 && (gp->possible <= 0 || n < gp->possible);
+		gp->pend_ts[task] = 0;
 	}
 	if (gp->by_retval && !c->has_ret) {
 		gp->no_ret++;
@@ -167,15 +211,13 @@ void graph_passes_call(const struct graph_call *c, void *arg)
 		return;
 	}
 	if (gp->by_nested) {
-		int cpus = steps / 2 - 1;
-
-		if (!gp->step_calls || cpus < gp->cpus_min)
-			gp->cpus_min = cpus;
-		if (!gp->step_calls || cpus > gp->cpus_max)
-			gp->cpus_max = cpus;
-		gp->step_calls++;
-		gp->cont_calls += conts > 0;
-		nested_call(gp, p, c, conts > 0, cpus);
+		if (gp->nnest == gp->cap_nest) {
+			gp->cap_nest = gp->cap_nest ? 2 * gp->cap_nest : 256;
+			gp->nest = realloc(gp->nest, gp->cap_nest * sizeof(*gp->nest));
+			if (!gp->nest)
+				ksft_exit_fail_msg("out of memory\n");
+		}
+		gp->nest[gp->nnest++] = (struct graph_nested){ *c, (int)(p - gp->pass), cont, n };
 		return;
 	}
 	if (p->calls && c->ts_s - p->end_s > gp->split_s)
@@ -200,18 +242,15 @@ size_t graph_walks_other(const struct graph_passes *gp)
 
 bool graph_walks_reconstructed(const struct graph_passes *gp, char *why, size_t len)
 {
-	if (!gp->by_nested)
+	/* one call per walk (a batch of every CPU): nothing to group */
+	if (!gp->by_nested || (gp->event_calls && gp->cont_calls) || gp->expect == 1)
 		return true;
-	if (!gp->step_calls)
-		snprintf(why, len, "no call of %s showed %s nested in it (%zu calls, none walked a CPU that function_graph could see)",
-			 gp->func, gp->nest_step ? gp->nest_step : "a per-CPU call",
-			 gp->calls + gp->busy);
-	else if (!gp->cont_calls)
-		snprintf(why, len, "no call of %s showed %s nested in it (%zu calls walked CPUs): where a walk begins is not visible",
-			 gp->func, gp->nest_cont ? gp->nest_cont : "a continuing call",
-			 gp->step_calls);
+	if (!gp->event_calls)
+		snprintf(why, len, "no call of %s came with %s (%zu calls): where a walk stands is not visible",
+			 gp->func, gp->nest_cont ? gp->nest_cont : "the event", gp->calls);
 	else
-		return true;
+		snprintf(why, len, "no call of %s continued a walk (%zu calls with %s): where a walk begins is not visible",
+			 gp->func, gp->event_calls, gp->nest_cont ? gp->nest_cont : "the event");
 	return false;
 }
 
@@ -230,20 +269,41 @@ int graph_walks_verdict(const struct graph_passes *gp, char *why, size_t len)
 	n = snprintf(why, len, "%zu of %zu complete walks had %d calls (%zu partial walks at the trace's ends not counted)",
 		     good, good + other, gp->expect, gp->partial);
 	if (gp->by_nested && n >= 0 && (size_t)n < len)
-		snprintf(why + n, len - n, "; reconstructed from the calls nested in %s: %d-%d CPUs walked per call, %zu complete walks did not cover %d CPUs",
-			 gp->func, gp->cpus_min, gp->cpus_max, gp->cpus_other, gp->possible);
+		snprintf(why + n, len - n, "; reconstructed from %s in %s: offsets %ld to %ld, %zu calls took no batch",
+			 gp->nest_cont, gp->func, gp->n_min, gp->n_max, gp->busy);
 	return good && !other ? KSFT_PASS : KSFT_FAIL;
+}
+
+static int nested_cmp(const void *a, const void *b)
+{
+	const struct graph_nested *x = a, *y = b;
+
+	return x->c.ts_s < y->c.ts_s ? -1 : x->c.ts_s > y->c.ts_s;
 }
 
 void graph_passes_end(struct graph_passes *gp)
 {
 	char why[224];
 
-	for (int i = 0; i < gp->ngroups; i++)
+	if (gp->nnest)
+		qsort(gp->nest, gp->nnest, sizeof(*gp->nest), nested_cmp);
+	for (size_t k = 0; k < gp->nnest; k++)
+		nested_call(gp, &gp->pass[gp->nest[k].group], &gp->nest[k].c,
+			    gp->nest[k].cont, gp->nest[k].n);
+	gp->nnest = 0;
+
+	for (int i = 0; i < gp->ngroups; i++) {
+		struct graph_pass *p = &gp->pass[i];
+
+		if (p->held) {	/* a walk begun at the end: partial */
+			p->held = false;
+			nested_start(gp, p, &p->held_call);
+		}
 		if (gp->by_retval || gp->by_nested)
-			walk_end(gp, &gp->pass[i], false);
+			walk_end(gp, p, false);
 		else
-			pass_end(gp, &gp->pass[i]);
+			pass_end(gp, p);
+	}
 	if (graph_walks_reconstructed(gp, why, sizeof(why)))
 		return;
 	/* walks that could not be reconstructed are neither timed nor counted */
@@ -252,7 +312,7 @@ void graph_passes_end(struct graph_passes *gp)
 	if (gp->gap_us)
 		gp->gap_us->n = 0;
 	memset(gp->walk_calls, 0, sizeof(gp->walk_calls));
-	gp->overlap = gp->cpus_other = 0;
+	gp->overlap = 0;
 }
 
 long graph_passes_read(struct graph_passes *gp, struct graph_read_info *info)
@@ -268,9 +328,13 @@ void graph_passes_free(struct graph_passes *gp)
 	free(gp->pids);
 	free(gp->group);
 	free(gp->pass);
-	free(gp->pend_step);
-	free(gp->pend_cont);
-	gp->pend_step = gp->pend_cont = NULL;
+	free(gp->pend_ts);
+	free(gp->pend_n);
+	free(gp->nest);
+	gp->nest = NULL;
+	gp->nnest = gp->cap_nest = 0;
+	gp->pend_ts = NULL;
+	gp->pend_n = NULL;
 	free(gp->ts_s);
 	free(gp->ts_pid);
 	free(gp->ts_us);

@@ -16,20 +16,22 @@
  * the previous one ended has none and is counted in @overlap.
  *
  * With @by_nested the function returns nothing, and each walk is
- * reconstructed from the calls it makes itself (function_graph at depth
- * 2, graph_passes_call() gets them before the call they are nested in):
- * @nest_step once per CPU it walks and once more per pass over its
- * batch (two passes: the CPUs a call walked are steps / 2 - 1; a call
- * without a step walked nothing, counted in @busy), and @nest_cont in
- * every call but the first of a walk (it finds the batch's first CPU
- * from the batch counter, which only the first call does not need). A
- * call without @nest_cont begins a walk, so a walk is complete when the
- * next one began; the first walk of a group and the last are partial.
- * Complete walks are judged and timed as above; their CPUs should add
- * up to @possible (@cpus_other counts those that do not). When the
- * nested calls do not show where walks begin (no call walked a CPU, or
- * none showed @nest_cont) the walks cannot be reconstructed:
- * graph_walks_verdict() says so (KSFT_SKIP) and nothing is timed.
+ * reconstructed from an event written at each call's entry (function_graph
+ * prints it with the call; graph_passes_call() gets it before the call):
+ * @nest_cont, whose first field is the walk's offset, the batch counter
+ * times the batch (module/cid_batch_probe.c on the posted batch patch's
+ * shape). An offset of 0, or of @possible or more, begins a walk (the
+ * counter has passed the last CPU), confirmed by the next call: one whose
+ * offset goes on from the walk before was no batch, counted in @busy, as
+ * is a call repeating the last offset (another thread claimed that
+ * batch); of two calls in a row that would begin one, the shorter. The
+ * calls are taken in the order they began (a short call can end before
+ * a longer one of the same process on another CPU). A walk
+ * is complete when the next one began; the first walk of a group and the
+ * last are partial. Complete walks are judged and timed as above. When
+ * no call carried the event, the walks cannot be reconstructed:
+ * graph_walks_verdict() says so (KSFT_SKIP) and nothing is timed as a
+ * walk.
  *
  *	graph_passes_init(&gp, ntasks, ngroups);
  *	graph_passes_task(&gp, pid, group);	...for each task
@@ -52,10 +54,20 @@ struct graph_pass {
 	double start_s, end_s;
 	int calls;
 	bool from_start;	/* by_retval: a walk ended before this one */
-	int cpus;		/* by_nested: CPUs walked by its calls */
+	long last_n;		/* by_nested: the offset of the walk's last call */
+	bool held;		/* by_nested: a call that may begin a walk */
+	struct graph_call held_call;
 };
 
 #define GRAPH_WALK_CALLS_MAX	64	/* walk_calls[] counts up to this */
+
+/* by_nested: one call as the trace gave it, kept for the walks */
+struct graph_nested {
+	struct graph_call c;
+	int group;
+	bool cont;
+	long n;
+};
 
 struct graph_passes {
 	/* set by the caller */
@@ -67,11 +79,10 @@ struct graph_passes {
 	bool by_retval;		/* walks end at a call returning 0 */
 	int expect;		/* by_retval: calls in a complete walk */
 	struct metric *gap_us;	/* by_retval: end of a call to the next in a walk */
-	bool by_nested;		/* walks from the calls nested in each call */
-	const char *func;	/* by_nested: the scan function (the others are nested) */
-	const char *nest_step;	/* by_nested: called per CPU walked */
-	const char *nest_cont;	/* by_nested: called by every call but a walk's first */
-	int possible;		/* by_nested: CPUs a complete walk covers */
+	bool by_nested;		/* walks from an event inside each call */
+	const char *func;	/* by_nested: the scan function */
+	const char *nest_cont;	/* by_nested: the event at each call's entry */
+	long possible;		/* by_nested: an offset this large begins a walk */
 	/* state and results */
 	int *pids, *group, npids, ngroups;
 	struct graph_pass *pass;	/* per group */
@@ -82,12 +93,15 @@ struct graph_passes {
 	size_t busy, no_ret, walk_calls[GRAPH_WALK_CALLS_MAX + 2], partial;
 	size_t nonleaf;		/* of calls: printed as "func() {" ... "}" */
 	size_t overlap;		/* by_retval: calls begun before the last one ended */
-	/* by_nested: per task, the nested calls of its open call */
-	int *pend_step, *pend_cont;
-	size_t step_calls;	/* calls that walked CPUs */
-	size_t cont_calls;	/* of those, calls that continued a walk */
-	size_t cpus_other;	/* complete walks whose CPUs were not @possible */
-	int cpus_min, cpus_max;	/* CPUs walked by one call */
+	/* by_nested: per task, the last event: its time and offset */
+	double *pend_ts;
+	long *pend_n;
+	struct graph_nested *nest;	/* the calls, walked in entry order at the end */
+	size_t nnest, cap_nest;
+	size_t event_calls;	/* calls the event came with */
+	size_t cont_calls;	/* calls that continued a walk */
+	size_t start_calls;	/* calls that began one */
+	long n_min, n_max;	/* offsets seen: the smallest is the batch */
 	double *ts_s;		/* each counted call's entry, trace clock */
 	double *ts_us;		/* its duration */
 	int *ts_pid;		/* and its task */
@@ -106,9 +120,8 @@ void graph_passes_free(struct graph_passes *gp);
 /* End the open passes (graph_passes_read() does it after the trace). */
 void graph_passes_end(struct graph_passes *gp);
 /*
- * by_nested: whether the nested calls showed where walks begin (calls
- * that walked CPUs, some of them continuing a walk); if not, @why says
- * what was missing.
+ * by_nested: whether the event showed where walks begin (some calls
+ * continued a walk); if not, @why says what was missing.
  */
 bool graph_walks_reconstructed(const struct graph_passes *gp, char *why, size_t len);
 /* by_retval: the complete walks whose count of calls is not @expect. */

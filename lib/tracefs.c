@@ -236,12 +236,6 @@ int tracefs_graph_probe(const char *func, char *why, size_t whylen)
 
 int tracefs_graph_start(const char *func, char *err, size_t errlen)
 {
-	return tracefs_graph_start_nested(func, NULL, err, errlen);
-}
-
-int tracefs_graph_start_nested(const char *func, const char *nested,
-			       char *err, size_t errlen)
-{
 	static const char *const options[][2] = {
 		{ "options/funcgraph-abstime", "1" },
 		{ "options/funcgraph-proc", "1" },
@@ -253,24 +247,13 @@ int tracefs_graph_start_nested(const char *func, const char *nested,
 		{ "options/funcgraph-tail", "1" },
 	};
 
-	char filter[512];
-
-	snprintf(filter, sizeof(filter), "%s%s%s", func, nested ? " " : "",
-		 nested ? nested : "");
 	if (tracefs_set("tracing_on", "0", err, errlen) ||
 	    tracefs_set("current_tracer", "nop", err, errlen) ||
-	    tracefs_set("set_ftrace_filter", filter, err, errlen) ||
+	    tracefs_set("set_ftrace_filter", func, err, errlen) ||
 	    tracefs_set("set_graph_function", func, err, errlen))
 		return -1;
-	/*
-	 * depth 1: the function alone, not its callees (absent before 3.15);
-	 * depth 2 with @nested: the calls of those it makes itself, not
-	 * those of an interrupt that came in meanwhile
-	 */
-	if (tracefs_set("max_graph_depth", nested ? "2" : "1", err, errlen) && nested)
-		return -1;
-	if (nested && tracefs_set("options/funcgraph-irqs", "0", err, errlen))
-		return -1;
+	/* depth 1: the function alone, not its callees (absent before 3.15) */
+	tracefs_set("max_graph_depth", "1", err, errlen);
 	for (size_t i = 0; i < ARRAY_SIZE(options); i++)
 		tracefs_set(options[i][0], options[i][1], err, errlen);
 	/* CLOCK_MONOTONIC timestamps, comparable with user space (3.10+) */
@@ -366,7 +349,24 @@ enum graph_line graph_line_parse(const char *line, struct graph_call *c)
 	fn = bars[nbars - 1] + 1;
 	while (*fn == ' ')
 		fn++;
-	if (*fn == '}') {
+	if (!strncmp(fn, "/* ", 3) && strchr(fn, ':')) {
+		/* an event: "/" "* name: (sym+0x0/0x80) field=16 ... *" "/" */
+		const char *v = strchr(fn, ')');
+		char *e;
+
+		kind = GRAPH_EVENT;
+		n = strcspn(fn + 3, ": ");
+		if (n >= sizeof(c->func))
+			n = sizeof(c->func) - 1;
+		memcpy(c->func, fn + 3, n);
+		c->func[n] = '\0';
+		v = strchr(v ? v : fn, '=');
+		if (v) {
+			errno = 0;
+			c->ret = strtol(v + 1, &e, 0);
+			c->has_ret = e != v + 1 && !errno;
+		}
+	} else if (*fn == '}') {
 		const char *name = strstr(fn, "/* ");
 
 		kind = GRAPH_CLOSE;
@@ -396,14 +396,15 @@ enum graph_line graph_line_parse(const char *line, struct graph_call *c)
 		memcpy(c->func, fn, n);
 		c->func[n] = '\0';
 	}
-	parse_retval(fn, c);
+	if (kind != GRAPH_EVENT)
+		parse_retval(fn, c);
 	/* the duration: "  + 12.345 us   " between the last two bars */
 	dur = bars[nbars - 2] + 1;
 	while (*dur == ' ' || strchr("+!#*@$", *dur))
 		dur++;
 	if (isdigit((unsigned char)*dur))
 		c->duration_us = strtod(dur, NULL);
-	else if (kind != GRAPH_OPEN)
+	else if (kind != GRAPH_OPEN && kind != GRAPH_EVENT)
 		return GRAPH_OTHER;
 	/* before it, optional "TIME |" and "CPU) TASK-PID |" fields */
 	for (int i = 0; i < nbars - 1; i++) {
@@ -489,6 +490,9 @@ long graph_stream_read(FILE *f, void (*fn)(const struct graph_call *c, void *arg
 			break;
 		case GRAPH_CALL:
 			break;
+		case GRAPH_EVENT:
+			fn(&c, arg);	/* not a call */
+			continue;
 		default:
 			continue;
 		}

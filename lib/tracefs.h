@@ -50,13 +50,6 @@ int tracefs_graph_probe(const char *func, char *why, size_t whylen);
  * Saves what it changes.
  */
 int tracefs_graph_start(const char *func, char *err, size_t errlen);
-/*
- * The same, with the calls @func makes itself to the functions in
- * @nested (names separated by spaces) in the graph: depth 2,
- * interrupts left out (funcgraph-irqs 0).
- */
-int tracefs_graph_start_nested(const char *func, const char *nested,
-			       char *err, size_t errlen);
 /* Whether the last tracefs_graph_start() set trace_clock to mono. */
 bool tracefs_graph_mono(void);
 /* tracing_on 0 (the buffer is kept for reading). */
@@ -68,8 +61,8 @@ struct graph_call {
 	int cpu;
 	int pid;		/* the task it ran in (funcgraph-proc) */
 	bool nonleaf;		/* printed as "func() {" ... "}" */
-	bool has_ret;		/* funcgraph-retval printed "= VALUE" */
-	long ret;		/* that return value */
+	bool has_ret;		/* funcgraph-retval printed "= VALUE" (an event: a field) */
+	long ret;		/* that return value (an event: its first field's value) */
 	uint64_t lost;		/* GRAPH_LOST: events lost (1 if not said) */
 	char func[64];		/* "" for a bare "}" */
 };
@@ -81,6 +74,7 @@ enum graph_line {
 	GRAPH_OPEN,		/* "func() {": an entry whose return comes later */
 	GRAPH_CLOSE,		/* "}" with the duration (and the name, funcgraph-tail) */
 	GRAPH_LOST,		/* "CPU:N [LOST M EVENTS]" */
+	GRAPH_EVENT,		/* an event as a comment: func its name, ret its first field */
 };
 
 /*
