@@ -80,53 +80,78 @@ static void walk_call(struct graph_passes *gp, struct graph_pass *p,
 		walk_end(gp, p, true);
 }
 
+/*
+ * by_nested: the calls that repeated an offset fill the batches the walk
+ * has no call for (ceil(possible / batch) in a walk); the others took
+ * none.
+ */
+static void nested_fill(struct graph_passes *gp, struct graph_pass *p)
+{
+	int k = gp->step > 0 ? (int)((gp->possible + gp->step - 1) / gp->step) : 0;
+	int fill = p->calls < k ? k - p->calls : 0;
+
+	if (fill > p->dups)
+		fill = p->dups;
+	p->calls += fill;
+	gp->busy += p->dups - fill;
+	p->dups = 0;
+}
+
 /* by_nested: @c begins a walk, which ends the one before. */
 static void nested_start(struct graph_passes *gp, struct graph_pass *p,
 			 const struct graph_call *c)
 {
+	nested_fill(gp, p);
 	walk_end(gp, p, true);
 	p->from_start = true;
 	walk_add(gp, p, c);
-	p->last_n = 0;
+	p->max_n = 0;
+	p->seen = 0;
+	p->first_us = c->duration_us;
 	gp->start_calls++;
 }
 
 /*
- * by_nested: a call, @cont with the offset @n when the event fired in
- * it. A call without the event is held until the next one says whether
- * it began a walk.
+ * by_nested: a call with its offset @n (@cont: inside a walk), in the
+ * order of the events; @step is the batch (the smallest offset).
  */
 static void nested_call(struct graph_passes *gp, struct graph_pass *p,
 			const struct graph_call *c, bool cont, long n)
 {
+	long step = gp->step;
+	uint64_t bit = step > 0 && n / step < 64 ? 1ULL << (n / step) : 0;
+	bool last = step <= 0 || p->max_n >= gp->possible - step;
+
 	if (!cont) {
-		if (!p->held) {
-			p->held = true;
-			p->held_call = *c;
-		} else if (gp->expect == 1) {
-			nested_start(gp, p, &p->held_call);	/* one call per walk */
-			p->held_call = *c;
-		} else {
-			/* two in a row: the longer walked, the other returned at once */
-			gp->busy++;
-			if (c->duration_us > p->held_call.duration_us)
-				p->held_call = *c;
+		if (!p->calls || !p->from_start || last) {
+			nested_start(gp, p, c);
+			return;
+		}
+		/*
+		 * another thread read the counter before this walk claimed
+		 * it: it took a batch of the walk (the scan reads the counter
+		 * again), or returned at once
+		 */
+		p->dups++;
+		if (p->calls == 1 && c->duration_us > p->first_us) {
+			p->start_s = c->ts_s;
+			p->end_s = c->ts_s + c->duration_us / 1e6;
+			p->first_us = c->duration_us;
 		}
 		return;
 	}
-	if (p->held) {
-		p->held = false;
-		if (p->calls && n > p->last_n)
-			gp->busy++;		/* the walk before goes on */
-		else
-			nested_start(gp, p, &p->held_call);
-	}
-	if (p->calls && n == p->last_n) {
-		gp->busy++;		/* that batch was another thread's */
+	if (p->calls && (p->seen & bit)) {
+		double end_s = c->ts_s + c->duration_us / 1e6;
+
+		p->dups++;		/* the next batch, or none */
+		if (end_s > p->end_s)
+			p->end_s = end_s;
 		return;
 	}
 	walk_add(gp, p, c);
-	p->last_n = n;
+	p->seen |= bit;
+	if (n > p->max_n)
+		p->max_n = n;
 	gp->cont_calls++;
 	if (n > 0 && (!gp->n_min || n < gp->n_min))
 		gp->n_min = n;
@@ -155,6 +180,7 @@ void graph_passes_call(const struct graph_call *c, void *arg)
 	struct graph_pass *p = NULL;
 	int task = -1;
 	bool cont = false;
+	double key = c->ts_s;
 	long n = 0;
 
 	for (int i = 0; i < gp->npids && !p; i++)
@@ -177,6 +203,8 @@ void graph_passes_call(const struct graph_call *c, void *arg)
 			    gp->pend_ts[task] <= c->ts_s + c->duration_us / 1e6 + 1e-6;
 
 		n = gp->pend_n[task];
+		if (with)
+			key = gp->pend_ts[task];
 		gp->event_calls += with;
 		cont = with && n > 0 && (gp->possible <= 0 || n < gp->possible);
 		gp->pend_ts[task] = 0;
@@ -217,7 +245,7 @@ void graph_passes_call(const struct graph_call *c, void *arg)
 			if (!gp->nest)
 				ksft_exit_fail_msg("out of memory\n");
 		}
-		gp->nest[gp->nnest++] = (struct graph_nested){ *c, (int)(p - gp->pass), cont, n };
+		gp->nest[gp->nnest++] = (struct graph_nested){ *c, key, (int)(p - gp->pass), cont, n };
 		return;
 	}
 	if (p->calls && c->ts_s - p->end_s > gp->split_s)
@@ -278,13 +306,17 @@ static int nested_cmp(const void *a, const void *b)
 {
 	const struct graph_nested *x = a, *y = b;
 
-	return x->c.ts_s < y->c.ts_s ? -1 : x->c.ts_s > y->c.ts_s;
+	return x->key < y->key ? -1 : x->key > y->key;
 }
 
 void graph_passes_end(struct graph_passes *gp)
 {
 	char why[224];
 
+	for (size_t k = 0; k < gp->nnest; k++)
+		if (gp->nest[k].cont && gp->nest[k].n > 0 &&
+		    (!gp->step || gp->nest[k].n < gp->step))
+			gp->step = gp->nest[k].n;
 	if (gp->nnest)
 		qsort(gp->nest, gp->nnest, sizeof(*gp->nest), nested_cmp);
 	for (size_t k = 0; k < gp->nnest; k++)
@@ -295,10 +327,8 @@ void graph_passes_end(struct graph_passes *gp)
 	for (int i = 0; i < gp->ngroups; i++) {
 		struct graph_pass *p = &gp->pass[i];
 
-		if (p->held) {	/* a walk begun at the end: partial */
-			p->held = false;
-			nested_start(gp, p, &p->held_call);
-		}
+		if (gp->by_nested)
+			nested_fill(gp, p);
 		if (gp->by_retval || gp->by_nested)
 			walk_end(gp, p, false);
 		else

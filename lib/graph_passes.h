@@ -20,14 +20,19 @@
  * prints it with the call; graph_passes_call() gets it before the call):
  * @nest_cont, whose first field is the walk's offset, the batch counter
  * times the batch (module/cid_batch_probe.c on the posted batch patch's
- * shape). An offset of 0, or of @possible or more, begins a walk (the
- * counter has passed the last CPU), confirmed by the next call: one whose
- * offset goes on from the walk before was no batch, counted in @busy, as
- * is a call repeating the last offset (another thread claimed that
- * batch); of two calls in a row that would begin one, the shorter. The
- * calls are taken in the order they began (a short call can end before
- * a longer one of the same process on another CPU). A walk
- * is complete when the next one began; the first walk of a group and the
+ * shape). The calls are walked at the end in the order of their events
+ * (when the counter was read), though neither that nor their entries
+ * order them reliably under emulation (a vCPU stalls between the read and
+ * the event's time stamp): so the offsets decide. The batch is the
+ * smallest offset. An offset of 0, or of @possible or more, begins a walk
+ * unless the walk under way began that way and has not reached its last
+ * batch: then it was a thread that read the counter before another
+ * claimed the walk (of two such calls in a row, the longer begins the
+ * walk). Such a call, and one repeating an offset of its walk, read the
+ * counter before another thread moved it: it took a later batch (the
+ * scan reads the counter again) or none. They fill the batches the walk
+ * has no call for; the rest are counted in @busy. A walk is
+ * complete when the next one began; the first walk of a group and the
  * last are partial. Complete walks are judged and timed as above. When
  * no call carried the event, the walks cannot be reconstructed:
  * graph_walks_verdict() says so (KSFT_SKIP) and nothing is timed as a
@@ -54,9 +59,10 @@ struct graph_pass {
 	double start_s, end_s;
 	int calls;
 	bool from_start;	/* by_retval: a walk ended before this one */
-	long last_n;		/* by_nested: the offset of the walk's last call */
-	bool held;		/* by_nested: a call that may begin a walk */
-	struct graph_call held_call;
+	long max_n;		/* by_nested: the walk's largest offset */
+	uint64_t seen;		/* by_nested: its offsets, in batches */
+	double first_us;	/* by_nested: its first call's duration */
+	int dups;		/* by_nested: calls that repeated an offset */
 };
 
 #define GRAPH_WALK_CALLS_MAX	64	/* walk_calls[] counts up to this */
@@ -64,6 +70,7 @@ struct graph_pass {
 /* by_nested: one call as the trace gave it, kept for the walks */
 struct graph_nested {
 	struct graph_call c;
+	double key;		/* when it read the counter: its event, else its entry */
 	int group;
 	bool cont;
 	long n;
@@ -102,6 +109,7 @@ struct graph_passes {
 	size_t cont_calls;	/* calls that continued a walk */
 	size_t start_calls;	/* calls that began one */
 	long n_min, n_max;	/* offsets seen: the smallest is the batch */
+	long step;		/* by_nested: the batch, while walking */
 	double *ts_s;		/* each counted call's entry, trace clock */
 	double *ts_us;		/* its duration */
 	int *ts_pid;		/* and its task */

@@ -147,7 +147,7 @@ int main(void)
 	int rc;
 
 	ksft_print_header();
-	ksft_set_plan(14);
+	ksft_set_plan(16);
 
 	/* the event line as function_graph prints it */
 	{
@@ -305,6 +305,41 @@ int main(void)
 	rc = graph_walks_verdict(&gp, why, sizeof(why));
 	ksft_test_result(rc == KSFT_PASS && gp.walk_calls[8] == 2 && gp.overlap == 3,
 			 "overlapping calls in the order they began: %s (%zu overlaps)", why, gp.overlap);
+
+	/*
+	 * recorded in the guest (tests/data/cid-trace/posted-stale.txt): the
+	 * posted kernel, eight threads; some read the counter before another
+	 * moved it (an offset twice, a wrapped one inside a walk) and took a
+	 * later batch
+	 */
+	{
+		const char *path = "tests/data/cid-trace/posted-stale.txt";
+		FILE *f = fopen(path, "r");
+		struct graph_read_info info;
+
+		for (int expect = 8; expect <= 16; expect += 8) {
+			fresh(&gp, expect, 128);
+			graph_passes_free(&gp);
+			graph_passes_init(&gp, 8, 1);
+			for (int pid = 78; pid <= 85; pid++)
+				graph_passes_task(&gp, pid, 0);
+			if (f) {
+				rewind(f);
+				graph_stream_read(f, graph_passes_call, &gp, &info);
+			}
+			graph_passes_end(&gp);
+			rc = graph_walks_verdict(&gp, why, sizeof(why));
+			if (expect == 8)
+				ksft_test_result(f && rc == KSFT_PASS && gp.walk_calls[8] == 5 &&
+						 gp.busy > 0 && gp.pass_us->n == 5,
+						 "recorded trace, stale reads: %s", why);
+			else
+				ksft_test_result(f && rc == KSFT_FAIL && gp.walk_calls[8] == 5,
+						 "the same judged against 16 calls: %s", why);
+		}
+		if (f)
+			fclose(f);
+	}
 
 	/* a batch of all CPUs: every call a walk of one */
 	fresh(&gp, 1, 128);
