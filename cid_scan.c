@@ -64,8 +64,26 @@ void run_workload(struct bench *b, const struct cid_opts *o,
 static void walks_unjudged(struct bench *b, const struct scan_model *sm,
 			   const struct row *row)
 {
-	if (sm->walk_retval && !row->walks_judged)
+	if ((sm->walk_retval || sm->walk_nested) && !row->walks_judged)
 		bench_verdict(b, KSFT_SKIP, "needs function_graph", "calls per complete scan");
+}
+
+/*
+ * --expect-batch: the calls-per-walk verdict judges the walks against
+ * another batch size than the kernel's (a check that it can fail).
+ */
+static void expect_batch(struct bench *b, const struct cid_opts *o,
+			 struct scan_model *sm)
+{
+	if (!sm->walk_retval && !sm->walk_nested) {
+		bench_note(b, "--expect-batch %llu: this kernel has no batched walks to judge",
+			   (unsigned long long)o->expect_batch);
+		return;
+	}
+	sm->batch_expected = (int)o->expect_batch;
+	sm->walk_calls = (sm->possible + sm->batch_expected - 1) / sm->batch_expected;
+	bench_note(b, "calls per complete scan judged against batches of %d (--expect-batch; the kernel's: %d): %d calls expected",
+		   sm->batch_expected, sm->batch, sm->walk_calls);
 }
 
 /* Per call: function_graph where it works, else the user-space estimate. */
@@ -147,13 +165,15 @@ static noreturn void cid_run(struct bench *b, struct cid_opts *o)
 	bool trace;
 
 	detect(b, &sm);
+	if (o->expect_batch)
+		expect_batch(b, o, &sm);
 	/* the model times the scan with function_graph where it can */
 	trace = o->model && sm.periodic && !tracefs_graph_probe(sm.func, why, sizeof(why));
 	bench_phases(b, (const struct plan_phase[]){
 		/* scan_latency(), or latency_traced() for the model */
 		{ "latency", 1, !o->model || trace },
-		/* walks_report(): the batch patch's return values */
-		{ "walks", 1, sm.walk_retval && (!o->model || trace) },
+		/* walks_report(): by return values or nested calls */
+		{ "walks", 1, (sm.walk_retval || sm.walk_nested) && (!o->model || trace) },
 		{ "compaction", 1, !o->model && !o->no_compaction },
 		{ "invariants", 1, !o->model && !o->no_compaction },
 		{ "model", 0, o->model },	/* run_model(): no verdict */
@@ -204,6 +224,9 @@ int main(int argc, char **argv)
 		{ .name = "trace-buffer-kb", .type = OPT_UINT, .dest = &o.trace_buffer_kb,
 		  .arg = "KB", .help = "trace: ring buffer per CPU (default: as it is; restored after)",
 		  .min = 1, .max = 1048576 },
+		{ .name = "expect-batch", .type = OPT_UINT, .dest = &o.expect_batch,
+		  .arg = "N", .help = "trace: judge the calls per complete scan against batches of N CPUs, not the kernel's (a check of that verdict)",
+		  .min = 1, .max = 4096 },
 		{ .name = "gap-min-ns", .type = OPT_UINT, .dest = &o.gap_min_ns, .arg = "NS",
 		  .help = "busy loops (estimate, spin workload, invariants): record gaps longer than this",
 		  .min = 100, .max = 1000000 },
@@ -253,6 +276,8 @@ int main(int argc, char **argv)
 			{ "hackbench-threads", OPT_NEEDS, "workload=hackbench" },
 			/* the ring buffer of function_graph, never set up */
 			{ "trace-buffer-kb", OPT_CONFLICTS, "method=estimate" },
+			/* the walks are judged on function_graph's calls only */
+			{ "expect-batch", OPT_CONFLICTS, "method=estimate" },
 			/*
 			 * the busy loops' gaps: the estimate's, the spin
 			 * workload's probes and the invariants' loops

@@ -27,7 +27,7 @@ struct cid_opts {
 	double compaction_timeout_s;
 	bool hackbench_threads, model, no_compaction, compaction_control;
 	bool model_gap_given;
-	uint64_t model_max_cpus, trace_buffer_kb;
+	uint64_t model_max_cpus, trace_buffer_kb, expect_batch;
 	double model_call_gap_us;
 };
 
@@ -39,10 +39,13 @@ struct scan_model {
 	char batch_from[96];	/* where the batch size was read */
 	bool scan_off;		/* the batch patch's rseq_cid_scan=off */
 	bool walk_retval;	/* the scan returns where its walk stands */
+	bool walk_nested;	/* it returns nothing: walks from its nested calls */
+	int batch_expected;	/* --expect-batch, else 0 */
 	int walk_calls;		/* calls in a complete walk: ceil(possible / batch) */
 	const char *func;	/* the function to trace */
 	int hz;
 	int possible;
+	bool emulated;		/* TCG: ticks come late, periods stretch */
 };
 
 struct estimate {
@@ -52,6 +55,10 @@ struct estimate {
 	double expected_scans, allowed;
 	double base_p25, base_p50, base_p75;	/* unmarked gaps, us */
 	double scan_p50, scan_max;	/* picked gaps, us */
+	uint64_t hi;			/* a period at the longest, ns */
+	double period_ms;		/* between consecutive picks (median) */
+	double seen_share;		/* picks / the periods they span */
+	double seen_slots;		/* those periods */
 	bool resolved;
 	struct periodic_ev *ev;		/* candidates, picked ones marked */
 	struct metric *m;
@@ -76,6 +83,7 @@ void row_fill(struct row *row, const struct scan_model *sm,
 void detect(struct bench *b, struct scan_model *m);
 
 /* cid_scan_estimate.c */
+uint64_t estimate_window(const struct scan_model *sm);
 void estimate_analyse(struct wl_run *r, const struct scan_model *sm,
 		      double seconds, struct estimate *e);
 void latency_estimated(struct bench *b, const struct cid_opts *o,

@@ -73,9 +73,12 @@ static void detect_batch(struct scan_model *m)
 		if (!cmdline_value(PARAM_SCAN, v, sizeof(v)))
 			m->scan_off = !strcmp(v, "off") || !strcmp(v, "0") || v[0] == 'n' || v[0] == 'N';
 		/* a batch patch's scan function: its return values are trusted
-		 * only as far as the calls-per-walk verdict confirms them
+		 * only as far as the calls-per-walk verdict confirms them;
+		 * without it (the posted series' shape) the batches run in
+		 * task_mm_cid_work(), which returns nothing
 		 */
 		m->walk_retval = has_scan;
+		m->walk_nested = !has_scan;
 	} else if (has_scan) {
 		m->batch = -1;
 		snprintf(m->batch_from, sizeof(m->batch_from),
@@ -89,7 +92,6 @@ void detect(struct bench *b, struct scan_model *m)
 {
 	char v[64];
 	uint64_t u;
-	bool emulated = false;
 
 	if (rseq_probe(&m->rseq))
 		bench_skip(b, "%s", m->rseq.why);
@@ -104,14 +106,15 @@ void detect(struct bench *b, struct scan_model *m)
 	bench_note(b, "rseq: registered by %s (__rseq_offset %ld, __rseq_size %u), AT_RSEQ_FEATURE_SIZE %u: mm_cid available",
 		   m->rseq.by_glibc ? "glibc" : "cid_scan itself",
 		   m->rseq.offset, m->rseq.size, m->rseq.feature_size);
-	if (sysinfo_hypervisor(&emulated), emulated)
+	if (sysinfo_hypervisor(&m->emulated), m->emulated)
 		bench_note(b, "emulated CPU (TCG): durations are not meaningful, compare their growth with the CPU count only");
 	if (!m->periodic)
 		bench_note(b, "scan model: no periodic scan (task_mm_cid_work absent: 6.19 or later)");
 	else if (m->batch > 0)
-		bench_note(b, "scan model: periodic scan in batches of %d CPUs (%s), %d possible CPUs: %d calls per complete scan, HZ %d%s",
+		bench_note(b, "scan model: periodic scan in batches of %d CPUs (%s), %d possible CPUs: %d calls per complete scan, HZ %d%s%s",
 			   m->batch, m->batch_from, m->possible, m->walk_calls, m->hz,
-			   m->scan_off ? "; the scan is OFF (rseq_cid_scan=off)" : "");
+			   m->scan_off ? "; the scan is OFF (rseq_cid_scan=off)" : "",
+			   m->walk_nested ? "; task_mm_cid_work returns nothing: walks reconstructed from the batch counter at each call (module/cid_batch_probe.ko)" : "");
 	else if (m->batch < 0)
 		bench_note(b, "scan model: periodic scan in batches of unknown size (%s), %d possible CPUs, HZ %d",
 			   m->batch_from, m->possible, m->hz);

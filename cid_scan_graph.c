@@ -5,11 +5,41 @@
  * stands), and on a spin workload the estimate checked against them.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "lib/kmod.h"
 #include "lib/tracefs.h"
 #include "lib/util.h"
 #include "cid_scan.h"
+
+/*
+ * On a batched kernel whose scan function returns nothing (the posted
+ * series' task_mm_cid_work()) nothing the function_graph tracer shows
+ * says where a walk stands: the per-CPU clear functions are inlined and
+ * the bit-finding helpers the walk calls live in lib/, built without
+ * ftrace and refused by kprobes in the 6.12 guest. module/cid_batch_probe.c
+ * puts a kprobe on task_mm_cid_work() that writes the batch counter
+ * (times the batch) into the trace at each call's entry; function_graph
+ * prints it with the call.
+ */
+#define NEST_EVENT	"cid_batch"
+#define NEST_MODULE	"cid_batch_probe"
+
+/* The probe module beside the program (module/NAME.ko), loaded; 0 or -1. */
+static int nest_load(struct kmod *km, char *err, size_t errlen)
+{
+	char exe[512], path[600];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	exe[n > 0 ? n : 0] = '\0';
+	if (strrchr(exe, '/'))
+		*strrchr(exe, '/') = '\0';
+	snprintf(path, sizeof(path), "%s/module/" NEST_MODULE ".ko", exe);
+	if (!kmod_supported(err, errlen))
+		return -1;
+	return kmod_load(km, path, NEST_MODULE, "", err, errlen);
+}
 
 /* How the calls of the batched scan formed complete walks. */
 static void walks_report(struct bench *b, const struct scan_model *sm,
@@ -28,10 +58,19 @@ static void walks_report(struct bench *b, const struct scan_model *sm,
 				gp->walk_calls[k]);
 	}
 	n = graph_walks_other(gp);
-	ksft_print_msg("walks (function_graph return values): %zu complete with %d calls, %zu with other counts%s%s%s; %zu partial at the trace's ends; %zu calls claimed no batch (-EBUSY)%s\n",
-		       gp->walk_calls[sm->walk_calls], sm->walk_calls, n,
-		       n ? " (" : "", other, n ? ")" : "", gp->partial, gp->busy,
-		       lost ? ", events lost" : "");
+	code = graph_walks_verdict(gp, why, sizeof(why));
+	if (code == KSFT_SKIP)
+		ksft_print_msg("walks: %s; no complete-scan time\n", why);
+	else if (gp->by_nested)
+		ksft_print_msg("walks (reconstructed from the batch counter at each call of %s, module/" NEST_MODULE ".ko): %zu complete with %d calls, %zu with other counts%s%s%s; %zu partial at the trace's ends; %zu calls took no batch; offsets (counter x batch) %ld to %ld%s\n",
+			       sm->func, gp->walk_calls[sm->walk_calls], sm->walk_calls, n,
+			       n ? " (" : "", other, n ? ")" : "", gp->partial, gp->busy,
+			       gp->n_min, gp->n_max, lost ? ", events lost" : "");
+	else
+		ksft_print_msg("walks (function_graph return values): %zu complete with %d calls, %zu with other counts%s%s%s; %zu partial at the trace's ends; %zu calls claimed no batch (-EBUSY)%s\n",
+			       gp->walk_calls[sm->walk_calls], sm->walk_calls, n,
+			       n ? " (" : "", other, n ? ")" : "", gp->partial, gp->busy,
+			       lost ? ", events lost" : "");
 	if (row->delay.n)
 		ksft_print_msg("delay between the calls of a walk (function_graph): min %.2f us, p50 %.2f, p99 %.2f, max %.2f; %zu calls began before the previous one ended (on another CPU: no delay)\n",
 			       row->delay.min, row->delay.p50, row->delay.p99, row->delay.max,
@@ -42,8 +81,18 @@ static void walks_report(struct bench *b, const struct scan_model *sm,
 	metric_extra(gp->call, "walks_other_calls", n);
 	metric_extra(gp->call, "walks_partial", gp->partial);
 	metric_extra(gp->call, "calls_no_batch", gp->busy);
-	code = graph_walks_verdict(gp, why, sizeof(why));
-	bench_verdict(b, code, NULL, "calls per complete scan: %s", why);
+	metric_extra(gp->call, "walks_nested", gp->by_nested);
+	if (sm->batch_expected)
+		metric_extra(gp->call, "batch_expected", sm->batch_expected);
+	if (gp->by_nested) {
+		metric_extra(gp->call, "walks_reconstructed", code != KSFT_SKIP);
+		metric_extra(gp->call, "walk_offset_min", gp->n_min);
+		metric_extra(gp->call, "walk_offset_max", gp->n_max);
+	}
+	if (code == KSFT_SKIP)
+		bench_verdict(b, code, why, "calls per complete scan");
+	else
+		bench_verdict(b, code, NULL, "calls per complete scan: %s", why);
 	row->walks_judged = true;
 }
 
@@ -56,15 +105,17 @@ static void walks_report(struct bench *b, const struct scan_model *sm,
  * thread with the estimate's return within 2 ms after the traced call
  * ended. Needs the trace clock on CLOCK_MONOTONIC.
  */
-static void cross_check(struct wl_run *r, const struct graph_passes *gp,
+static void cross_check(struct bench *b, struct wl_run *r, const struct graph_passes *gp,
 			const struct scan_model *sm, double seconds, struct metric *call)
 {
+	struct metric *recall, *spurious;
+	double visible;
 	struct estimate e = { 0 };
 	struct periodic_ev *tw = calloc(gp->nts + 1, sizeof(*tw));
-	size_t ntw = 0, real = 0, missed = 0, walks;
+	size_t ntw = 0, real = 0, found_walks = 0, missed = 0, walks;
 	/* why a traced walk was missed: the return after it was ... */
 	size_t m_none = 0, m_switched = 0, m_unmarked = 0, m_lonely = 0, m_other = 0;
-	uint64_t jiffy = 1000000000ULL / sm->hz, tol = 2000000;
+	uint64_t tol = 2000000;
 
 	if (!tw)
 		ksft_exit_fail_msg("out of memory\n");
@@ -74,7 +125,7 @@ static void cross_check(struct wl_run *r, const struct graph_passes *gp,
 			if (r->w[i].tid == gp->ts_pid[k])
 				tw[ntw++] = (struct periodic_ev){
 					(uint64_t)(gp->ts_s[k] * 1e9), gp->ts_us[k], i, false };
-	walks = periodic_pick(tw, ntw, sm->batch ? 0 : SCAN_PERIOD_NS - jiffy / 2);
+	walks = periodic_pick(tw, ntw, estimate_window(sm));
 	for (size_t k = 0; k < ntw; k++) {
 		struct wl_worker *w = &r->w[tw[k].tag];
 		struct wl_event *ret = NULL;
@@ -90,7 +141,7 @@ static void cross_check(struct wl_run *r, const struct graph_passes *gp,
 			cand |= near;
 			found = near && e.ev[j].picked;
 		}
-		real += found;
+		found_walks += found;
 		if (found)
 			continue;
 		missed++;
@@ -112,8 +163,23 @@ static void cross_check(struct wl_run *r, const struct graph_passes *gp,
 		else
 			m_other++;
 	}
-	ksft_print_msg("both methods on this run: the estimate attributed %zu scans, %zu of them real (a traced walk in the same thread ending within 2 ms before), %zu not; function_graph saw %zu walks (%zu calls in the busy loops), the estimate missed %zu: %zu returned after a context switch, %zu without a periodic neighbour, %zu another pick in their period, %zu unmarked, %zu with no return recorded\n",
-		       e.periodic, real, e.periodic - real, walks, ntw, missed, m_switched,
+	/*
+	 * an attributed scan is real when a traced call of the scan function
+	 * in the same thread ended within 2 ms before its return (under
+	 * emulation two scans can come closer than the pick keeps walks
+	 * apart: the later call is no traced walk, but the scan ran)
+	 */
+	for (size_t j = 0; j < e.candidates; j++) {
+		uint64_t t = workload_mono_ns(r, e.ev[j].t);
+		bool near = false;
+
+		for (size_t k = 0; e.ev[j].picked && k < ntw && !near; k++)
+			near = e.ev[j].tag == tw[k].tag && t >= tw[k].t &&
+			       t - tw[k].t < tol + tw[k].w * 1e3;
+		real += near;
+	}
+	ksft_print_msg("both methods on this run: the estimate attributed %zu scans, %zu of them real (a traced call in the same thread ending within 2 ms before), %zu not; function_graph saw %zu walks (%zu calls in the busy loops), the estimate found %zu and missed %zu: %zu returned after a context switch, %zu without a periodic neighbour, %zu another pick in their period, %zu unmarked, %zu with no return recorded\n",
+		       e.periodic, real, e.periodic - real, walks, ntw, found_walks, missed, m_switched,
 		       m_lonely, m_other, m_unmarked, m_none);
 	if (r->clk1_ns > r->clk0_ns)
 		ksft_print_msg("both methods: the busy loops' clock ran %+.0f ppm against CLOCK_MONOTONIC over the run (mapped linearly)\n",
@@ -121,9 +187,38 @@ static void cross_check(struct wl_run *r, const struct graph_passes *gp,
 				      (r->clk1_ns - r->clk0_ns) - 1));
 	metric_extra(call, "cross_estimated_scans", e.periodic);
 	metric_extra(call, "cross_estimated_real", real);
+	metric_extra(call, "cross_found", found_walks);
 	metric_extra(call, "cross_traced_walks", walks);
 	metric_extra(call, "cross_missed", missed);
 	metric_extra(call, "cross_missed_switched", m_switched);
+	/*
+	 * what the estimate found of the traced walks, of those it could
+	 * see (their return not after a context switch), and what it
+	 * attributed that was no traced walk
+	 */
+	visible = walks > m_switched ? (double)found_walks / (walks - m_switched) : 0;
+	recall = bench_metric(b, "estimate_recall", "share", BETTER_HIGHER,
+			      "traced walks the estimate found, share of one run (both methods on one run)");
+	metric_add(recall, walks ? (double)found_walks / walks : 0);
+	metric_kind(recall, KIND_COUNT);
+	metric_sample_noun(recall, "run", "runs");
+	metric_extra(recall, "traced_walks", walks);
+	metric_extra(recall, "found", found_walks);
+	metric_extra(recall, "walks_after_switch", m_switched);
+	metric_extra(recall, "recall_visible", visible);
+	metric_extra(recall, "seen_share_said", e.seen_share);
+	spurious = bench_metric(b, "estimate_spurious_share", "share", BETTER_LOWER,
+				"scans the estimate attributed that were no traced walk, share of one run (both methods on one run)");
+	metric_add(spurious, e.periodic ? (double)(e.periodic - real) / e.periodic : 0);
+	metric_kind(spurious, KIND_COUNT);
+	metric_sample_noun(spurious, "run", "runs");
+	metric_extra(spurious, "attributed", e.periodic);
+	metric_extra(spurious, "not_real", e.periodic - real);
+	ksft_print_msg("both methods: recall %.1f%% (%zu of %zu traced walks), %.1f%% of the %zu whose return was not after a context switch; spurious %.1f%% (%zu of %zu attributed); the estimate said it saw %.0f%%\n",
+		       walks ? 100.0 * found_walks / walks : 0, found_walks, walks, 100 * visible,
+		       walks - m_switched,
+		       e.periodic ? 100.0 * (e.periodic - real) / e.periodic : 0,
+		       e.periodic - real, e.periodic, 100 * e.seen_share);
 	free(e.ev);
 	free(tw);
 }
@@ -133,11 +228,16 @@ static void cross_check(struct wl_run *r, const struct graph_passes *gp,
  * with the function_graph verdict given (it could not be set up).
  */
 static int graph_run(struct bench *b, const struct cid_opts *o,
-		     const struct scan_model *sm, struct wl_run *r, double *run_s)
+		     const struct scan_model *sm, struct wl_run *r, double *run_s,
+		     struct kmod *km)
 {
 	bool spin = o->workload == WL_SPIN;
 	char err[256];
 	uint64_t t0;
+
+	/* without the event the walks say they cannot be reconstructed */
+	if (sm->walk_nested && nest_load(km, err, sizeof(err)))
+		bench_note(b, "the batch counter cannot be read: %s", err);
 
 	if (o->trace_buffer_kb) {
 		char kb[32];
@@ -162,9 +262,11 @@ static int graph_run(struct bench *b, const struct cid_opts *o,
 }
 
 /* The workload's tasks and the metrics the calls and walks go to. */
-static void graph_setup(struct bench *b, const struct wl_run *r,
-			struct graph_passes *gp, struct hist *h)
+static void graph_setup(struct bench *b, const struct scan_model *sm,
+			const struct wl_run *r, struct graph_passes *gp, struct hist *h)
 {
+	bool walks = gp->by_retval || gp->by_nested;
+
 	graph_passes_init(gp, r->nworkers + r->nchildren, r->nchildren + 1);
 	if (hist_init(h, 0, 1, 200))
 		ksft_exit_fail_msg("out of memory\n");
@@ -177,10 +279,13 @@ static void graph_setup(struct bench *b, const struct wl_run *r,
 	gp->h = h;
 	gp->call = bench_metric(b, "scan_call_us", "us", BETTER_LOWER,
 				"one call of the scan function (function_graph)");
-	gp->pass_us = bench_metric(b, "complete_scan_us", "us", BETTER_LOWER,
-				   gp->by_retval ? "first to last call of one complete walk over all CPUs, walks with the expected number of calls (function_graph)"
-						 : "first to last call of one walk over all CPUs (function_graph)");
-	if (gp->by_retval)
+	/* a batched walk is timed only where its calls can be grouped */
+	if (walks || !sm->batch)
+		gp->pass_us = bench_metric(b, "complete_scan_us", "us", BETTER_LOWER,
+					   gp->by_nested ? "first to last call of one complete walk over all CPUs, reconstructed from the calls nested in each, walks with the expected number of calls (function_graph)"
+					   : gp->by_retval ? "first to last call of one complete walk over all CPUs, walks with the expected number of calls (function_graph)"
+					   : "one call, a walk over all CPUs (function_graph)");
+	if (walks)
 		gp->gap_us = bench_metric(b, "scan_call_delay_us", "us", BETTER_NONE,
 					  "end of one call to the start of the next within a walk (function_graph)");
 }
@@ -207,13 +312,17 @@ static void graph_report(struct bench *b, const struct cid_opts *o,
 		stats_compute(gp->gap_us->samples, gp->gap_us->n, &row->delay);
 	if (!gp->calls)
 		return;
-	ksft_print_msg("scan per call (function_graph, %s): min %.2f us, p50 %.2f, p99 %.2f, max %.2f; %.0f%% below 10 us; %zu calls (%zu non-leaf: preempted or interrupted inside), %zu in other processes ignored\n",
+	ksft_print_msg("scan per call (function_graph, %s): min %.2f us, p50 %.2f, p99 %.2f, max %.2f; %.0f%% below 10 us; %zu calls (%zu non-leaf: %s), %zu in other processes ignored\n",
 		       sm->func, row->call.min, row->call.p50, row->call.p99,
 		       row->call.max, 100.0 * gp->below / gp->calls, gp->calls,
-		       gp->nonleaf, gp->other);
+		       gp->nonleaf, gp->by_nested ? "the nested calls shown" : "preempted or interrupted inside",
+		       gp->other);
 	if (row->full.n)
 		ksft_print_msg("complete scan (function_graph): %zu walks, min %.2f us, p50 %.2f, max %.2f\n",
 			       row->full.n, row->full.min, row->full.p50, row->full.max);
+	else if (sm->batch && !gp->pass_us)
+		ksft_print_msg("complete scan: not measured (batches of %s size whose calls say nothing of their walk)\n",
+			       sm->batch < 0 ? "unknown" : "known");
 	if (!b->opt.quiet)
 		hist_print(gp->h, stdout, "us", 50);
 }
@@ -222,23 +331,34 @@ void latency_traced(struct bench *b, const struct cid_opts *o,
 		    const struct scan_model *sm, struct row *row)
 {
 	struct wl_run r = { 0 };
-	/* with batches, one walk is the calls less than 50 ms apart */
-	struct graph_passes gp = { .split_s = sm->batch ? 0.05 : 0, .below_us = 10,
-				   .by_retval = sm->walk_retval, .expect = sm->walk_calls };
+	/*
+	 * every call is a pass of its own: a batched walk is grouped by the
+	 * return values or the nested calls, never by time
+	 */
+	struct graph_passes gp = { .below_us = 10, .by_retval = sm->walk_retval,
+				   .by_nested = sm->walk_nested, .func = sm->func,
+				   .nest_cont = NEST_EVENT, .possible = sm->possible,
+				   .expect = sm->walk_calls };
 	/* the metric keeps it until the JSON is written: not on this stack */
 	static struct hist h;
 	struct graph_read_info info;
+	struct kmod km = { 0 };
 	uint64_t lost;
 	double run_s;
 
-	if (graph_run(b, o, sm, &r, &run_s))
+	if (graph_run(b, o, sm, &r, &run_s, &km)) {
+		if (km.loaded)
+			kmod_unload(&km);
 		return;
-	graph_setup(b, &r, &gp, &h);
+	}
+	graph_setup(b, sm, &r, &gp, &h);
 	graph_passes_read(&gp, &info);
+	if (km.loaded)
+		kmod_unload(&km);
 	tracefs_restore_all();
 	lost = graph_read_lost(&info);
 	if (o->workload == WL_SPIN && tracefs_graph_mono())
-		cross_check(&r, &gp, sm, run_s, gp.call);
+		cross_check(b, &r, &gp, sm, run_s, gp.call);
 	graph_report(b, o, sm, &gp, lost, row);
 	ksft_print_msg("function_graph trace: %llu events lost (%llu in LOST markers, %llu overwritten, %llu per-CPU overrun and dropped), %zu entries cut by the end of tracing\n",
 		       (unsigned long long)lost, (unsigned long long)info.lost_lines,
@@ -248,7 +368,7 @@ void latency_traced(struct bench *b, const struct cid_opts *o,
 		      "function_graph timed %zu calls of %s in %.1f s (%s)%s",
 		      gp.calls, sm->func, run_s, workload_names[o->workload],
 		      lost ? ", but the trace lost events: calls are missing" : "");
-	if (gp.by_retval)
+	if (gp.by_retval || gp.by_nested)
 		walks_report(b, sm, &gp, lost, row);
 	graph_passes_free(&gp);
 	workload_free(&r);

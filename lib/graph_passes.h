@@ -15,6 +15,29 @@
  * delay between a walk's calls goes to @gap_us; a call that began before
  * the previous one ended has none and is counted in @overlap.
  *
+ * With @by_nested the function returns nothing, and each walk is
+ * reconstructed from an event written at each call's entry (function_graph
+ * prints it with the call; graph_passes_call() gets it before the call):
+ * @nest_cont, whose first field is the walk's offset, the batch counter
+ * times the batch (module/cid_batch_probe.c on the posted batch patch's
+ * shape). The calls are walked at the end in the order of their events
+ * (when the counter was read), though neither that nor their entries
+ * order them reliably under emulation (a vCPU stalls between the read and
+ * the event's time stamp): so the offsets decide. The batch is the
+ * smallest offset. An offset of 0, or of @possible or more, begins a walk
+ * unless the walk under way began that way and has not reached its last
+ * batch: then it was a thread that read the counter before another
+ * claimed the walk (of two such calls in a row, the longer begins the
+ * walk). Such a call, and one repeating an offset of its walk, read the
+ * counter before another thread moved it: it took a later batch (the
+ * scan reads the counter again) or none. They fill the batches the walk
+ * has no call for; the rest are counted in @busy. A walk is
+ * complete when the next one began; the first walk of a group and the
+ * last are partial. Complete walks are judged and timed as above. When
+ * no call carried the event, the walks cannot be reconstructed:
+ * graph_walks_verdict() says so (KSFT_SKIP) and nothing is timed as a
+ * walk.
+ *
  *	graph_passes_init(&gp, ntasks, ngroups);
  *	graph_passes_task(&gp, pid, group);	...for each task
  *	gp.call = ...; gp.pass_us = ...; gp.split_s = 0.05;
@@ -36,9 +59,22 @@ struct graph_pass {
 	double start_s, end_s;
 	int calls;
 	bool from_start;	/* by_retval: a walk ended before this one */
+	long max_n;		/* by_nested: the walk's largest offset */
+	uint64_t seen;		/* by_nested: its offsets, in batches */
+	double first_us;	/* by_nested: its first call's duration */
+	int dups;		/* by_nested: calls that repeated an offset */
 };
 
 #define GRAPH_WALK_CALLS_MAX	64	/* walk_calls[] counts up to this */
+
+/* by_nested: one call as the trace gave it, kept for the walks */
+struct graph_nested {
+	struct graph_call c;
+	double key;		/* when it read the counter: its event, else its entry */
+	int group;
+	bool cont;
+	long n;
+};
 
 struct graph_passes {
 	/* set by the caller */
@@ -50,6 +86,10 @@ struct graph_passes {
 	bool by_retval;		/* walks end at a call returning 0 */
 	int expect;		/* by_retval: calls in a complete walk */
 	struct metric *gap_us;	/* by_retval: end of a call to the next in a walk */
+	bool by_nested;		/* walks from an event inside each call */
+	const char *func;	/* by_nested: the scan function */
+	const char *nest_cont;	/* by_nested: the event at each call's entry */
+	long possible;		/* by_nested: an offset this large begins a walk */
 	/* state and results */
 	int *pids, *group, npids, ngroups;
 	struct graph_pass *pass;	/* per group */
@@ -60,6 +100,16 @@ struct graph_passes {
 	size_t busy, no_ret, walk_calls[GRAPH_WALK_CALLS_MAX + 2], partial;
 	size_t nonleaf;		/* of calls: printed as "func() {" ... "}" */
 	size_t overlap;		/* by_retval: calls begun before the last one ended */
+	/* by_nested: per task, the last event: its time and offset */
+	double *pend_ts;
+	long *pend_n;
+	struct graph_nested *nest;	/* the calls, walked in entry order at the end */
+	size_t nnest, cap_nest;
+	size_t event_calls;	/* calls the event came with */
+	size_t cont_calls;	/* calls that continued a walk */
+	size_t start_calls;	/* calls that began one */
+	long n_min, n_max;	/* offsets seen: the smallest is the batch */
+	long step;		/* by_nested: the batch, while walking */
 	double *ts_s;		/* each counted call's entry, trace clock */
 	double *ts_us;		/* its duration */
 	int *ts_pid;		/* and its task */
@@ -77,11 +127,17 @@ void graph_passes_call(const struct graph_call *c, void *arg);
 void graph_passes_free(struct graph_passes *gp);
 /* End the open passes (graph_passes_read() does it after the trace). */
 void graph_passes_end(struct graph_passes *gp);
+/*
+ * by_nested: whether the event showed where walks begin (some calls
+ * continued a walk); if not, @why says what was missing.
+ */
+bool graph_walks_reconstructed(const struct graph_passes *gp, char *why, size_t len);
 /* by_retval: the complete walks whose count of calls is not @expect. */
 size_t graph_walks_other(const struct graph_passes *gp);
 /*
- * by_retval: KSFT_PASS when complete walks were seen and each had
- * @expect calls, else KSFT_FAIL; what was seen in @why.
+ * by_retval, by_nested: KSFT_PASS when complete walks were seen and each
+ * had @expect calls, else KSFT_FAIL; by_nested, KSFT_SKIP when the walks
+ * cannot be reconstructed. What was seen in @why.
  */
 int graph_walks_verdict(const struct graph_passes *gp, char *why, size_t len);
 

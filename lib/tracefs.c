@@ -349,7 +349,24 @@ enum graph_line graph_line_parse(const char *line, struct graph_call *c)
 	fn = bars[nbars - 1] + 1;
 	while (*fn == ' ')
 		fn++;
-	if (*fn == '}') {
+	if (!strncmp(fn, "/* ", 3) && strchr(fn, ':')) {
+		/* an event: "/" "* name: (sym+0x0/0x80) field=16 ... *" "/" */
+		const char *v = strchr(fn, ')');
+		char *e;
+
+		kind = GRAPH_EVENT;
+		n = strcspn(fn + 3, ": ");
+		if (n >= sizeof(c->func))
+			n = sizeof(c->func) - 1;
+		memcpy(c->func, fn + 3, n);
+		c->func[n] = '\0';
+		v = strchr(v ? v : fn, '=');
+		if (v) {
+			errno = 0;
+			c->ret = strtol(v + 1, &e, 0);
+			c->has_ret = e != v + 1 && !errno;
+		}
+	} else if (*fn == '}') {
 		const char *name = strstr(fn, "/* ");
 
 		kind = GRAPH_CLOSE;
@@ -379,14 +396,15 @@ enum graph_line graph_line_parse(const char *line, struct graph_call *c)
 		memcpy(c->func, fn, n);
 		c->func[n] = '\0';
 	}
-	parse_retval(fn, c);
+	if (kind != GRAPH_EVENT)
+		parse_retval(fn, c);
 	/* the duration: "  + 12.345 us   " between the last two bars */
 	dur = bars[nbars - 2] + 1;
 	while (*dur == ' ' || strchr("+!#*@$", *dur))
 		dur++;
 	if (isdigit((unsigned char)*dur))
 		c->duration_us = strtod(dur, NULL);
-	else if (kind != GRAPH_OPEN)
+	else if (kind != GRAPH_OPEN && kind != GRAPH_EVENT)
 		return GRAPH_OTHER;
 	/* before it, optional "TIME |" and "CPU) TASK-PID |" fields */
 	for (int i = 0; i < nbars - 1; i++) {
@@ -472,6 +490,9 @@ long graph_stream_read(FILE *f, void (*fn)(const struct graph_call *c, void *arg
 			break;
 		case GRAPH_CALL:
 			break;
+		case GRAPH_EVENT:
+			fn(&c, arg);	/* not a call */
+			continue;
 		default:
 			continue;
 		}

@@ -61,8 +61,8 @@ struct graph_call {
 	int cpu;
 	int pid;		/* the task it ran in (funcgraph-proc) */
 	bool nonleaf;		/* printed as "func() {" ... "}" */
-	bool has_ret;		/* funcgraph-retval printed "= VALUE" */
-	long ret;		/* that return value */
+	bool has_ret;		/* funcgraph-retval printed "= VALUE" (an event: a field) */
+	long ret;		/* that return value (an event: its first field's value) */
 	uint64_t lost;		/* GRAPH_LOST: events lost (1 if not said) */
 	char func[64];		/* "" for a bare "}" */
 };
@@ -74,6 +74,7 @@ enum graph_line {
 	GRAPH_OPEN,		/* "func() {": an entry whose return comes later */
 	GRAPH_CLOSE,		/* "}" with the duration (and the name, funcgraph-tail) */
 	GRAPH_LOST,		/* "CPU:N [LOST M EVENTS]" */
+	GRAPH_EVENT,		/* an event as a comment: func its name, ret its first field */
 };
 
 /*

@@ -17,8 +17,16 @@ stay in separate rows; model results are refused.
     the 10th percentile of a few hundred calls, not the single fastest,
     which one odd call decides: a batch 16 minimum of 11.6 us against
     15.6 at batch 8, with p10 36.1 against 29.7, in one run);
-  - each batched run's complete walks had ceil(possible CPUs / batch) calls;
-  - a scan-off run saw no scan call and its compaction check failed.
+  - each batched run's complete walks had ceil(possible CPUs / batch) calls
+    (grouped by the scan's return values on this project's patch, by the
+    calls nested in task_mm_cid_work() on the posted patch's shape: rows
+    "batch N (posted)"); a run told to expect another batch size
+    (cid_scan --expect-batch) must fail that verdict;
+  - a scan-off run saw no scan call and its compaction check failed;
+  - where a run compared the estimate with function_graph (spin
+    workload): at most 5% of the scans it attributed were no traced
+    call, and it found at least 90% of the traced walks, or said it saw
+    less than 90% and that share was within 10 points of the real one.
 and prints, from batch 8's complete scans, the number of CPUs at which a
 complete scan would pass 100 ms (derived from this run).
 Exit: 0, 1 a verdict failed, 2 bad input.
@@ -63,7 +71,7 @@ def scan_label(ex):
         return "scan off"
     batch = int(ex.get("batch_cpus", 0))
     if batch > 0:
-        return "batch %d" % batch
+        return "batch %d%s" % (batch, " (posted)" if ex.get("walks_nested") else "")
     return "batch ?" if batch < 0 else "full scan"
 
 
@@ -114,6 +122,35 @@ def load(path):
     return d, metrics
 
 
+RECALL_MIN, SPURIOUS_MAX, SAID_TOLERANCE = 0.9, 0.05, 0.1
+
+
+def cross(path):
+    """The estimate against function_graph on one run, if it was run."""
+    _, metrics = load(path)
+    r, s = metrics.get("estimate_recall"), metrics.get("estimate_spurious_share")
+    if not r or not s or not r.get("samples") or not s.get("samples"):
+        return None
+    return {"path": path, "recall": r["samples"][0], "spurious": s["samples"][0],
+            "said": r.get("extra", {}).get("seen_share_said", 0.0),
+            "found": r.get("extra", {}).get("found", 0),
+            "walks": r.get("extra", {}).get("traced_walks", 0),
+            "attributed": s.get("extra", {}).get("attributed", 0),
+            "not_real": s.get("extra", {}).get("not_real", 0)}
+
+
+def cross_check(c):
+    recall_ok = c["recall"] >= RECALL_MIN or (
+        c["said"] < RECALL_MIN and abs(c["said"] - c["recall"]) <= SAID_TOLERANCE)
+    spurious_ok = c["spurious"] <= SPURIOUS_MAX
+    return (recall_ok and spurious_ok,
+            "estimate vs function_graph (%s): found %.1f%% of the traced walks (%d of %d), "
+            "said it saw %.0f%%; %.1f%% of its %d attributed scans no traced call" % (
+                os.path.basename(os.path.dirname(os.path.dirname(os.path.abspath(c["path"])))),
+                100 * c["recall"], c["found"], c["walks"], 100 * c["said"],
+                100 * c["spurious"], c["attributed"]))
+
+
 def rows(path):
     d, metrics = load(path)
     verdicts = d.get("verdicts", [])
@@ -141,6 +178,8 @@ def rows(path):
             "walks_expected": ex.get("walks_expected_calls"),
             "walks_other": ex.get("walks_other_calls"),
             "walk_calls": int(ex.get("walk_calls_expected", 0)),
+            "nested": bool(ex.get("walks_nested")),
+            "expect": int(ex.get("batch_expected", 0)),
             "walk_verdict": next((v for v in verdicts
                                   if v.get("name", "").startswith("calls per complete scan")), None),
             "compaction": compaction[0] if compaction else None,
@@ -197,7 +236,9 @@ def check(all_rows):
     res = []
     traced = [r for r in all_rows if r["method"] == "function_graph"]
     for wl in sorted(set(r["workload"] for r in traced)):
+        # one patch's batch sizes (this project's: its boot parameter)
         runs = [r for r in traced if r["workload"] == wl and not r["off"]
+                and not r["nested"] and not r["expect"]
                 and r["batch"] in (8, 16, 32) and r["calls"]]
         emu = any(r["emulated"] for r in runs)
         what, q = ("p10", 0.1) if emu else ("p50", 0.5)
@@ -219,6 +260,13 @@ def check(all_rows):
             ok = not r["calls"] and comp is not None and comp.get("result") == "fail"
             res.append((ok, "%s: scan off: %d scan calls seen, compaction check %s" % (
                 where, len(r["calls"]), comp.get("result") if comp else "absent")))
+        elif r["batch"] > 0 and r["expect"] and r["expect"] != r["batch"]:
+            v = r["walk_verdict"]
+            ok = v is not None and v.get("result") == "fail"
+            res.append((ok, "%s: calls per walk judged against batches of %d, not %d, must fail: %s" % (
+                where, r["expect"], r["batch"],
+                (v.get("name", "") + " [" + v.get("result", "?") + "]") if v else
+                "no calls-per-walk verdict")))
         elif r["batch"] > 0:
             v = r["walk_verdict"]
             ok = v is not None and v.get("result") == "pass" and bool(r["walks_expected"])
@@ -230,7 +278,7 @@ def check(all_rows):
 
 def derived(all_rows):
     for r in all_rows:
-        if r["batch"] != 8 or r["off"] or not r["full"] or not r["possible"]:
+        if r["batch"] != 8 or r["off"] or r["expect"] or not r["full"] or not r["possible"]:
             continue
         for what, t in (("p50", quantile(r["full"], 0.5)), ("max", max(r["full"]))):
             print("derived from this run (%s, %s): batch 8 complete scan %s %.2f ms for %d "
@@ -251,7 +299,7 @@ def main(argv):
 
     def order(r):
         return (r["workload"], r["method"], r["off"], r["batch"] if r["batch"] > 0 else
-                (1 << 20 if r["batch"] < 0 else 0))
+                (1 << 20 if r["batch"] < 0 else 0), r["nested"], r["expect"])
     all_rows = sorted((r for p in files(args) for r in rows(p)), key=order)
     if not all_rows:
         die("no scan measurement in the results")
@@ -260,7 +308,9 @@ def main(argv):
         return 0
     fails = 0
     print()
-    for ok, text in check(all_rows):
+    checks = check(all_rows)
+    checks += [cross_check(c) for c in (cross(p) for p in files(args)) if c]
+    for ok, text in checks:
         print("%s %s" % ("PASS" if ok else "FAIL", text))
         fails += not ok
     derived(all_rows)

@@ -156,6 +156,10 @@ done
 expect_refused "--method estimate --trace-buffer-kb" \
 	"--trace-buffer-kb and --method estimate do not go together" \
 	cid_scan --method estimate --trace-buffer-kb 1024
+expect_refused "--method estimate --expect-batch" \
+	"--expect-batch and --method estimate do not go together" \
+	cid_scan --method estimate --expect-batch 8
+expect_usage_error "--expect-batch 0" cid_scan --expect-batch 0
 for w in cyclic hackbench; do
 	expect_refused "--gap-min-ns with -m trace --no-compaction -w $w" \
 		"--gap-min-ns with --method trace and --no-compaction needs --workload spin" \

@@ -8,7 +8,12 @@
 # function_graph under each workload, keep every JSON and print the
 # table with the seed's numbers beside ours.  One patched kernel serves
 # every batch size and the scan-off control through its boot parameters
-# (rseq_cid_scan_batch=N, rseq_cid_scan=off).  See docs/cid_scan.md.
+# (rseq_cid_scan_batch=N, rseq_cid_scan=off).  A second patched kernel,
+# vm/patches/cid-scan-batch-posted.patch (the posted series' shape: the
+# batch from CONFIG_RSEQ_CID_SCAN_BATCH, 16, task_mm_cid_work() returns
+# nothing), runs each workload, and once more with cid_scan told to
+# expect batches of 8: its calls-per-walk verdict must fail there.
+# See docs/cid_scan.md.
 #
 # Exit: 0 every verdict passed; 1 a verdict failed or a run gave no
 # result; 2 bad input or a setup error; 130/143 interrupted.
@@ -22,12 +27,17 @@ VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 readonly VM_DIR
 readonly REPO_DIR=${VM_DIR%/*}
 readonly PATCH=$VM_DIR/patches/cid-scan-batch.patch
+readonly POSTED_PATCH=$VM_DIR/patches/cid-scan-batch-posted.patch
+# the failing case on the posted kernel: a batch size it does not have
+readonly WRONG_BATCH=8
 readonly FRAG=$VM_DIR/cid_batches.config
+readonly POSTED_FRAG=$VM_DIR/cid_batches_posted.config
 
 BATCHES="8 16 32"
 WORKLOADS="cyclic hackbench"
 BASE=1
 OFF=1
+POSTED=1
 DURATION=10
 CPUS=4
 MAX_CPUS=128
@@ -36,6 +46,7 @@ OUT=
 MARKDOWN=
 BASE_KERNEL=
 BATCH_KERNEL=
+POSTED_KERNEL=
 SRC=debian:6.12
 ACCEL=auto
 TIMEOUT=600
@@ -51,10 +62,11 @@ usage() {
 	cat <<EOF
 Usage: $PROG [options]
 
-Run cid_scan (function_graph) on linux-source-6.12 unpatched and with the
-batch patch at each batch size and scan off, under each workload, in
-qemu; print the table (scripts/cid_scan_table.py --check) and keep every
-JSON under the output directory.
+Run cid_scan (function_graph) on linux-source-6.12 unpatched, with the
+batch patch at each batch size and scan off, and with the posted shape of
+the batch patch, under each workload, in qemu; print the table
+(scripts/cid_scan_table.py --check) and keep every JSON under the output
+directory.
 
   -o, --out DIR          results (default vm/out/cid-batches-DATE): a new
                          or empty directory, or an earlier output of
@@ -65,6 +77,7 @@ JSON under the output directory.
                          hackbench (default "$WORKLOADS")
       --no-base          skip the unpatched kernel
       --no-off           skip the scan-off control
+      --no-posted        skip the kernel with the posted patch's shape
   -D, --duration SECS    cid_scan -D per run, whole seconds, 1 to
                          $MAX_DURATION (default $DURATION)
       --cpus N           online vCPUs, 1 to 1024 (default $CPUS)
@@ -73,11 +86,13 @@ JSON under the output directory.
                          bzImages (default $MAX_CPUS)
       --period-us US     cyclic workload period, 10 to 1000000 (cid_scan's
                          range) (default $PERIOD_US)
-      --reduced          the CI matrix: batches 8 and 32 and scan off, no
-                         unpatched kernel, cyclic only, 8 s runs
+      --reduced          the CI matrix: batches 8 and 32, scan off and the
+                         posted shape (and its failing case), no unpatched
+                         kernel, cyclic only, 8 s runs
       --src SRC          kernel source for vm/run.sh --build (default $SRC)
       --base-kernel BZ   an unpatched bzImage: no build
       --batch-kernel BZ  a bzImage with the batch patch: no build
+      --posted-kernel BZ a bzImage with the posted shape: no build
       --accel MODE       vm/run.sh --accel: kvm, tcg or auto (default $ACCEL)
       --markdown         the table in Markdown
   -h, --help
@@ -92,6 +107,7 @@ parse_args() {
 		--workloads)	need_arg "$@"; WORKLOADS=$2; shift ;;
 		--no-base)	BASE=0 ;;
 		--no-off)	OFF=0 ;;
+		--no-posted)	POSTED=0 ;;
 		-D|--duration)	need_arg "$@"; DURATION=$2; shift ;;
 		--cpus)		need_arg "$@"; CPUS=$2; shift ;;
 		--max-cpus)	need_arg "$@"; MAX_CPUS=$2; shift ;;
@@ -100,6 +116,7 @@ parse_args() {
 		--src)		need_arg "$@"; SRC=$2; shift ;;
 		--base-kernel)	need_arg "$@"; BASE_KERNEL=$2; shift ;;
 		--batch-kernel)	need_arg "$@"; BATCH_KERNEL=$2; shift ;;
+		--posted-kernel) need_arg "$@"; POSTED_KERNEL=$2; shift ;;
 		--accel)	need_arg "$@"; ACCEL=$2; shift ;;
 		--markdown)	MARKDOWN=--markdown ;;
 		-h|--help)	usage; exit 0 ;;
@@ -127,44 +144,51 @@ parse_args() {
 		die "--duration must be a whole number of seconds from 1 to $MAX_DURATION, not '$DURATION'"
 	uint_in "$PERIOD_US" 10 1000000 ||
 		die "--period-us must be a whole number of microseconds from 10 to 1000000, not '$PERIOD_US'"
-	[[ -n ${BATCHES// /} || $OFF == 1 || $BASE == 1 ]] || die "nothing to run"
+	[[ -n ${BATCHES// /} || $OFF == 1 || $BASE == 1 || $POSTED == 1 ]] || die "nothing to run"
 	# the machine of every boot, as vm/run.sh will check it
 	check_machine "$CPUS" "$MAX_CPUS" "$VM_DEFAULT_MEM" "$TIMEOUT" "$ACCEL" "" "rseq_cid_scan_batch=1"
 	[[ -z $BASE_KERNEL ]] || check_bzimage "$BASE_KERNEL"
 	[[ -z $BATCH_KERNEL ]] || check_bzimage "$BATCH_KERNEL"
+	[[ -z $POSTED_KERNEL ]] || check_bzimage "$POSTED_KERNEL"
 	if [[ $BASE == 1 && -z $BASE_KERNEL ]] ||
-	   [[ ( -n ${BATCHES// /} || $OFF == 1 ) && -z $BATCH_KERNEL ]]; then
+	   [[ ( -n ${BATCHES// /} || $OFF == 1 ) && -z $BATCH_KERNEL ]] ||
+	   [[ $POSTED == 1 && -z $POSTED_KERNEL ]]; then
 		((MAX_CPUS <= MAX_BATCH)) ||
-			die "--max-cpus $MAX_CPUS: the kernels built here have NR_CPUS=$MAX_BATCH (vm/guest.config): at most $MAX_BATCH, or give --base-kernel and --batch-kernel"
+			die "--max-cpus $MAX_CPUS: the kernels built here have NR_CPUS=$MAX_BATCH (vm/guest.config): at most $MAX_BATCH, or give --base-kernel, --batch-kernel and --posted-kernel"
 		DIE_CONTEXT="--src: " check_kernel_source "$SRC"
 	fi
 	[[ -z $OUT ]] || out_dir_check "$OUT" "$PROG -o"
 }
 
 # How vm/run.sh gets each kernel: a bzImage given, else a cached build.
-kernel_args() {	# base|batch
+kernel_args() {	# base|batch|posted
 	local given=$BASE_KERNEL
-	[[ $1 == base ]] || given=$BATCH_KERNEL
+	[[ $1 != batch ]] || given=$BATCH_KERNEL
+	[[ $1 != posted ]] || given=$POSTED_KERNEL
 	if [[ -n $given ]]; then
 		KARGS=(--kernel "$given" --no-headers)
 		return
 	fi
 	"$VM_DIR/run.sh" --help 2>/dev/null | grep -q -- '--build SRC' ||
-		die "this vm/run.sh cannot build kernels: give --base-kernel and --batch-kernel"
+		die "this vm/run.sh cannot build kernels: give --base-kernel, --batch-kernel and --posted-kernel"
 	KARGS=(--build "$SRC" --config "$FRAG")
-	[[ $1 == base ]] || KARGS+=(--patch "$PATCH")
+	[[ $1 != batch ]] || KARGS+=(--patch "$PATCH")
+	[[ $1 != posted ]] || KARGS+=(--patch "$POSTED_PATCH" --config "$POSTED_FRAG")
 }
 
 FAILED=()
 CHILD=
 
-# One boot: NAME, kernel (base|batch), extra kernel parameters, workload.
+# One boot: NAME, kernel (base|batch|posted), extra kernel parameters,
+# workload, more cid_scan options.
 run_one() {
-	local name=$1 kind=$2 append=$3 wl=$4 dir=$OUT/$1 rc=0 args
+	local name=$1 kind=$2 append=$3 wl=$4 more=${5:-} dir=$OUT/$1 rc=0 args
 	args=(--workload "$wl" -D "$DURATION")
 	[[ $wl != cyclic ]] || args+=(--period-us "$PERIOD_US")
+	# shellcheck disable=SC2206  # options, split on purpose
+	[[ -z $more ]] || args+=($more)
 	kernel_args "$kind"
-	note "$name: $kind kernel${append:+ with $append}, --workload $wl, $DURATION s"
+	note "$name: $kind kernel${append:+ with $append}, --workload $wl, $DURATION s${more:+, $more}"
 	# in the background, so that a signal reaches us and is passed on
 	"$VM_DIR/run.sh" "${KARGS[@]}" --suite "$OUT/suite" --accel "$ACCEL" \
 		--cpus "$CPUS" --max-cpus "$MAX_CPUS" --cmdline "" \
@@ -193,7 +217,7 @@ on_signal() {
 }
 
 main() {
-	local b w t0=$SECONDS rc=0 table
+	local b w t0=$SECONDS rc=0 table wrong=1
 	parse_args "$@"
 	[[ -n $OUT ]] || OUT=$VM_DIR/out/cid-batches-$(date +%Y%m%d-%H%M%S)
 	out_dir_claim "$OUT" "$PROG -o"
@@ -209,6 +233,11 @@ main() {
 			run_one "b$b-$w" batch "rseq_cid_scan_batch=$b" "$w"
 		done
 		((OFF == 0)) || run_one "off-$w" batch "rseq_cid_scan=off" "$w"
+		((POSTED == 0)) || run_one "posted-$w" posted "" "$w"
+		# the failing case, once: walks judged against another batch
+		((POSTED == 0 || wrong == 0)) ||
+			run_one "posted-wrong-$w" posted "" "$w" "--expect-batch $WRONG_BATCH"
+		wrong=0
 	done
 	note "matrix done in $((SECONDS - t0)) s; results in $OUT"
 	table=("$REPO_DIR/scripts/cid_scan_table.py" --check)

@@ -1,15 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# vm/cid_batches.t - the reduced cid_scan batch matrix on a kernel built
-# from linux-source-6.12 with vm/patches/cid-scan-batch.patch: batch 8
-# and 32 and the scan-off control, cyclic workload, 8 s runs, 128
-# possible CPUs with 4 online (vm/cid_batches.sh --reduced). The
-# cross-kernel verdicts must pass: the time per call grows from batch 8
-# to 32 (its p10 under TCG, else its p50),
-# each run's complete walks have ceil(128 / batch) calls, the scan-off
-# kernel shows no scan call and fails the compaction check. TAP, for
-# prove; make check-kernels runs it.
+# vm/cid_batches.t - the reduced cid_scan batch matrix on kernels built
+# from linux-source-6.12 with vm/patches/cid-scan-batch.patch (batch 8
+# and 32 and the scan-off control) and with
+# vm/patches/cid-scan-batch-posted.patch (the posted series' shape:
+# batch 16 from the config, task_mm_cid_work() returns nothing), cyclic
+# workload, 8 s runs, 128 possible CPUs with 4 online
+# (vm/cid_batches.sh --reduced). The cross-kernel verdicts must pass:
+# the time per call grows from batch 8 to 32 (its p10 under TCG, else
+# its p50), each run's complete walks have ceil(128 / batch) calls (on
+# the posted shape reconstructed from the calls nested in
+# task_mm_cid_work(), the delay between them measured), judged against
+# batches of 8 the posted kernel's walks fail, the scan-off kernel shows
+# no scan call and fails the compaction check. Then cid_scan's estimate
+# against function_graph on one run (Debian 6.12, spin workload, 10 s):
+# it found at least 90% of the traced walks (or said it saw less, within
+# 10 points of the truth), and at most 5% of what it attributed was no
+# scan (scripts/cid_scan_table.py --check). TAP, for prove; make
+# check-kernels runs it.
 
 set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,7 +28,7 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 	echo "1..0 # SKIP qemu-system-x86_64 not installed"
 	exit 0
 fi
-plan 6
+plan 12
 
 start=$(date +%s)
 "$TOP/vm/cid_batches.sh" --reduced -o "$TMP/cb" ${CID_BATCHES_ARGS:-} >"$TMP/out" 2>"$TMP/err"
@@ -30,8 +39,8 @@ sed 's/^/# /' "$TMP/out"
 [ $RC -eq 0 ]
 ok $? "reduced matrix: every verdict passed (rc=$RC)"
 n=$(ls "$TMP"/cb/*/suite/cid_scan.json 2>/dev/null | wc -l)
-[ "$n" -eq 3 ]
-ok $? "three results kept (batch 8, batch 32, scan off): $n"
+[ "$n" -eq 5 ]
+ok $? "five results kept (batch 8, batch 32, scan off, posted, posted judged against batch 8): $n"
 # (the p10 under TCG, the p50 under KVM: scripts/cid_scan_table.py)
 grep -Eq '^PASS cyclic: per-call (p10|p50) grows with the batch( \(emulated: the least disturbed calls\))?: batch 8 [0-9.]+ us < batch 32 [0-9.]+ us' "$TMP/out"
 ok $? "per-call time grows from batch 8 to batch 32"
@@ -41,4 +50,38 @@ grep -Eq '^PASS batch 32 cyclic .*: [1-9][0-9]* of [1-9][0-9]* complete walks ha
 ok $? "batch 32: complete walks of 4 calls"
 grep -Eq '^PASS scan off cyclic .*: scan off: 0 scan calls seen, compaction check fail' "$TMP/out"
 ok $? "scan off: no scan call, the compaction check fails"
+p=$TMP/cb/posted-cyclic/suite
+grep -Eq 'scan model: periodic scan in batches of 16 CPUs \(CONFIG_RSEQ_CID_SCAN_BATCH\), 128 possible CPUs: 8 calls per complete scan' "$p/cid_scan.ktap"
+ok $? "posted shape: the batch read from the config, 8 calls per complete scan"
+grep -Eq '^PASS batch 16 \(posted\) cyclic \(posted-cyclic\): calls per walk: calls per complete scan: ([1-9][0-9]*) of \1 complete walks had 8 calls .*reconstructed from cid_batch in task_mm_cid_work: offsets 16 to 112' "$TMP/out"
+ok $? "posted shape: every complete walk reconstructed had 8 calls, offsets 16 to 112 (batches of 16)"
+python3 -c 'import json,sys
+m = {x["name"]: x for x in json.load(open(sys.argv[1]))["metrics"]}
+sys.exit(not (m["scan_call_delay_us"]["samples"] and m["complete_scan_us"]["samples"]))' "$p/cid_scan.json"
+ok $? "posted shape: the delay between the calls of a walk and the complete scans measured"
+grep -Eq '^PASS batch 16 \(posted\) cyclic \(posted-wrong-cyclic\): calls per walk judged against batches of 8, not 16, must fail: calls per complete scan: 0 of [1-9][0-9]* complete walks had 16 calls.*\[fail\]' "$TMP/out"
+ok $? "posted shape judged against batches of 8: the calls-per-walk verdict fails"
+
+# The estimate against function_graph on one run (the cross-check).
+start=$(date +%s)
+"$TOP/vm/run.sh" --debian 6.12 --cmdline quiet --cpus 4 --timeout 600 -o "$TMP/est" \
+	-- -t cid_scan -- -D 10 --no-compaction >"$TMP/est.out" 2>"$TMP/est.err"
+RC=$?
+diag "vm/run.sh --debian 6.12 -- -t cid_scan -- -D 10 --no-compaction: exit $RC after $(($(date +%s) - start)) s"
+e=$TMP/est/suite/cid_scan
+grep -E '^# # (both methods|estimate: it saw)' "$e.ktap" | sed 's/^/# /'
+metric() {	# metric NAME [EXTRA]: a metric's one sample, or an extra of it
+	python3 -c 'import json,sys
+m = [x for x in json.load(open(sys.argv[1]))["metrics"] if x["name"] == sys.argv[2]][0]
+assert m["kind"] == "count"
+print(m["extra"][sys.argv[3]] if len(sys.argv) > 3 else m["samples"][0])' "$e.json" "$@" 2>/dev/null
+}
+recall=$(metric estimate_recall)
+spurious=$(metric estimate_spurious_share)
+[ $RC -eq 0 ] && [ -n "$recall" ] && [ -n "$spurious" ]
+ok $? "6.12 guest: the estimate and function_graph on one run, recall ${recall:-none} and spurious share ${spurious:-none} as count metrics (rc=$RC)"
+"$TOP/scripts/cid_scan_table.py" --check "$e.json" >"$TMP/est.table" 2>&1
+grep '^PASS estimate vs function_graph' "$TMP/est.table" | sed 's/^/# /'
+grep -q '^PASS estimate vs function_graph' "$TMP/est.table"
+ok $? "the estimate found 90% of the traced walks (or said truly how many it saw), at most 5% of its scans were none"
 done_testing
