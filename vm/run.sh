@@ -22,6 +22,8 @@ readonly MARK=@@isolbench-vm@@
 # shellcheck source=vm/kbuild.sh
 . "$VM_DIR/kbuild.sh"
 BUILD_ONLY=0
+# --build: what kb_build made (image, release, kodir, info, key)
+declare -A KB=()
 
 # Settings (options override).
 KERNEL=
@@ -303,9 +305,9 @@ debian_fetch_headers() {
 
 select_kernel() {
 	if [[ -n $KB_SRC ]]; then
-		kb_build
-		KERNEL=$KB_KERNEL
-		KREL=$KB_RELEASE
+		kb_build KB
+		KERNEL=${KB[image]}
+		KREL=${KB[release]}
 		HEADERS_DIR=
 		return 0
 	fi
@@ -369,10 +371,10 @@ prepare_suite() {
 # only fail to load, so it is replaced or removed.
 prepare_module() {
 	local dest=$1 src='' ko old d
-	if [[ -n $KB_KODIR ]]; then
+	if [[ -n ${KB[kodir]:-} ]]; then
 		# --build: module/ was built against the kernel with it.
 		rm -f "$dest"/module/*.ko
-		for ko in "$KB_KODIR"/*.ko; do
+		for ko in "${KB[kodir]}"/*.ko; do
 			[[ -e $ko ]] || continue
 			mkdir -p "$dest/module"
 			cp "$ko" "$dest/module/"
@@ -834,11 +836,12 @@ main() {
 # docs/result-schema.md), and the results directory keeps build.json.
 record_build() {
 	local dir=$1 f
-	[[ -n $KB_INFO && -f $KB_INFO ]] || return 0
-	cp "$KB_INFO" "$dir/build.json"
+	local info=${KB[info]:-}
+	[[ -n $info && -f $info ]] || return 0
+	cp "$info" "$dir/build.json"
 	for f in "$dir"/suite/*.json; do
 		[[ -e $f ]] || continue
-		python3 - "$f" "$KB_INFO" <<'PY' || note "could not record the build in $f"
+		python3 - "$f" "$info" <<'PY' || note "could not record the build in $f"
 import json, sys
 path, info = sys.argv[1], json.load(open(sys.argv[2]))
 d = json.load(open(path))
@@ -861,7 +864,7 @@ write_vm_info() {
 		echo "cmdline $(guest_cmdline "$1")"
 		echo "qemu $("$QEMU" --version | head -n1)"
 		echo "headers ${HEADERS_DIR:-none}"
-		echo "build ${KB_KEY:-none}"
+		echo "build ${KB[key]:-none}"
 		echo "status ${GUEST_STATUS:-none}"
 	} >"$RESULTS_DIR/vm-info.txt"
 }
