@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "json_read.h"
 #include "util.h"
 
 void json_begin(struct json *j, FILE *f)
@@ -145,4 +146,36 @@ void json_null(struct json *j, const char *key)
 {
 	json_key(j, key);
 	fputs("null", j->f);
+}
+
+void json_value(struct json *j, const char *key, const struct jr_value *v)
+{
+	const struct jr_value *c;
+
+	switch (v->type) {
+	case JR_NULL:
+		json_null(j, key);
+		break;
+	case JR_BOOL:
+		json_bool(j, key, v->boolean);
+		break;
+	case JR_NUMBER:
+		json_double(j, key, v->number);
+		break;
+	case JR_STRING:
+		json_string(j, key, v->string);
+		break;
+	case JR_ARRAY:
+		json_array_start(j, key);
+		for (c = v->child; c; c = c->next)
+			json_value(j, NULL, c);
+		json_array_end(j);
+		break;
+	case JR_OBJECT:
+		json_object_start(j, key);
+		for (c = v->child; c; c = c->next)
+			json_value(j, c->key, c);
+		json_object_end(j);
+		break;
+	}
 }

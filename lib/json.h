@@ -9,6 +9,8 @@
 
 #define JSON_MAX_DEPTH	16
 
+struct jr_value;
+
 struct json {
 	FILE *f;
 	int depth;
@@ -29,5 +31,10 @@ void json_i64(struct json *j, const char *key, int64_t v);
 void json_double(struct json *j, const char *key, double v);
 void json_bool(struct json *j, const char *key, bool v);
 void json_null(struct json *j, const char *key);
+/*
+ * A value read by lib/json_read.c, written as it is (numbers as
+ * json_double writes them); its nesting must fit JSON_MAX_DEPTH.
+ */
+void json_value(struct json *j, const char *key, const struct jr_value *v);
 
 #endif

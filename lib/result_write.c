@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "json_read.h"
 #include "ktap.h"
 #include "opts.h"
 #include "result_write.h"
+#include "util.h"
 
 void metric_init(struct metric *m, const char *name, const char *unit,
 		 enum better better, const char *aggregate)
@@ -186,6 +190,86 @@ static void metric_json(struct json *j, const struct metric *m)
 	json_object_end(j);
 }
 
+/* Containers nested in @v, @v included: 0 for a number or string. */
+static int jr_depth(const struct jr_value *v)
+{
+	int max = 0;
+
+	if (v->type != JR_ARRAY && v->type != JR_OBJECT)
+		return 0;
+	for (const struct jr_value *c = v->child; c; c = c->next) {
+		int d = jr_depth(c);
+
+		if (d > max)
+			max = d;
+	}
+	return max + 1;
+}
+
+/*
+ * The build record of the running kernel (vm/kbuild.sh's build.json,
+ * which vm/guest-init.sh names in KERNEL_BUILD_ENV): a JSON object, or
+ * NULL with the reason in @err.
+ */
+static struct jr_value *kernel_build_read(const char *path, char *err,
+					  size_t errlen)
+{
+	struct jr_value *v;
+	struct stat st;
+	size_t len;
+	char *buf;
+
+	if (stat(path, &st)) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > KERNEL_BUILD_MAX_BYTES) {
+		snprintf(err, errlen, "not a regular file of at most %u KiB",
+			 KERNEL_BUILD_MAX_BYTES >> 10);
+		return NULL;
+	}
+	buf = read_file_all(path, &len);
+	if (!buf) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return NULL;
+	}
+	v = jr_parse(buf, len, err, errlen);
+	free(buf);
+	if (!v)
+		return NULL;
+	if (v->type != JR_OBJECT)
+		snprintf(err, errlen, "a JSON %s, not an object", jr_type_name(v->type));
+	else if (jr_depth(v) > JSON_MAX_DEPTH - 2)	/* inside the document */
+		snprintf(err, errlen, "nested deeper than %d levels", JSON_MAX_DEPTH - 2);
+	else
+		return v;
+	jr_free(v);
+	return NULL;
+}
+
+/*
+ * "kernel_build": the build record as it is. One that cannot be read or
+ * does not parse is named on stderr, and the result goes without it.
+ */
+static void kernel_build_json(struct json *j, const char *program)
+{
+	const char *path = getenv(KERNEL_BUILD_ENV);
+	struct jr_value *v;
+	char err[256];
+
+	if (!path || !*path)
+		return;
+	v = kernel_build_read(path, err, sizeof(err));
+	if (!v) {
+		fflush(stdout);
+		fprintf(stderr, "%s: %s '%s': %s; the result is written without kernel_build\n",
+			program, KERNEL_BUILD_ENV, path, err);
+		return;
+	}
+	json_value(j, "kernel_build", v);
+	jr_free(v);
+}
+
 void result_write(FILE *f, const struct result_doc *d)
 {
 	struct json j;
@@ -214,5 +298,6 @@ void result_write(FILE *f, const struct result_doc *d)
 		json_object_end(&j);
 	}
 	json_array_end(&j);
+	kernel_build_json(&j, d->program);
 	json_object_end(&j);
 }

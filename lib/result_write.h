@@ -18,6 +18,14 @@
 
 #define METRIC_MAX_EXTRAS	32
 
+/*
+ * The path of the running kernel's build record (a JSON object, written
+ * by vm/kbuild.sh; set by vm/guest-init.sh), which every result carries
+ * as "kernel_build" (docs/result-schema.md).
+ */
+#define KERNEL_BUILD_ENV	"ISOLBENCH_KERNEL_BUILD"
+#define KERNEL_BUILD_MAX_BYTES	(64u << 10)
+
 struct metric_extra {
 	const char *key;	/* with its unit: "user_s", "ipis_delivered" */
 	double value;
@@ -76,6 +84,7 @@ struct result_doc {
 	void *arg;
 };
 
+/* The document, and "kernel_build" when KERNEL_BUILD_ENV names a record. */
 void result_write(FILE *f, const struct result_doc *d);
 
 #endif

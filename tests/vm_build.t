@@ -11,7 +11,7 @@ if ! command -v qemu-system-x86_64 >/dev/null || ! command -v patch >/dev/null; 
 	echo "1..0 # SKIP qemu-system-x86_64 or patch not installed"
 	exit 0
 fi
-plan 24
+plan 30
 cd "$TOP" || exit 1
 export ISOLBENCH_VM_CACHE=$TMP/cache
 
@@ -113,6 +113,60 @@ expect 2 "a tree configured in place" "configured or built in place.*mrproper" \
 rm "$K/.config"
 ISOLBENCH_VM_MIN_FREE_MB=999999999 expect 2 "no disk space" "no disk space for a kernel build: [0-9]+ MB free" \
 	vm/run.sh --build "$K" --build-only
+
+# kbuild's steps end to end on a stand-in kernel tree, whose Makefile
+# does what vm/kbuild.sh asks of kbuild in seconds: tinyconfig,
+# olddefconfig (last value wins; CONFIG_DROP never sticks), and a "build"
+# that copies kernel/a.c into the bzImage (and fails on CONFIG_FAIL=y).
+# Nothing of it is left in TMPDIR.
+S=$TMP/stand-in
+mkdir -p "$S/arch/x86" "$S/kernel" "$TMP/tmpdir"
+echo 'mainmenu "stand-in"' >"$S/Kconfig"
+printf 'int a;\nint b;\nint c;\n' >"$S/kernel/a.c"
+cat >"$S/Makefile" <<'MK'
+VERSION = 6
+PATCHLEVEL = 12
+SUBLEVEL = 0
+all:
+	! grep -q '^CONFIG_FAIL=y' $(O)/.config || { echo 'kernel/a.c:1: error: planted' >&2; exit 1; }
+	mkdir -p $(O)/arch/x86/boot $(O)/include/config
+	cat kernel/a.c > $(O)/arch/x86/boot/bzImage
+	echo 6.12.0-stand-in > $(O)/include/config/kernel.release
+tinyconfig:
+	mkdir -p $(O)
+	echo CONFIG_TINY=y > $(O)/.config
+olddefconfig:
+	awk '/^CONFIG_DROP=/ { next } \
+	     /^CONFIG_[A-Za-z0-9_]+=/ { s = $$0; sub(/=.*/, "", s); v[s] = substr($$0, length(s) + 2); if (!(s in o)) { o[s] = ++n; k[n] = s } } \
+	     /^# CONFIG_[A-Za-z0-9_]+ is not set$$/ { s = $$2; v[s] = "n"; if (!(s in o)) { o[s] = ++n; k[n] = s } } \
+	     END { for (i = 1; i <= n; i++) if (v[k[i]] != "n") print k[i] "=" v[k[i]] }' $(O)/.config > $(O)/.config.new
+	mv $(O)/.config.new $(O)/.config
+MK
+export TMPDIR=$TMP/tmpdir
+vm/run.sh --build "$S" --patch "$TMP/good.patch" --build-only >"$TMP/out" 2>"$TMP/err"
+rc=$? bz=$(cat "$TMP/out")
+[ $rc -eq 0 ] && [ "$(cat "$bz" 2>/dev/null)" = "$(printf 'int a;\nshort b;\nint c;')" ] &&
+	grep -q '^vm/run.sh: built 6.12.0-stand-in in [0-9]* s: ' "$TMP/err"
+ok $? "stand-in tree: patched, configured, built, stored; the bzImage's path printed (rc=$rc: $(tail -n1 "$TMP/err"))"
+json_check "${bz%/bzImage}/build.json" 'd["source_id"].startswith("tree:") and [p["file"] for p in d["patches"]]==["'"$TMP/good.patch"'"] and d["release"]=="6.12.0-stand-in" and d["key"]=="'"$(basename "${bz%/bzImage}")"'" and len(d["config_sha256"])==64 and len(d["config_fragments"])>=2'
+ok $? "stand-in tree: build.json says how (a tree, the patch, the release, the key)"
+vm/run.sh --build "$S" --patch "$TMP/good.patch" --build-only >"$TMP/out2" 2>"$TMP/err"
+[ "$(cat "$TMP/out2")" = "$bz" ] && grep -q "^vm/run.sh: kernel 6.12.0-stand-in from the cache (${bz%/bzImage})$" "$TMP/err"
+ok $? "stand-in tree: the same again comes from the cache ($(tail -n1 "$TMP/err"))"
+echo CONFIG_DROP=y >"$TMP/drop.config"
+vm/run.sh --build "$S" --config "$TMP/drop.config" --build-only >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(tail -n1 "$TMP/err")" = "vm/run.sh: config options that did not stick after olddefconfig: CONFIG_DROP=y (got n)" ]
+ok $? "stand-in tree: an option that does not stick is named, exit 2 (rc=$rc: $(tail -n1 "$TMP/err"))"
+echo CONFIG_FAIL=y >"$TMP/fail.config"
+vm/run.sh --build "$S" --config "$TMP/fail.config" --build-failure-exit 125 --build-only >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 125 ] && grep -q '^  | kernel/a.c:1: error: planted$' "$TMP/err" &&
+	grep -q '^vm/run.sh: the kernel build of .* failed (log .*build.log)$' "$TMP/err"
+ok $? "stand-in tree: a build that fails shows the log's last lines, exits --build-failure-exit (rc=$rc)"
+[ -z "$(ls -A "$TMP/tmpdir")" ]
+ok $? "stand-in tree: nothing left in TMPDIR ($(ls "$TMP/tmpdir" | head -n3 | tr '\n' ' '))"
+unset TMPDIR
 
 # vm/ab.sh
 expect 2 "ab: one kernel missing" "give both kernels" vm/ab.sh --base "--debian 6.12"

@@ -1,5 +1,7 @@
 #!/bin/busybox sh
 # SPDX-License-Identifier: GPL-2.0
+# busybox ash; shellcheck knows no ash, and dash is the nearest:
+# shellcheck shell=dash
 #
 # /init of the isolbench test initramfs (see vm/run.sh, docs/vm.md).
 #
@@ -39,6 +41,12 @@ say boot "$(uname -r)"
 for f in online possible nohz_full isolated; do
 	say cpu "$f=$(cat /sys/devices/system/cpu/$f 2>/dev/null)"
 done
+
+# vm/run.sh --build: the kernel's build record, which the suite's result
+# writer embeds in every result as "kernel_build" (lib/result_write.c).
+if [ -f /etc/isolbench-build.json ]; then
+	export ISOLBENCH_KERNEL_BUILD=/etc/isolbench-build.json
+fi
 
 # run.sh's arguments, one per line (written by the host).
 set --

@@ -4,12 +4,19 @@
 # vm/kbuild.sh - build a guest kernel for vm/run.sh --build (sourced by
 # vm/run.sh; see docs/vm.md "Building a kernel").
 #
-# Input (set by the caller): KB_SRC (a kernel tree or debian:6.12 /
-# debian:6.1), KB_PATCHES (array, applied in order), KB_CONFIGS (array of
-# config fragments), REPO_DIR, VM_DIR, and vm/lib.sh (CACHE_DIR, die,
-# note, check_file, check_kernel_source).
-# Output: KB_KERNEL (bzImage), KB_RELEASE, KB_KODIR (the suite's modules
-# built against it), KB_INFO (a JSON object: how the kernel was made).
+# Input, set once by the caller's options and only read here: KB_SRC (a
+# kernel tree or debian:6.12 / debian:6.1), KB_PATCHES (array, applied in
+# order), KB_CONFIGS (array of config fragments), KB_BUILD_FAIL_EXIT;
+# REPO_DIR, VM_DIR, and vm/lib.sh (CACHE_DIR, die, note, put, check_file,
+# check_kernel_source).
+# Output: kb_build NAME fills the caller's associative array NAME:
+# image (the bzImage), release, kodir (the suite's modules built against
+# it), info (build.json, a JSON object: how the kernel was made), key.
+#
+# The steps of kb_build, each a function below: kb_check_tools,
+# kb_resolve_source, kb_fragment, kb_family and kb_key (the cache entry);
+# on a miss, under the family's lock: kb_prepare_tree, kb_configure,
+# kb_compile, kb_store.
 #
 # Layout under CACHE_DIR:
 #   kbuild/FAMILY/src     a hard-linked copy of the tree, patches applied
@@ -28,10 +35,6 @@ KB_PATCHES=()
 KB_CONFIGS=()
 KB_JOBS=${ISOLBENCH_VM_JOBS:-$(($(nproc) + 1))}
 KB_BUILD_FAIL_EXIT=2
-KB_KERNEL=
-KB_RELEASE=
-KB_KODIR=
-KB_INFO=
 
 kb_hash() {	# stdin -> first 16 hex digits of its sha256
 	sha256sum | cut -c1-16
@@ -61,68 +64,72 @@ kb_check_space() {
 		die "no disk space for a kernel build: $avail MB free under $CACHE_DIR, need $need MB"
 }
 
-# debian:6.12 -> the unpacked linux-source-6.12 tree in the cache.
+# kb_debian_source VER DIR_VAR ID_VAR: debian:VER -> the unpacked
+# linux-source-VER tree in the cache, and what it is.
 kb_debian_source() {
-	local ver=$1 pkg=linux-source-$1 pver dir deb lock
+	local ver=$1 pkg=linux-source-$1 pver dir deb lock found tarballs
 	pver=$(apt-cache show "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n1)
 	[[ -n $pver ]] || die "--build debian:$ver: apt knows no package $pkg (apt-get update?)"
 	dir=$CACHE_DIR/src/$pkg-$pver
-	KB_SRC_ID="debian:$pkg=$pver"
 	mkdir -p "$CACHE_DIR/debs" "$CACHE_DIR/src"
 	exec {lock}>"$CACHE_DIR/.lock-src"
 	flock "$lock"
 	if [[ ! -e $dir/.unpacked ]]; then
 		kb_check_space
-		deb=$(ls "$CACHE_DIR/debs/${pkg}_${pver//:/%3a}_"*.deb 2>/dev/null | head -n1 || true)
-		if [[ -z $deb ]]; then
+		found=("$CACHE_DIR/debs/${pkg}_${pver//:/%3a}_"*.deb)
+		deb=${found[0]}
+		if [[ ! -e $deb ]]; then
 			note "fetching $pkg $pver (apt-get download)"
 			(cd "$CACHE_DIR/debs" && apt-get download "$pkg=$pver") \
 				>"$CACHE_DIR/debs/apt.log" 2>&1 ||
 				die "apt-get download $pkg=$pver failed: $(tail -n1 "$CACHE_DIR/debs/apt.log")"
-			deb=$(ls "$CACHE_DIR/debs/${pkg}_${pver//:/%3a}_"*.deb | head -n1)
+			found=("$CACHE_DIR/debs/${pkg}_${pver//:/%3a}_"*.deb)
+			deb=${found[0]}
 		fi
 		note "unpacking $pkg $pver into $dir"
 		rm -rf "$dir" "$dir.tmp"
 		mkdir -p "$dir.tmp"
 		dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir.tmp" --wildcards \
 			"./usr/src/$pkg.tar.*" || die "cannot unpack $deb"
-		local tarball
-		tarball=$(ls "$dir.tmp/usr/src/$pkg".tar.* | head -n1)
-		tar -xf "$tarball" -C "$dir.tmp" || die "cannot unpack $tarball"
+		tarballs=("$dir.tmp/usr/src/$pkg".tar.*)
+		tar -xf "${tarballs[0]}" -C "$dir.tmp" || die "cannot unpack ${tarballs[0]}"
 		mv "$dir.tmp/$pkg" "$dir"
 		rm -rf "$dir.tmp"
 		touch "$dir/.unpacked"
 	fi
 	exec {lock}>&-
-	KB_SRC_DIR=$dir
+	printf -v "$2" '%s' "$dir"
+	printf -v "$3" '%s' "debian:$pkg=$pver"
 }
 
-# A kernel tree: a top Makefile with VERSION and PATCHLEVEL, Kconfig and
-# arch/x86.  Sets KB_SRC_DIR and KB_SRC_ID (what the source is).
+# kb_resolve_source SRC DIR_VAR ID_VAR: the tree to build (a top
+# Makefile with VERSION and PATCHLEVEL, Kconfig and arch/x86) and what
+# it is: git:COMMIT[+dirty-HASH], tree:PATH@HASH or debian:PKG=VERSION.
 kb_resolve_source() {
-	local src=$1
+	local src=$1 id
 	check_kernel_source "$src"	# vm/lib.sh
 	if [[ $src == debian:* ]]; then
-		kb_debian_source "${src#debian:}"
+		kb_debian_source "${src#debian:}" "$2" "$3"
 		return
 	fi
 	src=$(realpath "$src")
-	KB_SRC_DIR=$src
 	if git -C "$src" rev-parse --verify -q HEAD >/dev/null 2>&1 &&
 	   [[ $(git -C "$src" rev-parse --show-toplevel 2>/dev/null) == "$src" ]]; then
 		local head dirty
 		head=$(git -C "$src" rev-parse HEAD)
 		dirty=$( { git -C "$src" diff HEAD; git -C "$src" ls-files -o --exclude-standard; } | kb_hash)
 		if [[ -z $(git -C "$src" status --porcelain -uno) ]]; then
-			KB_SRC_ID="git:$head"
+			id="git:$head"
 		else
-			KB_SRC_ID="git:$head+dirty-$dirty"
+			id="git:$head+dirty-$dirty"
 		fi
 	else
 		# A plain tree: its files' names, sizes and times.
-		KB_SRC_ID="tree:$src@$(cd "$src" && find . -path ./.git -prune -o -type f \
+		id="tree:$src@$(cd "$src" && find . -path ./.git -prune -o -type f \
 			-printf '%P %s %T@\n' | LC_ALL=C sort | kb_hash)"
 	fi
+	printf -v "$2" '%s' "$src"
+	printf -v "$3" '%s' "$id"
 }
 
 # Print the requested options of the merged fragment, last value wins:
@@ -193,10 +200,14 @@ kb_module_hash() {
 		LC_ALL=C sort -z | xargs -0r sha256sum) | kb_hash
 }
 
+# kb_build_module OUT DEST SCRATCH: the suite's module/ built against the
+# kernel in OUT, its .ko files into DEST/module/.  SCRATCH (in the cache,
+# under the family lock) is the copy make builds in.
 kb_build_module() {
-	local out=$1 dest=$2 tmp
+	local out=$1 dest=$2 tmp=$3
 	[[ -f $REPO_DIR/module/Makefile || -f $REPO_DIR/module/Kbuild ]] || return 0
-	tmp=$(mktemp -d "${TMPDIR:-/tmp}/isolbench-kmod.XXXXXX")
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
 	cp -a "$REPO_DIR/module/." "$tmp/"
 	rm -f "$tmp"/*.ko "$tmp"/*.o "$tmp"/*.mod*
 	if make -C "$out" M="$tmp" modules >"$dest/module.log" 2>&1; then
@@ -208,13 +219,15 @@ kb_build_module() {
 	rm -rf "$tmp"
 }
 
+# kb_write_info FILE SRC_ID KEY RELEASE CC CONFIG: build.json, how the
+# kernel was made (docs/result-schema.md "kernel_build").
 kb_write_info() {
-	local f=$1 i sep=
+	local f=$1 src_id=$2 key=$3 release=$4 cc=$5 config=$6 i sep=
 	{
 		printf '{"source": %s, "source_id": %s, "key": %s, "release": %s,\n' \
-			"$(kb_json_str "$KB_SRC")" "$(kb_json_str "$KB_SRC_ID")" \
-			"$(kb_json_str "$KB_KEY")" "$(kb_json_str "$KB_RELEASE")"
-		printf ' "compiler": %s,\n "patches": [' "$(kb_json_str "$KB_CC")"
+			"$(kb_json_str "$KB_SRC")" "$(kb_json_str "$src_id")" \
+			"$(kb_json_str "$key")" "$(kb_json_str "$release")"
+		printf ' "compiler": %s,\n "patches": [' "$(kb_json_str "$cc")"
 		for i in "${!KB_PATCHES[@]}"; do
 			printf '%s{"file": %s, "sha256": %s}' "$sep" \
 				"$(kb_json_str "$(realpath "${KB_PATCHES[i]}")")" \
@@ -229,69 +242,75 @@ kb_write_info() {
 				"$(kb_json_str "$(realpath "$i")")" "$(kb_json_str "$(kb_file_sha "$i")")"
 			sep=', '
 		done
-		printf '],\n "config_sha256": %s}\n' "$(kb_json_str "$(kb_file_sha "$2")")"
+		printf '],\n "config_sha256": %s}\n' "$(kb_json_str "$(kb_file_sha "$config")")"
 	} >"$f"
 }
 
-# The whole build: see the top of this file.
-kb_build() {
-	local p c frag fam art lock log t0=$SECONDS
-	for p in "${KB_PATCHES[@]}"; do
-		check_file --patch "$p"
+# The tools and files the build needs, before anything is fetched.
+kb_check_tools() {
+	local f
+	for f in "${KB_PATCHES[@]}"; do
+		check_file --patch "$f"
 	done
-	for c in "${KB_CONFIGS[@]}"; do
-		check_file --config "$c"
+	for f in "${KB_CONFIGS[@]}"; do
+		check_file --config "$f"
 	done
-	command -v make >/dev/null && command -v gcc >/dev/null ||
+	if ! command -v make >/dev/null || ! command -v gcc >/dev/null; then
 		die "make and gcc are needed to build a kernel (scripts/install-deps.sh --vm)"
-	command -v patch >/dev/null || ((${#KB_PATCHES[@]} == 0)) ||
-		die "patch is needed for --patch (apt-get install patch)"
-	kb_resolve_source "$KB_SRC"
-	KB_CC=$(gcc --version | head -n1)
-
-	mkdir -p "$CACHE_DIR/kbuild" "$CACHE_DIR/kernels"
-	frag=$(mktemp "${TMPDIR:-/tmp}/isolbench-frag.XXXXXX")
-	for c in "$VM_DIR/guest.config" "$REPO_DIR/config" "${KB_CONFIGS[@]}"; do
-		[[ -f $c ]] && { cat "$c"; echo; }
-	done >"$frag"
-	local ver
-	ver=$(sed -nE 's/^(VERSION|PATCHLEVEL) = ([0-9]+)$/\2/p' "$KB_SRC_DIR/Makefile" |
-		head -n2 | paste -sd.)
-	fam=$ver-$(echo "$KB_CC" | kb_hash | cut -c1-8)
-	KB_KEY=$( { echo "$fam $KB_SRC_ID"; cat "$frag"; for p in "${KB_PATCHES[@]}"; do
-		kb_file_sha "$p"; done; kb_module_hash; } | kb_hash)
-	art=$CACHE_DIR/kernels/$KB_KEY
-	KB_KERNEL=$art/bzImage
-	KB_KODIR=$art/module
-	KB_INFO=$art/build.json
-	if [[ -e $art/.ok ]]; then
-		KB_RELEASE=$(cat "$art/release")
-		note "kernel $KB_RELEASE from the cache ($art)"
-		rm -f "$frag"
-		return 0
 	fi
+	if ((${#KB_PATCHES[@]})) && ! command -v patch >/dev/null; then
+		die "patch is needed for --patch (apt-get install patch)"
+	fi
+}
 
-	kb_check_space
-	fam=$CACHE_DIR/kbuild/$fam
-	mkdir -p "$fam"
-	fam=$(realpath "$fam")
-	exec {lock}>"$fam/.lock"
-	flock "$lock"
-	log=$fam/build.log
-	: >"$log"
+# kb_fragment VAR: the merged config fragment (vm/guest.config, the
+# suite's config, the --config fragments), as text with its last
+# newlines kept: it is part of the cache key.
+kb_fragment() {
+	local c text
+	text=$(for c in "$VM_DIR/guest.config" "$REPO_DIR/config" "${KB_CONFIGS[@]}"; do
+		[[ -f $c ]] && { cat "$c"; echo; }
+	done; printf x)
+	printf -v "$1" '%s' "${text%x}"
+}
 
-	# The tree: a fresh hard-linked copy (cheap; kbuild writes only to
-	# O=, and patch replaces the files it changes rather than writing
-	# into the shared inodes).  A file whose size or time differs from
-	# the last build's copy (the last patches, another commit, another
-	# tree) is copied instead, so that its new time makes make
-	# recompile what uses it even when it is older than the objects.
-	local src=$fam/src new=$fam/src.new f
+# kb_family SRC_DIR CC: VERSION.PATCHLEVEL-COMPILER_HASH, the builds that
+# share one object tree.
+kb_family() {
+	local ver
+	ver=$(sed -nE 's/^(VERSION|PATCHLEVEL) = ([0-9]+)$/\2/p' "$1/Makefile" |
+		head -n2 | paste -sd.)
+	echo "$ver-$(echo "$2" | kb_hash | cut -c1-8)"
+}
+
+# kb_key FAMILY SRC_ID FRAGMENT: the kernel's cache key (the source's
+# identity, the merged config, the patches' and the module's contents).
+kb_key() {
+	local p
+	{
+		echo "$1 $2"
+		printf '%s' "$3"
+		for p in "${KB_PATCHES[@]}"; do
+			kb_file_sha "$p"
+		done
+		kb_module_hash
+	} | kb_hash
+}
+
+# kb_prepare_tree FAM SRC_DIR: FAM/src becomes a fresh hard-linked copy
+# of SRC_DIR with the patches applied (cheap; kbuild writes only to O=,
+# and patch replaces the files it changes rather than writing into the
+# shared inodes).  A file whose size or time differs from the last
+# build's copy (the last patches, another commit, another tree) is
+# copied instead, so that its new time makes make recompile what uses it
+# even when it is older than the objects.
+kb_prepare_tree() {
+	local fam=$1 from=$2 src=$1/src new=$1/src.new f
 	rm -rf "$new"
 	mkdir -p "$new"
-	for f in "$KB_SRC_DIR"/* "$KB_SRC_DIR"/.[!.]*; do
+	for f in "$from"/* "$from"/.[!.]*; do
 		[[ -e $f && ${f##*/} != .git && ${f##*/} != .unpacked ]] || continue
-		cp -al "$f" "$new/" || die "cannot copy $KB_SRC_DIR to $new"
+		cp -al "$f" "$new/" || die "cannot copy $from to $new"
 	done
 	: >"$fam/copied"
 	if [[ -d $src ]]; then
@@ -301,7 +320,7 @@ kb_build() {
 		LC_ALL=C comm -23 "$fam/manifest.new" "$fam/manifest" | sed 's/ [^ ]* [^ ]*$//' |
 		while IFS= read -r f; do
 			if [[ -e $src/$f ]]; then
-				cp --remove-destination "$KB_SRC_DIR/$f" "$new/$f" &&
+				cp --remove-destination "$from/$f" "$new/$f" &&
 					printf '%s\n' "$f" >>"$fam/copied"
 			fi
 		done
@@ -314,40 +333,88 @@ kb_build() {
 	fi
 	mv "$new" "$src"
 	(cd "$src" && find . -type f -printf '%P %s %T@\n' | LC_ALL=C sort) >"$fam/manifest"
+}
 
-	local out=$fam/out
+# kb_configure FAM FRAGMENT: FAM/out/.config from tinyconfig and the
+# fragment (again only when the fragment changed), every requested
+# option checked.
+kb_configure() {
+	local fam=$1 frag=$2 out=$1/out log=$1/build.log
 	mkdir -p "$out"
-	if [[ ! -f $out/.config ]] || ! cmp -s "$frag" "$fam/fragment"; then
+	if [[ ! -f $out/.config ]] || ! printf '%s' "$frag" | cmp -s - "$fam/fragment"; then
 		note "configuring: tinyconfig + $(basename "$VM_DIR")/guest.config + config${KB_CONFIGS[*]:+ + ${KB_CONFIGS[*]}}"
-		{ make -C "$src" O="$out" tinyconfig &&
-		  cat "$frag" >>"$out/.config" &&
-		  make -C "$src" O="$out" olddefconfig; } >>"$log" 2>&1 || {
+		{ make -C "$fam/src" O="$out" tinyconfig &&
+		  printf '%s' "$frag" >>"$out/.config" &&
+		  make -C "$fam/src" O="$out" olddefconfig; } >>"$log" 2>&1 || {
 			tail -n 15 "$log" | sed 's/^/  | /' >&2
 			rm -f "$out/.config"
 			die "configuring $KB_SRC failed (last lines of $log above)"
 		}
-		cp "$frag" "$fam/fragment"
+		printf '%s' "$frag" >"$fam/fragment"
 	fi
-	kb_check_config "$frag" "$out/.config"
-	rm -f "$frag"
+	kb_check_config "$fam/fragment" "$out/.config"
+}
 
+# kb_compile FAM: make; a failure shows the log's last lines and exits
+# KB_BUILD_FAIL_EXIT.
+kb_compile() {
+	local fam=$1 log=$1/build.log
 	note "building $KB_SRC${KB_PATCHES[*]:+ + ${#KB_PATCHES[@]} patch(es)} (make -j$KB_JOBS, log $log)"
-	if ! make -C "$src" O="$out" -j"$KB_JOBS" >>"$log" 2>&1; then
-		note "kernel build failed; last lines of $log:"
-		grep -v '^make\(\[[0-9]*\]\)\?: \(Entering\|Leaving\)' "$log" | tail -n 15 |
-			sed 's/^/  | /' >&2
-		echo "$PROG: the kernel build of $KB_SRC failed (log $log)" >&2
-		exit "$KB_BUILD_FAIL_EXIT"
-	fi
+	make -C "$fam/src" O="$fam/out" -j"$KB_JOBS" >>"$log" 2>&1 && return 0
+	note "kernel build failed; last lines of $log:"
+	grep -v '^make\(\[[0-9]*\]\)\?: \(Entering\|Leaving\)' "$log" | tail -n 15 |
+		sed 's/^/  | /' >&2
+	echo "$PROG: the kernel build of $KB_SRC failed (log $log)" >&2
+	exit "$KB_BUILD_FAIL_EXIT"
+}
+
+# kb_store FAM ART SRC_ID KEY CC: the artifacts into the cache entry ART
+# (bzImage, config, release, module/, build.json), marked complete last.
+kb_store() {
+	local fam=$1 art=$2 out=$1/out release
 	rm -rf "$art"
 	mkdir -p "$art"
 	cp "$out/arch/x86/boot/bzImage" "$art/bzImage"
 	cp "$out/.config" "$art/config"
-	KB_RELEASE=$(cat "$out/include/config/kernel.release")
-	echo "$KB_RELEASE" >"$art/release"
-	kb_build_module "$out" "$art"
-	kb_write_info "$KB_INFO" "$art/config"
+	release=$(cat "$out/include/config/kernel.release")
+	echo "$release" >"$art/release"
+	kb_build_module "$out" "$art" "$fam/kmod"
+	kb_write_info "$art/build.json" "$3" "$4" "$release" "$5" "$art/config"
 	touch "$art/.ok"
-	exec {lock}>&-
-	note "built $KB_RELEASE in $((SECONDS - t0)) s: $art"
+}
+
+# kb_build NAME: the kernel of KB_SRC, KB_PATCHES and KB_CONFIGS, built
+# or found in the cache; see the top of this file.
+kb_build() {
+	local src_dir src_id cc frag fam key art lock t0=$SECONDS
+	kb_check_tools
+	kb_resolve_source "$KB_SRC" src_dir src_id
+	cc=$(gcc --version | head -n1)
+	kb_fragment frag
+	fam=$(kb_family "$src_dir" "$cc")
+	key=$(kb_key "$fam" "$src_id" "$frag")
+	art=$CACHE_DIR/kernels/$key
+	mkdir -p "$CACHE_DIR/kbuild" "$CACHE_DIR/kernels"
+	if [[ -e $art/.ok ]]; then
+		note "kernel $(cat "$art/release") from the cache ($art)"
+	else
+		kb_check_space
+		fam=$CACHE_DIR/kbuild/$fam
+		mkdir -p "$fam"
+		fam=$(realpath "$fam")
+		exec {lock}>"$fam/.lock"
+		flock "$lock"
+		: >"$fam/build.log"
+		kb_prepare_tree "$fam" "$src_dir"
+		kb_configure "$fam" "$frag"
+		kb_compile "$fam"
+		kb_store "$fam" "$art" "$src_id" "$key" "$cc"
+		exec {lock}>&-
+		note "built $(cat "$art/release") in $((SECONDS - t0)) s: $art"
+	fi
+	put "$1" image "$art/bzImage"
+	put "$1" release "$(cat "$art/release")"
+	put "$1" kodir "$art/module"
+	put "$1" info "$art/build.json"
+	put "$1" key "$key"
 }

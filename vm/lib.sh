@@ -25,6 +25,13 @@ note() {
 	echo "$PROG: $*" >&2
 }
 
+# put NAME KEY VALUE: VALUE into the caller's associative array NAME, the
+# way a function hands back several values (kb_build, kernel_select, ...).
+put() {
+	local ref=$1[$2]
+	printf -v "$ref" '%s' "$3"
+}
+
 need_arg() {	# need_arg OPTION "$@": OPTION has a non-empty value
 	[[ $# -ge 2 && -n $2 ]] || die "option $1 needs a value"
 }

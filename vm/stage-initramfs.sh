@@ -1,0 +1,222 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# vm/stage-initramfs.sh - vm/run.sh's second stage: the initramfs the
+# guest boots into.  busybox with vm/guest-init.sh as /init, the suite
+# (make install, or --suite DIR) under /isolbench with module/ built for
+# the guest kernel, the shared libraries and interpreters all of it
+# needs, GNU tools run.sh relies on, --add-bin programs, and in /etc the
+# run's settings (nonce, run.sh's arguments, --guest-pre) and the
+# kernel's build record.  Sourced by vm/run.sh; docs/vm.md "The guest"
+# and "Kernel module".
+#
+# Input, the options as vm/run.sh parsed them (only read here):
+# SUITE_DIR, SRC_DIR, EXTRA_BINS, GUEST_PRE, RUN_ARGS.
+# Output: initramfs_build VAR WORK NONCE KERNEL sets VAR to the image's
+# path (in WORK); KERNEL names the kernel stage's associative array
+# (release, headers, kodir, info).
+
+readonly GNU_TOOLS=(timeout tail sed mktemp date sort grep)
+
+# Where the guest finds the build record; vm/guest-init.sh names it in
+# ISOLBENCH_KERNEL_BUILD, and the suite's result writer embeds it.
+readonly GUEST_BUILD_JSON=/etc/isolbench-build.json
+
+# The suite options, before anything is fetched or built.
+initramfs_check_opts() {
+	local p
+	if [[ -n $SUITE_DIR ]]; then
+		[[ -x $SUITE_DIR/run.sh ]] || die "suite directory '$SUITE_DIR' has no executable run.sh"
+	else
+		[[ -f $SRC_DIR/Makefile ]] ||
+			die "no Makefile in $SRC_DIR to build the suite (give --suite DIR)"
+	fi
+	for p in "${EXTRA_BINS[@]}"; do
+		command -v "$p" >/dev/null || die "--add-bin: '$p' not found"
+	done
+}
+
+# prepare_suite DEST WORK: the suite installed into DEST.
+prepare_suite() {
+	local dest=$1 work=$2
+	if [[ -n $SUITE_DIR ]]; then
+		[[ -x $SUITE_DIR/run.sh ]] || die "suite directory '$SUITE_DIR' has no executable run.sh"
+		cp -a "$SUITE_DIR/." "$dest/"
+	else
+		[[ -f $SRC_DIR/Makefile ]] ||
+			die "no Makefile in $SRC_DIR to build the suite (give --suite DIR)"
+		note "building the suite: make -C $SRC_DIR install"
+		make -C "$SRC_DIR" install INSTALL_PATH="$dest" >"$work/build.log" 2>&1 || {
+			tail -n 20 "$work/build.log" >&2
+			die "make install failed (log above)"
+		}
+		[[ -x $dest/run.sh ]] || die "make install left no run.sh in $dest"
+	fi
+}
+
+# prepare_module DEST WORK RELEASE HEADERS KODIR: module/ for the guest
+# kernel: the .ko files --build made (KODIR), else built against HEADERS.
+# A .ko that came with the suite was built for some other kernel (the
+# host's); it would only fail to load, so it is replaced or removed.
+prepare_module() {
+	local dest=$1 work=$2 rel=$3 headers=$4 kodir=$5 src='' ko old d
+	if [[ -n $kodir ]]; then
+		rm -f "$dest"/module/*.ko
+		for ko in "$kodir"/*.ko; do
+			[[ -e $ko ]] || continue
+			mkdir -p "$dest/module"
+			cp "$ko" "$dest/module/"
+			note "module: $(basename "$ko") built with $rel"
+		done
+		return 0
+	fi
+	for d in "$SUITE_DIR/module" "$SRC_DIR/module"; do
+		if [[ -n $d && ( -f $d/Makefile || -f $d/Kbuild ) ]]; then
+			src=$d
+			break
+		fi
+	done
+	if [[ -z $src ]]; then
+		note "no module/ source; nothing to build"
+		return 0
+	fi
+	if [[ -z $headers ]]; then
+		note "no headers for $rel: module/ not built (tests needing it will skip)"
+		for old in "$dest"/module/*.ko; do
+			[[ -e $old ]] && rm -f "$old" && note "left module/${old##*/} out of the guest (not built for $rel)"
+		done
+		return 0
+	fi
+	rm -rf "$work/module"
+	cp -a "$src" "$work/module"
+	make -C "$work/module" clean >/dev/null 2>&1 || true
+	note "building module/ against $headers"
+	local kbuild_vars=()
+	# Kernels with module BTF run pahole at the end of the build; without it
+	# (package dwarves) the build fails, and a module loads fine without BTF.
+	if ! command -v pahole >/dev/null; then
+		kbuild_vars=(CONFIG_DEBUG_INFO_BTF_MODULES=)
+	fi
+	if ! make -C "$headers" M="$work/module" "${kbuild_vars[@]}" modules \
+		>"$work/module.log" 2>&1; then
+		tail -n 20 "$work/module.log" >&2
+		note "module build failed for $rel (log above); continuing without it"
+		rm -f "$dest"/module/*.ko
+		return 0
+	fi
+	mkdir -p "$dest/module"
+	rm -f "$dest"/module/*.ko
+	for ko in "$work"/module/*.ko; do
+		[[ -e $ko ]] || continue
+		cp "$ko" "$dest/module/"
+		note "module: $(basename "$ko") built for $rel"
+	done
+}
+
+# Copy a host file into the initramfs at the same path.
+copy_to_root() {
+	local f=$1 root=$2
+	[[ -e $root$f ]] && return 0
+	mkdir -p "$root$(dirname "$f")"
+	cp -L "$f" "$root$f"
+}
+
+# Copy the shared libraries (and the dynamic loader) an ELF file needs.
+copy_libs() {
+	local elf=$1 root=$2 lib missing
+	missing=$(ldd "$elf" 2>/dev/null | awk '/=> not found/ { print $1 }' | tr '\n' ' ' || true)
+	[[ -z $missing ]] || die "${elf##*/} needs ${missing% }, which the host does not have"
+	# ldd fails on static binaries; that just means nothing to copy.
+	for lib in $(ldd "$elf" 2>/dev/null | grep -oE '(^|[[:space:]])/[^ ]+' || true); do
+		[[ -e $lib ]] && copy_to_root "$lib" "$root"
+	done
+}
+
+is_elf() {
+	[[ $(head -c4 "$1" 2>/dev/null | tr -d '\0') == $'\x7fELF' ]]
+}
+
+# Interpreter of a script ("#!/bin/bash", "#!/usr/bin/env bash" -> bash).
+script_interpreter() {
+	local line words=()
+	IFS= read -r line <"$1" || true
+	[[ $line == '#!'* ]] || return 0
+	line=${line#'#!'}
+	read -ra words <<<"$line"
+	if [[ ${words[0]##*/} == env ]]; then
+		command -v "${words[1]}" || true
+	else
+		echo "${words[0]}"
+	fi
+}
+
+# copy_runtime ROOT: what everything under ROOT/isolbench runs needs: ELF
+# programs their libraries, scripts their interpreter (busybox sh covers
+# /bin/sh; bash is copied); then the GNU tools and --add-bin programs,
+# first in the guest's PATH.
+copy_runtime() {
+	local root=$1 f interp bin
+	while IFS= read -r -d '' f; do
+		if is_elf "$f"; then
+			copy_libs "$f" "$root"
+			continue
+		fi
+		interp=$(script_interpreter "$f")
+		case $interp in
+		''|/bin/sh|/usr/bin/sh) ;;
+		*)
+			[[ -x $interp ]] || die "$f needs $interp, which the host does not have"
+			copy_to_root "$interp" "$root"
+			copy_libs "$interp" "$root"
+			# #!/usr/bin/env bash looks the interpreter up in PATH.
+			[[ -e $root/bin/${interp##*/} ]] || ln -s "$interp" "$root/bin/${interp##*/}"
+			;;
+		esac
+	done < <(find "$root/isolbench" -type f -perm -u+x -print0)
+
+	# run.sh relies on GNU behaviour busybox lacks (tail -f --pid, sed -u,
+	# timeout's 124 exit); these host tools go first in the guest's PATH.
+	mkdir -p "$root/usr/local/bin"
+	for bin in "${GNU_TOOLS[@]}"; do
+		f=$(command -v "$bin") || continue
+		cp -L "$f" "$root/usr/local/bin/"
+		copy_libs "$f" "$root"
+	done
+	for bin in "${EXTRA_BINS[@]}"; do
+		f=$(command -v "$bin") || die "--add-bin: '$bin' not found"
+		cp -L "$f" "$root/usr/local/bin/"
+		copy_libs "$f" "$root"
+	done
+}
+
+# initramfs_build VAR WORK NONCE KERNEL: see the top of this file.
+initramfs_build() {
+	local work=$2 nonce=$3 root=$2/root image=$2/initramfs.cpio.gz
+	local -n ib_kern=$4
+	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,run,results}
+	cp /bin/busybox "$root/bin/busybox"
+	copy_libs /bin/busybox "$root"
+	install -m 0755 "$VM_DIR/guest-init.sh" "$root/init"
+
+	mkdir -p "$root/isolbench"
+	prepare_suite "$root/isolbench" "$work"
+	prepare_module "$root/isolbench" "$work" "${ib_kern[release]}" \
+		"${ib_kern[headers]}" "${ib_kern[kodir]}"
+	copy_runtime "$root"
+
+	printf 'NONCE=%s\nSUITE_DIR=/isolbench\n' "$nonce" >"$root/etc/isolbench-vm.conf"
+	if [[ -n $GUEST_PRE ]]; then
+		printf '%s\n' "$GUEST_PRE" >"$root/etc/isolbench-vm.pre"
+	fi
+	if ((${#RUN_ARGS[@]})); then
+		printf '%s\n' "${RUN_ARGS[@]}" >"$root/etc/isolbench-vm.args"
+	else
+		: >"$root/etc/isolbench-vm.args"
+	fi
+	if [[ -n ${ib_kern[info]} ]]; then
+		cp "${ib_kern[info]}" "$root$GUEST_BUILD_JSON"
+	fi
+
+	(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 >"$image"
+	printf -v "$1" '%s' "$image"
+}
