@@ -109,16 +109,18 @@ static void explain_parts(const struct noise_sources *ns, const struct noise_exp
 static void explain_one(struct bench *b, struct cyclic_result *y, const struct noise_sources *ns,
 			const struct noise_explain *e, uint64_t start_ns, double lat_us)
 {
-	char parts[256], line[320], sw[48] = "";
+	char parts[256], line[360], sw[48] = "", where[24] = "";
 
 	explain_parts(ns, e, parts, sizeof(parts));
 	/* a switch from idle is not always traced (6.18: none from an idle cpu 1 here) */
 	if (e->switch_in)
 		snprintf(sw, sizeof(sw), ", switched in +%.1f us",
 			 ((double)e->switch_in - (double)e->programmed) / 1e3);
+	if (e->expiry_cpu != b->target)
+		snprintf(where, sizeof(where), " on cpu %d", e->expiry_cpu);
 	if (e->expiry)
-		snprintf(line, sizeof(line), "wakeup at +%.3f s, %.1f us late: timer expired +%.1f us%s, in user space +%.1f us; in between: %s",
-			 (e->programmed - start_ns) / 1e9, lat_us,
+		snprintf(line, sizeof(line), "wakeup at +%.3f s, %.1f us late: timer expired%s +%.1f us%s, in user space +%.1f us; in between: %s",
+			 (e->programmed - start_ns) / 1e9, lat_us, where,
 			 ((double)e->expiry - (double)e->programmed) / 1e3, sw,
 			 (e->woke - e->programmed) / 1e3, parts);
 	else

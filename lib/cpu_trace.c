@@ -323,11 +323,10 @@ int cpu_trace_open(struct cpu_trace *t, int cpu, char *err, size_t errlen)
 		{ "irq:softirq_raise", "vec == 1 && CPU == %d" },
 		{ "irq:softirq_entry", "CPU == %d" },
 		{ "irq:softirq_exit", "CPU == %d" },
-		{ "timer:hrtimer_expire_entry", "CPU == %d" },
 		{ "timer:tick_stop", "CPU == %d" },
 	};
 	char filter[128], e[160];
-	unsigned long long sleep_fn;
+	unsigned long long sleep_fn, wake_fn;
 	char path[300];
 
 	memset(t, 0, sizeof(*t));
@@ -361,6 +360,23 @@ int cpu_trace_open(struct cpu_trace *t, int cpu, char *err, size_t errlen)
 			goto fail;
 		snprintf(filter, sizeof(filter), "CPU == %d && function == 0x%llx", cpu, sleep_fn);
 		if (enable(t, "timer:timer_start", filter, err, errlen))
+			goto fail;
+	}
+	/*
+	 * The hrtimer expiries on the CPU, and the sleepers' timers armed
+	 * there, followed to the CPU that expires them (a nohz_full CPU's
+	 * may be queued on a housekeeping one): lib/noise.c.
+	 */
+	if (ksym_addr("hrtimer_wakeup", &wake_fn)) {
+		snprintf(filter, sizeof(filter), "CPU == %d", cpu);
+		if (enable(t, "timer:hrtimer_expire_entry", filter, err, errlen))
+			goto fail;
+	} else {
+		snprintf(filter, sizeof(filter), "CPU == %d || function == 0x%llx", cpu, wake_fn);
+		if (enable(t, "timer:hrtimer_expire_entry", filter, err, errlen))
+			goto fail;
+		snprintf(filter, sizeof(filter), "CPU == %d && function == 0x%llx", cpu, wake_fn);
+		if (enable(t, "timer:hrtimer_start", filter, err, errlen))
 			goto fail;
 	}
 	/* the IPIs sent to the CPU, from any CPU (6.3+) */

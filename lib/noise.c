@@ -73,7 +73,7 @@ void noise_timeline_free(struct noise_timeline *tl)
 	tl->nacts = tl->cap = tl->nmarks = tl->mcap = 0;
 }
 
-static void mark(struct noise_timeline *tl, uint64_t ts, bool switch_in)
+static void mark(struct noise_timeline *tl, uint64_t ts, bool switch_in, int cpu)
 {
 	if (tl->nmarks == tl->mcap) {
 		size_t cap = tl->mcap ? 2 * tl->mcap : 1024;
@@ -86,7 +86,7 @@ static void mark(struct noise_timeline *tl, uint64_t ts, bool switch_in)
 		tl->marks = m;
 		tl->mcap = cap;
 	}
-	tl->marks[tl->nmarks++] = (struct noise_mark){ ts, switch_in };
+	tl->marks[tl->nmarks++] = (struct noise_mark){ ts, switch_in, cpu };
 }
 
 /* A new activity from @ts: its index, or -1 (no memory). */
@@ -195,7 +195,7 @@ static void sched_switch(struct noise_timeline *tl, const struct trace_record *r
 			act_end(tl, i, -1, r->ts_ns);
 	}
 	if (next == tl->loop_tid)
-		mark(tl, r->ts_ns, true);
+		mark(tl, r->ts_ns, true, tl->cpu);
 	if (next == tl->loop_tid || next <= 0 || !c)
 		return;		/* the loop, or idle */
 	snprintf(comm, sizeof(comm), "%.*s", (int)strcspn(c, " "), c);
@@ -231,6 +231,25 @@ static bool vector_record(struct noise_timeline *tl, const struct trace_record *
 	return true;
 }
 
+/* The hrtimer= field of a record: the timer's (hashed) address. */
+static uint64_t hrtimer_of(const char *fields)
+{
+	const char *v = trace_field(fields, "hrtimer");
+
+	return v ? strtoull(v, NULL, 16) : 0;
+}
+
+static bool sleeper_armed(const struct noise_timeline *tl, const char *fields)
+{
+	uint64_t h = hrtimer_of(fields);
+	unsigned int n = tl->nsleepers < NOISE_SLEEPERS ? tl->nsleepers : NOISE_SLEEPERS;
+
+	for (unsigned int i = 0; h && i < n; i++)
+		if (tl->sleepers[i] == h)
+			return true;
+	return false;
+}
+
 bool noise_timeline_line(struct noise_timeline *tl, struct noise_sources *ns,
 			 const char *line)
 {
@@ -241,8 +260,23 @@ bool noise_timeline_line(struct noise_timeline *tl, struct noise_sources *ns,
 	tl->ns = ns;
 	if (ipi_sends_line(&tl->sends, line))
 		return true;
-	if (trace_record_parse(line, &r) || r.cpu != tl->cpu || !r.has_ts)
+	if (trace_record_parse(line, &r) || !r.has_ts)
 		return false;
+	if (r.cpu != tl->cpu) {
+		/* a sleeper's timer of this CPU, expiring elsewhere */
+		if (strcmp(r.event, "hrtimer_expire_entry") ||
+		    !trace_field_is(r.fields, "function", "hrtimer_wakeup") ||
+		    !sleeper_armed(tl, r.fields))
+			return false;
+		mark(tl, r.ts_ns, false, r.cpu);
+		return true;
+	}
+	if (!strcmp(r.event, "hrtimer_start")) {
+		if (!trace_field_is(r.fields, "function", "hrtimer_wakeup"))
+			return false;
+		tl->sleepers[tl->nsleepers++ % NOISE_SLEEPERS] = hrtimer_of(r.fields);
+		return true;
+	}
 	if (!strcmp(r.event, "irq_handler_entry")) {
 		v = trace_field(r.fields, "name");
 		snprintf(name, sizeof(name), "%.*s", v ? (int)strcspn(v, " \n") : 1, v ? v : "?");
@@ -258,7 +292,7 @@ bool noise_timeline_line(struct noise_timeline *tl, struct noise_sources *ns,
 	} else if (!strcmp(r.event, "hrtimer_expire_entry")) {
 		if (!trace_field_is(r.fields, "function", "hrtimer_wakeup"))
 			return false;
-		mark(tl, r.ts_ns, false);
+		mark(tl, r.ts_ns, false, r.cpu);
 	} else {
 		return vector_record(tl, &r);
 	}
@@ -381,8 +415,10 @@ void noise_explain(const struct noise_timeline *tl, uint64_t programmed, uint64_
 
 		if (m->ts + NOISE_SLACK_NS < programmed || m->ts > woke + NOISE_SLACK_NS)
 			continue;
-		if (!m->switch_in && !e->expiry)
+		if (!m->switch_in && !e->expiry) {
 			e->expiry = m->ts;
+			e->expiry_cpu = m->cpu;
+		}
 		else if (m->switch_in && e->expiry && m->ts >= e->expiry)
 			e->switch_in = m->ts;
 	}

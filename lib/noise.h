@@ -74,7 +74,11 @@ struct noise_sources {
 struct noise_mark {
 	uint64_t ts;
 	bool switch_in;
+	int cpu;		/* of an expiry: where the timer expired */
 };
+
+/* hrtimers of hrtimer_wakeup armed on the CPU, followed to where they expire */
+#define NOISE_SLEEPERS	8
 
 /* One window's timeline of the CPU. */
 struct noise_timeline {
@@ -94,6 +98,13 @@ struct noise_timeline {
 	struct ipi_sends sends;	/* the IPI records, with their stacks */
 	struct noise_mark *marks;	/* in time order */
 	size_t nmarks, mcap;
+	/*
+	 * The sleepers' hrtimers armed on the CPU (hrtimer_start): a
+	 * nohz_full CPU's may be queued on a housekeeping CPU (6.1), whose
+	 * expiry then wakes the sleeper with an IPI.
+	 */
+	uint64_t sleepers[NOISE_SLEEPERS];
+	unsigned int nsleepers;
 	struct noise_sources *ns;	/* while a record is fed */
 	bool oom;
 };
@@ -135,6 +146,7 @@ void noise_attribute(struct noise_timeline *tl, struct noise_sources *ns,
 struct noise_explain {
 	uint64_t programmed, woke;
 	uint64_t expiry, switch_in;	/* 0 when the trace did not show it */
+	int expiry_cpu;			/* where the timer expired */
 	int nparts;
 	struct {
 		int src;

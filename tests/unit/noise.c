@@ -5,7 +5,8 @@
  * softirq, a thread that preempted the loop (its own time less an
  * interrupt nested in it), an IPI named by its sender's stack; a gap
  * with nothing in it is unexplained; the control's sleeper found in the
- * gaps it caused; and with the gaps on another clock (1 ms off) nothing
+ * gaps it caused; a late wakeup taken apart, its timer followed to the
+ * CPU it expired on; and with the gaps on another clock (1 ms off) nothing
  * is attributed and the sleeper is not found: the check fails.
  */
 #include <stdio.h>
@@ -41,6 +42,14 @@ static const char *const records[] = {
 	"          <idle>-0     [001] d.h1.  1000.000800: hrtimer_expire_entry: hrtimer=0000000012345678 function=hrtimer_wakeup now=1000000800000",
 	"          <idle>-0     [001] d..2.  1000.000805: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=kworker/1:2 next_pid=77 next_prio=120",
 	"   kworker/1:2-77       [001] d..2.  1000.000840: sched_switch: prev_comm=kworker/1:2 prev_pid=77 prev_prio=120 prev_state=S ==> next_comm=spin next_pid=900 next_prio=120",
+	/*
+	 * a sleeper's timer armed on cpu 1 at 660 us, queued on cpu 0 (a
+	 * nohz_full CPU's, on 6.1), expires there at 670 us; at 630 us cpu
+	 * 0 expired a timer of its own sleeper: not cpu 1's
+	 */
+	"            cc-4242    [000] d.h1.  1000.000630: hrtimer_expire_entry: hrtimer=0000000099999999 function=hrtimer_wakeup now=1000000630000",
+	"          spin-900     [001] d..1.  1000.000660: hrtimer_start: hrtimer=00000000abcdef01 function=hrtimer_wakeup expires=1000000670000 softexpires=1000000670000 mode=ABS",
+	"            cc-4242    [000] d.h1.  1000.000670: hrtimer_expire_entry: hrtimer=00000000abcdef01 function=hrtimer_wakeup now=1000000670000",
 	/* the control's sleeper 500-520 us */
 	"          spin-900     [001] d..2.  1000.000500: sched_switch: prev_comm=spin prev_pid=900 prev_prio=120 prev_state=R ==> next_comm=timer_softirq next_pid=901 next_prio=120",
 	" timer_softirq-901     [001] d..2.  1000.000520: sched_switch: prev_comm=timer_softirq prev_pid=901 prev_prio=120 prev_state=S ==> next_comm=spin next_pid=900 next_prio=120",
@@ -81,7 +90,7 @@ int main(void)
 	uint64_t runs, in;
 
 	ksft_print_header();
-	ksft_set_plan(10);
+	ksft_set_plan(11);
 
 	timeline(&tl, &ns);
 	noise_attribute(&tl, &ns, gaps, 5);
@@ -114,7 +123,11 @@ int main(void)
 			 "a late wakeup explained: timer +2 us, kworker 35 us, switched in +42 us");
 	noise_explain(&tl, US(600), US(650), &e);
 	ksft_test_result(!e.expiry && !e.nparts,
-			 "a wakeup with no expiry traced: said so, nothing in between");
+			 "a wakeup with no expiry traced: said so, nothing in between (another CPU's sleeper's timer not taken)");
+	noise_explain(&tl, US(665), US(690), &e);
+	ksft_test_result(e.expiry == US(670) && e.expiry_cpu == 0,
+			 "a sleeper's timer armed on cpu 1 followed to cpu 0, where it expired (got %llu on cpu %d)",
+			 (unsigned long long)e.expiry, e.expiry_cpu);
 	noise_timeline_free(&tl);
 
 	/* the gaps on a clock 1 ms off: nothing is where they are */
