@@ -418,8 +418,7 @@ void noise_explain(const struct noise_timeline *tl, uint64_t programmed, uint64_
 		if (!m->switch_in && !e->expiry) {
 			e->expiry = m->ts;
 			e->expiry_cpu = m->cpu;
-		}
-		else if (m->switch_in && e->expiry && m->ts >= e->expiry)
+		} else if (m->switch_in && e->expiry && m->ts >= e->expiry)
 			e->switch_in = m->ts;
 	}
 	for (size_t i = first_act(tl, programmed, longest);
