@@ -5,7 +5,7 @@
  * On 6.4 to 6.18 the tick queues task_mm_cid_work() about every 100 ms
  * per process; it runs on the return to user space and walks every
  * possible CPU to clear and compact the process's concurrency IDs
- * (seed: 30-35 us on 128 CPUs; the unmerged batch patch,
+ * (the CID-batches thread: 30-35 us on 128 CPUs; the unmerged batch patch,
  * CONFIG_RSEQ_CID_SCAN_BATCH, scans 8/16/32 CPUs per call). 6.19 has no
  * periodic scan. This program says which model the running kernel has,
  * times the scan per call (function_graph where it exists, else a
@@ -22,7 +22,7 @@
 
 static const char *const method_names[] = { "auto", "trace", "estimate", NULL };
 
-/* The seed's table row from the per-call (and complete-scan) metric. */
+/* The CID-batches thread's table row from the per-call (and complete-scan) metric. */
 void row_fill(struct row *row, const struct scan_model *sm,
 	      const struct cid_opts *o, const char *method,
 	      struct metric *call, struct metric *full)

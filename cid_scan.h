@@ -64,7 +64,7 @@ struct estimate {
 	struct metric *m;
 };
 
-struct row {			/* one line of the seed's table */
+struct row {			/* one line of the CID-batches thread's table */
 	char scan[24];
 	const char *workload, *method;
 	struct stats call, full, delay;

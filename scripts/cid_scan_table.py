@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Combine cid_scan JSON results (cid_scan -o FILE, or directories holding
-them) from several kernels or batch sizes into the seed's table: per batch
+them) from several kernels or batch sizes into the CID-batches thread's table: per batch
 size ("full scan", "batch N", "scan off"), per workload, the per-call
 range and p50, the complete scan and the delay between the calls of a
-walk, with the seed's numbers beside them. Traced and estimated numbers
+walk, with the thread's numbers beside them. Traced and estimated numbers
 stay in separate rows; model results are refused.
 
     scripts/cid_scan_table.py [--markdown] [--check] FILE|DIR...
@@ -36,8 +36,9 @@ import math
 import os
 import sys
 
-# Seed 003 (LKML, 2025-08-28): 128 physical CPUs, function_graph.
-SEED = {
+# The CID-batches thread (LKML, 2025-08-28; docs/references.md): 128
+# physical CPUs, function_graph.
+THREAD = {
     "machine": "128 physical CPUs",
     "call": {8: "1-11 (most <10)", 16: "3-16 (most <10)",
              32: "10-21 (most >15)", 0: "30-35"},
@@ -197,7 +198,7 @@ def rng(v, scale=1.0, fmt="%.1f"):
 
 def table(all_rows, markdown):
     head = ["scan", "workload", "per call us", "p50", "<10us", "complete scan",
-            "delay us", "calls", "seed per call", "seed complete", "seed delay"]
+            "delay us", "calls", "thread per call", "thread complete", "thread delay"]
     out = []
     for r in all_rows:
         if r["full"]:
@@ -206,18 +207,18 @@ def table(all_rows, markdown):
             full = rng(r["calls"]) + " us"     # a full scan is one call
         else:
             full = "-"
-        seed_call = SEED["call"].get(r["batch"] if not r["off"] else -1, "-")
+        thread_call = THREAD["call"].get(r["batch"] if not r["off"] else -1, "-")
         out.append([
             r["label"], r["workload"] + ("" if r["method"] == "function_graph" else " (est.)"),
             rng(r["calls"]), "%.1f" % quantile(r["calls"], 0.5) if r["calls"] else "-",
             "%.0f%%" % (100 * r["below"]) if r["below"] is not None and r["calls"] else "-",
             full, rng(r["delay"], 1.0, "%.0f"), str(len(r["calls"])),
-            seed_call if not r["off"] else "-",
-            SEED["complete"].get(r["workload"], "-") if r["batch"] > 0 and not r["off"] else "-",
-            SEED["delay"].get(r["workload"], "-") if r["batch"] > 0 and not r["off"] else "-"])
+            thread_call if not r["off"] else "-",
+            THREAD["complete"].get(r["workload"], "-") if r["batch"] > 0 and not r["off"] else "-",
+            THREAD["delay"].get(r["workload"], "-") if r["batch"] > 0 and not r["off"] else "-"])
     machines = sorted(set(r["machine"] for r in all_rows))
-    note = "ours: %s; seed: %s (batch 8/16/32 per call; full scan 30-35 us)" % (
-        "; ".join(machines), SEED["machine"])
+    note = "ours: %s; thread: %s (batch 8/16/32 per call; full scan 30-35 us)" % (
+        "; ".join(machines), THREAD["machine"])
     if markdown:
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))

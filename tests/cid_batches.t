@@ -16,8 +16,8 @@ RC=$?
 [ $RC -eq 0 ] && grep -Eq '^batch 8 +cyclic +[0-9.]+-[0-9.]+ +[0-9.]+ ' "$TMP/out" &&
 	grep -Eq '^scan off +cyclic ' "$TMP/out" && grep -q '^full scan ' "$TMP/out"
 ok $? "table from the saved results: unpatched, batch and scan-off rows (rc=$RC)"
-grep -q 'ours: qemu TCG (vm/run.sh), 4 vCPUs online of 128 possible; seed: 128 physical CPUs' "$TMP/out"
-ok $? "machines labelled: ours qemu TCG with the vCPU count, the seed's 128 physical CPUs"
+grep -q 'ours: qemu TCG (vm/run.sh), 4 vCPUs online of 128 possible; thread: 128 physical CPUs' "$TMP/out"
+ok $? "machines labelled: ours qemu TCG with the vCPU count, the thread's 128 physical CPUs"
 "$T" --markdown "$D" >"$TMP/md" 2>&1
 grep -q '^| scan | workload | per call us | p50 |' "$TMP/md" && grep -q '^| batch 32 | cyclic |' "$TMP/md"
 ok $? "--markdown table"

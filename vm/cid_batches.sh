@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # vm/cid_batches.sh - the RSEQ mm_cid scan at batch sizes 8, 16 and 32 on
-# real kernels (seed 003): build linux-source-6.12 with and without
+# real kernels (the CID-batches thread): build linux-source-6.12 with and without
 # vm/patches/cid-scan-batch.patch (or take bzImages you built), boot each
 # in qemu with many possible CPUs and a few online, run cid_scan with
 # function_graph under each workload, keep every JSON and print the
-# table with the seed's numbers beside ours.  One patched kernel serves
+# table with the thread's numbers beside ours.  One patched kernel serves
 # every batch size and the scan-off control through its boot parameters
 # (rseq_cid_scan_batch=N, rseq_cid_scan=off).  A second patched kernel,
 # vm/patches/cid-scan-batch-posted.patch (the posted series' shape: the
