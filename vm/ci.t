@@ -14,7 +14,7 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 	echo "1..0 # SKIP qemu-system-x86_64 not installed"
 	exit 0
 fi
-plan 38
+plan 37
 
 # verdict RESULTS_DIR TEST PREFIX: the result ("pass", "skip", "fail")
 # of the first verdict of TEST's JSON whose name starts with PREFIX
