@@ -31,7 +31,6 @@ readonly POSTED_PATCH=$VM_DIR/patches/cid-scan-batch-posted.patch
 # the failing case on the posted kernel: a batch size it does not have
 readonly WRONG_BATCH=8
 readonly FRAG=$VM_DIR/cid_batches.config
-readonly POSTED_FRAG=$VM_DIR/cid_batches_posted.config
 
 BATCHES="8 16 32"
 WORKLOADS="cyclic hackbench"
@@ -173,7 +172,7 @@ kernel_args() {	# base|batch|posted
 		die "this vm/run.sh cannot build kernels: give --base-kernel, --batch-kernel and --posted-kernel"
 	KARGS=(--build "$SRC" --config "$FRAG")
 	[[ $1 != batch ]] || KARGS+=(--patch "$PATCH")
-	[[ $1 != posted ]] || KARGS+=(--patch "$POSTED_PATCH" --config "$POSTED_FRAG")
+	[[ $1 != posted ]] || KARGS+=(--patch "$POSTED_PATCH")
 }
 
 FAILED=()

@@ -336,22 +336,22 @@ kb_prepare_tree() {
 }
 
 # kb_configure FAM FRAGMENT: FAM/out/.config from tinyconfig and the
-# fragment (again only when the fragment changed), every requested
-# option checked.
+# fragment, every requested option checked. Every build, not only when
+# the fragment changed: the tree's patches may change a Kconfig default
+# (an old .config would keep the old value), and kbuild recompiles only
+# the objects whose options came out different.
 kb_configure() {
 	local fam=$1 frag=$2 out=$1/out log=$1/build.log
 	mkdir -p "$out"
-	if [[ ! -f $out/.config ]] || ! printf '%s' "$frag" | cmp -s - "$fam/fragment"; then
-		note "configuring: tinyconfig + $(basename "$VM_DIR")/guest.config + config${KB_CONFIGS[*]:+ + ${KB_CONFIGS[*]}}"
-		{ make -C "$fam/src" O="$out" tinyconfig &&
-		  printf '%s' "$frag" >>"$out/.config" &&
-		  make -C "$fam/src" O="$out" olddefconfig; } >>"$log" 2>&1 || {
-			tail -n 15 "$log" | sed 's/^/  | /' >&2
-			rm -f "$out/.config"
-			die "configuring $KB_SRC failed (last lines of $log above)"
-		}
-		printf '%s' "$frag" >"$fam/fragment"
-	fi
+	note "configuring: tinyconfig + $(basename "$VM_DIR")/guest.config + config${KB_CONFIGS[*]:+ + ${KB_CONFIGS[*]}}"
+	{ make -C "$fam/src" O="$out" tinyconfig &&
+	  printf '%s' "$frag" >>"$out/.config" &&
+	  make -C "$fam/src" O="$out" olddefconfig; } >>"$log" 2>&1 || {
+		tail -n 15 "$log" | sed 's/^/  | /' >&2
+		rm -f "$out/.config"
+		die "configuring $KB_SRC failed (last lines of $log above)"
+	}
+	printf '%s' "$frag" >"$fam/fragment"
 	kb_check_config "$fam/fragment" "$out/.config"
 }
 
