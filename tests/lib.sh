@@ -7,11 +7,11 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN=${ISOLBENCH_BIN:-$TOP}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-# The per-CPU locks (lib/cpulock.c) of these tests are their own: test
+# The per-CPU locks (lib/harness/cpulock.c) of these tests are their own: test
 # runs of other checkouts on this machine neither block nor skip them.
 export ISOLBENCH_LOCK_DIR=${ISOLBENCH_LOCK_DIR:-$TMP/locks}
 mkdir -p "$ISOLBENCH_LOCK_DIR"
-# Likewise their settings journals (lib/journal.c).
+# Likewise their settings journals (lib/kernel/journal.c).
 export ISOLBENCH_STATE_DIR=${ISOLBENCH_STATE_DIR:-$TMP/state}
 # ASan's leak checker cannot run under ptrace-restricted containers; the
 # address and UB checks stay on.
@@ -72,6 +72,18 @@ expect_refused() {
 	err=$(cat "$TMP/err")
 	[ "$RC" -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && [ "$err" = "$1: $msg" ]
 	ok $? "$desc: '$1: $msg' (rc=$RC: $(head -c 200 "$TMP/err"))"
+}
+
+# expect CODE DESC PATTERN CMD...: a command (not a program of
+# $BIN) exits CODE with one line on stderr matching PATTERN.
+expect() {
+	local want=$1 desc=$2 pat=$3
+	shift 3
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	local rc=$? lines
+	lines=$(wc -l <"$TMP/err")
+	[ $rc -eq "$want" ] && [ "$lines" -eq 1 ] && grep -qE -- "$pat" "$TMP/err"
+	ok $? "$desc: exit $want, one line (rc=$rc, lines=$lines: $(head -c 300 "$TMP/err"))"
 }
 
 # json_check FILE PYTHON_EXPR: evaluate an expression over the parsed

@@ -25,16 +25,6 @@ export PATH=$GUARD:$PATH QEMU=$GUARD/qemu-system-x86_64
 tools=1
 [ -x /bin/busybox ] && command -v cpio >/dev/null || tools=0
 
-# expect CODE DESC PATTERN CMD...: exit CODE, one line on stderr matching PATTERN
-expect() {
-	local want=$1 desc=$2 pat=$3
-	shift 3
-	"$@" >"$TMP/out" 2>"$TMP/err"
-	local rc=$? lines
-	lines=$(wc -l <"$TMP/err")
-	[ $rc -eq "$want" ] && [ "$lines" -eq 1 ] && grep -qE -- "$pat" "$TMP/err"
-	ok $? "$desc: exit $want, one line (rc=$rc, lines=$lines: $(head -c 300 "$TMP/err"))"
-}
 # sums DIR: what is in DIR, file by file
 sums() {
 	(cd "$1" && find . -type f -exec sha256sum {} + | sort)

@@ -15,17 +15,6 @@ plan 30
 cd "$TOP" || exit 1
 export ISOLBENCH_VM_CACHE=$TMP/cache
 
-# expect CODE DESC PATTERN CMD...: exit CODE, one line on stderr matching PATTERN
-expect() {
-	local want=$1 desc=$2 pat=$3
-	shift 3
-	"$@" >"$TMP/out" 2>"$TMP/err"
-	local rc=$? lines
-	lines=$(wc -l <"$TMP/err")
-	[ $rc -eq "$want" ] && [ "$lines" -eq 1 ] && grep -qE -- "$pat" "$TMP/err"
-	ok $? "$desc: exit $want, one line (rc=$rc, lines=$lines: $(head -c 300 "$TMP/err"))"
-}
-
 # a tree that looks like a kernel tree to kbuild's first checks
 K=$TMP/linux
 mkdir -p "$K/arch/x86" "$K/kernel"
