@@ -10,8 +10,9 @@ TOOLS := compare
 TEST_PROGS_EXTENDED := run.sh
 TEST_FILES := settings config
 
-LIB_SRCS := $(wildcard $(dir $(lastword $(MAKEFILE_LIST)))lib/*.c)
-LIB_HDRS := $(wildcard $(dir $(lastword $(MAKEFILE_LIST)))lib/*.h)
+# lib/ is in tiers, one folder each (docs/design.md, scripts/check_tiers.py).
+LIB_SRCS := $(wildcard $(dir $(lastword $(MAKEFILE_LIST)))lib/*/*.c)
+LIB_HDRS := $(wildcard $(dir $(lastword $(MAKEFILE_LIST)))lib/*/*.h)
 
 CFLAGS += -O2 -g -std=gnu11 -D_GNU_SOURCE= -Wall -Wextra -Werror \
 	  -Wmissing-prototypes -Wstrict-prototypes -Wshadow -Wformat=2 \
@@ -42,21 +43,21 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 
 all: $(TEST_GEN_PROGS) $(TOOLS)
 
-$(BUILD)/%.o: lib/%.c $(LIB_HDRS)
-	@mkdir -p $(BUILD)
+$(BUILD)/lib/%.o: lib/%.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-LIB_OBJS := $(patsubst lib/%.c,$(BUILD)/%.o,$(LIB_SRCS:$(dir $(lastword $(MAKEFILE_LIST)))lib/%=lib/%))
+LIB_OBJS := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS:$(dir $(lastword $(MAKEFILE_LIST)))lib/%=lib/%))
 
 $(TEST_GEN_PROGS) $(TOOLS): %: %.c $(PARTS) $(LIB_OBJS) $(LIB_HDRS)
 	$(CC) $(CFLAGS) $(filter %.c,$^) $(LIB_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
 
 # The same programs and the unit tests with ASan and UBSan, for make check.
-$(BUILD)/san/%.o: lib/%.c $(LIB_HDRS)
-	@mkdir -p $(BUILD)/san
+$(BUILD)/san/lib/%.o: lib/%.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
 
-SAN_OBJS := $(patsubst $(BUILD)/%,$(BUILD)/san/%,$(LIB_OBJS))
+SAN_OBJS := $(patsubst $(BUILD)/lib/%,$(BUILD)/san/lib/%,$(LIB_OBJS))
 SAN_PROGS := $(addprefix $(BUILD)/san/,$(TEST_GEN_PROGS) $(TOOLS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_PROGS := $(patsubst tests/unit/%.c,$(BUILD)/san/unit/%,$(UNIT_SRCS))
@@ -67,9 +68,22 @@ HARNESS_PROGS := $(patsubst tests/harness/%.c,$(BUILD)/san/harness/%,$(HARNESS_S
 $(SAN_PROGS): $(BUILD)/san/%: %.c $(PARTS) $(SAN_OBJS) $(LIB_HDRS)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) $(filter %.c,$^) $(SAN_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
 
-$(BUILD)/san/unit/%: tests/unit/%.c $(SAN_OBJS) $(LIB_HDRS)
+# The unit tests also test the programs' parts (NAME_*.c, not their main
+# files): one archive of them, from which each test takes what it uses.
+PART_SRCS := $(foreach p,$(TEST_GEN_PROGS) $(TOOLS),$(wildcard $(p)_*.c))
+PART_OBJS := $(patsubst %.c,$(BUILD)/san/parts/%.o,$(PART_SRCS))
+
+$(BUILD)/san/parts/%.o: %.c $(wildcard *.h) $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
+
+$(BUILD)/san/parts.a: $(PART_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/san/unit/%: tests/unit/%.c $(BUILD)/san/parts.a $(SAN_OBJS) $(LIB_HDRS) $(wildcard *.h)
 	@mkdir -p $(BUILD)/san/unit
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -I. $< $(SAN_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -I. $< $(BUILD)/san/parts.a $(SAN_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
 
 $(BUILD)/san/harness/%: tests/harness/%.c $(SAN_OBJS) $(LIB_HDRS)
 	@mkdir -p $(BUILD)/san/harness
@@ -80,7 +94,7 @@ san: $(SAN_PROGS) $(UNIT_PROGS) $(HARNESS_PROGS)
 # libFuzzer build of the result reader (needs clang): make fuzz, then
 # build/fuzz/result_read -dict=tests/fuzz/json.dict CORPUS_DIR tests/data
 FUZZ_CC ?= clang
-FUZZ_SRCS := lib/json_read.c lib/result.c lib/stats.c lib/util.c
+FUZZ_SRCS := lib/base/json_read.c lib/result/result.c lib/base/stats.c lib/base/util.c
 $(BUILD)/fuzz/result_read: tests/fuzz/result_read.c $(FUZZ_SRCS) $(LIB_HDRS)
 	@mkdir -p $(BUILD)/fuzz
 	$(FUZZ_CC) $(filter-out -Werror,$(CFLAGS)) -Werror -I. \

@@ -16,53 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/tracefs.h"
-#include "lib/util.h"
+#include "lib/kernel/tracefs.h"
+#include "lib/base/util.h"
 #include "cid_scan.h"
 
 static const char *const method_names[] = { "auto", "trace", "estimate", NULL };
 
-/* The CID-batches thread's table row from the per-call (and complete-scan) metric. */
-void row_fill(struct row *row, const struct scan_model *sm,
-	      const struct cid_opts *o, const char *method,
-	      struct metric *call, struct metric *full)
-{
-	if (sm->scan_off)
-		snprintf(row->scan, sizeof(row->scan), "scan off");
-	else if (sm->batch > 0)
-		snprintf(row->scan, sizeof(row->scan), "batch %d", sm->batch);
-	else if (sm->batch < 0)
-		snprintf(row->scan, sizeof(row->scan), "batch ?");
-	else
-		snprintf(row->scan, sizeof(row->scan), "full scan");
-	row->workload = workload_names[o->workload];
-	row->method = method;
-	row->n = call->n;
-	if (call->n)
-		stats_compute(call->samples, call->n, &row->call);
-	if (full && full->n)
-		stats_compute(full->samples, full->n, &row->full);
-	else if (!sm->batch)
-		row->full = row->call;	/* a full scan is one call */
-}
-
-/* The workload on --cpu for -D seconds, with @nprobe timed busy loops. */
-void run_workload(struct bench *b, const struct cid_opts *o,
-		  struct wl_run *r, int nprobe, bool with_wl)
-{
-	r->kind = o->workload;
-	r->period_us = o->period_us;
-	r->hackbench_threads = o->hackbench_threads;
-	r->gap_min_ns = o->gap_min_ns;
-	r->end_ns = mono_ns() + b->opt.duration_s * 1e9;
-	workload_start(r, &b->opt.cpus, nprobe, (int)o->threads, with_wl);
-	workload_wait_until(r->end_ns);
-	workload_join(r);
-}
-
 /* The walks phase when function_graph gave no walks to judge. */
 static void walks_unjudged(struct bench *b, const struct scan_model *sm,
-			   const struct row *row)
+			   const struct cid_scan_row *row)
 {
 	if ((sm->walk_retval || sm->walk_nested) && !row->walks_judged)
 		bench_verdict(b, KSFT_SKIP, "needs function_graph", "calls per complete scan");
@@ -88,7 +50,7 @@ static void expect_batch(struct bench *b, const struct cid_opts *o,
 
 /* Per call: function_graph where it works, else the user-space estimate. */
 static void scan_latency(struct bench *b, const struct cid_opts *o,
-			 const struct scan_model *sm, struct row *row)
+			 const struct scan_model *sm, struct cid_scan_row *row)
 {
 	char why[192];
 
@@ -96,11 +58,11 @@ static void scan_latency(struct bench *b, const struct cid_opts *o,
 		bench_verdict(b, KSFT_SKIP, "no periodic mm_cid scan on this kernel",
 			      "scan latency per call");
 	else if (o->method != M_ESTIMATE && !tracefs_graph_probe(sm->func, why, sizeof(why)))
-		latency_traced(b, o, sm, row);
+		cid_scan_latency_traced(b, o, sm, row);
 	else if (o->method == M_TRACE)
 		bench_verdict(b, KSFT_SKIP, why, "function_graph timed %s", sm->func);
 	else
-		latency_estimated(b, o, sm, row);
+		cid_scan_latency_estimated(b, o, sm, row);
 	if (o->method == M_AUTO && sm->periodic && row->method && !strcmp(row->method, "estimate"))
 		bench_note(b, "function_graph not usable (%s): user-space estimate", why);
 	walks_unjudged(b, sm, row);
@@ -130,7 +92,7 @@ static void opts_finish(struct bench *b, struct cid_opts *o, bool threads_given)
 		bench_usage_error(b, "--workload hackbench needs --threads 2 or more");
 }
 
-static void table_print(const struct row *row)
+static void table_print(const struct cid_scan_row *row)
 {
 	char full[32] = "-", delay[32] = "-";
 
@@ -160,39 +122,39 @@ static void table_print(const struct row *row)
 static noreturn void cid_run(struct bench *b, struct cid_opts *o)
 {
 	struct scan_model sm = { 0 };
-	struct row row = { .scan = "" };
+	struct cid_scan_row row = { .scan = "" };
 	char why[192];
 	bool trace;
 
-	detect(b, &sm);
+	cid_scan_detect(b, &sm);
 	if (o->expect_batch)
 		expect_batch(b, o, &sm);
 	/* the model times the scan with function_graph where it can */
 	trace = o->model && sm.periodic && !tracefs_graph_probe(sm.func, why, sizeof(why));
 	bench_phases(b, (const struct plan_phase[]){
-		/* scan_latency(), or latency_traced() for the model */
+		/* scan_latency(), or cid_scan_latency_traced() for the model */
 		{ "latency", 1, !o->model || trace },
 		/* walks_report(): by return values or nested calls */
 		{ "walks", 1, (sm.walk_retval || sm.walk_nested) && (!o->model || trace) },
 		{ "compaction", 1, !o->model && !o->no_compaction },
 		{ "invariants", 1, !o->model && !o->no_compaction },
-		{ "model", 0, o->model },	/* run_model(): no verdict */
+		{ "model", 0, o->model },	/* cid_scan_run_model(): no verdict */
 		{ NULL }
 	});
 	if (o->model) {
 		if (trace) {
-			latency_traced(b, o, &sm, &row);
+			cid_scan_latency_traced(b, o, &sm, &row);
 			walks_unjudged(b, &sm, &row);
 		} else {
 			bench_note(b, "MODEL only, no verdict: %s", sm.periodic ? why : "no periodic scan to compare with");
 		}
-		run_model(b, o, &sm, trace ? &row : NULL);
+		cid_scan_run_model(b, o, &sm, trace ? &row : NULL);
 		bench_finish(b);
 	}
 	scan_latency(b, o, &sm, &row);
 	if (!o->no_compaction) {
-		compaction(b, o, &sm);
-		invariants(b, o, &sm);
+		cid_scan_compaction(b, o, &sm);
+		cid_scan_invariants(b, o, &sm);
 	}
 	if (row.workload)
 		table_print(&row);
@@ -210,7 +172,7 @@ int main(int argc, char **argv)
 	const struct opt opts[] = {
 		{ .name = "workload", .key = 'w', .type = OPT_CHOICE, .dest = &o.workload,
 		  .arg = "NAME", .help = "what runs while the scan is timed",
-		  .choices = workload_names },
+		  .choices = cid_scan_workload_names },
 		{ .name = "threads", .key = 't', .type = OPT_UINT, .dest = &o.threads,
 		  .given = &threads_given, .arg = "N",
 		  .help = "workload threads (default one per CPU of --cpu)", .min = 1, .max = 4096 },

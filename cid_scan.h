@@ -9,11 +9,11 @@
 #ifndef ISOLBENCH_CID_SCAN_H
 #define ISOLBENCH_CID_SCAN_H
 
-#include "lib/bench.h"
-#include "lib/graph_passes.h"
-#include "lib/periodic.h"
-#include "lib/rseq.h"
-#include "lib/workload.h"
+#include "lib/harness/bench.h"
+#include "cid_scan_passes.h"
+#include "cid_scan_periodic.h"
+#include "lib/kernel/rseq.h"
+#include "cid_scan_workload.h"
 
 #define SCAN_PERIOD_NS		(100 * 1000000ULL)	/* MM_CID_SCAN_DELAY */
 /* scans hidden by a context switch leave holes: look 1 to 3 periods away */
@@ -64,7 +64,7 @@ struct estimate {
 	struct metric *m;
 };
 
-struct row {			/* one line of the CID-batches thread's table */
+struct cid_scan_row {			/* one line of the CID-batches thread's table */
 	char scan[24];
 	const char *workload, *method;
 	struct stats call, full, delay;
@@ -72,35 +72,35 @@ struct row {			/* one line of the CID-batches thread's table */
 	bool walks_judged;	/* the calls-per-walk verdict was given */
 };
 
-/* cid_scan.c */
-void run_workload(struct bench *b, const struct cid_opts *o,
-		  struct wl_run *r, int nprobe, bool with_wl);
-void row_fill(struct row *row, const struct scan_model *sm,
-	      const struct cid_opts *o, const char *method,
-	      struct metric *call, struct metric *full);
+/* cid_scan_run.c */
+void cid_scan_run_workload(struct bench *b, const struct cid_opts *o,
+			   struct wl_run *r, int nprobe, bool with_wl);
+void cid_scan_row_fill(struct cid_scan_row *row, const struct scan_model *sm,
+		       const struct cid_opts *o, const char *method,
+		       struct metric *call, struct metric *full);
 
 /* cid_scan_detect.c */
-void detect(struct bench *b, struct scan_model *m);
+void cid_scan_detect(struct bench *b, struct scan_model *m);
 
 /* cid_scan_estimate.c */
-uint64_t estimate_window(const struct scan_model *sm);
-void estimate_analyse(struct wl_run *r, const struct scan_model *sm,
+uint64_t cid_scan_estimate_window(const struct scan_model *sm);
+void cid_scan_estimate_analyse(struct wl_run *r, const struct scan_model *sm,
 		      double seconds, struct estimate *e);
-void latency_estimated(struct bench *b, const struct cid_opts *o,
-		       const struct scan_model *sm, struct row *row);
+void cid_scan_latency_estimated(struct bench *b, const struct cid_opts *o,
+		       const struct scan_model *sm, struct cid_scan_row *row);
 
 /* cid_scan_graph.c */
-void latency_traced(struct bench *b, const struct cid_opts *o,
-		    const struct scan_model *sm, struct row *row);
+void cid_scan_latency_traced(struct bench *b, const struct cid_opts *o,
+		    const struct scan_model *sm, struct cid_scan_row *row);
 
 /* cid_scan_compaction.c */
-void compaction(struct bench *b, const struct cid_opts *o,
+void cid_scan_compaction(struct bench *b, const struct cid_opts *o,
 		const struct scan_model *sm);
-void invariants(struct bench *b, const struct cid_opts *o,
+void cid_scan_invariants(struct bench *b, const struct cid_opts *o,
 		const struct scan_model *sm);
 
 /* cid_scan_model.c */
-void run_model(struct bench *b, const struct cid_opts *o,
-	       const struct scan_model *sm, const struct row *traced);
+void cid_scan_run_model(struct bench *b, const struct cid_opts *o,
+	       const struct scan_model *sm, const struct cid_scan_row *traced);
 
 #endif

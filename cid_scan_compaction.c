@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/util.h"
+#include "lib/base/util.h"
 #include "cid_scan.h"
 
 struct segment {
@@ -392,7 +392,7 @@ static void compact_verdict(struct bench *b, const struct cid_opts *o,
 }
 
 /* The verdict line of the scan-only compaction; a child does the work. */
-void compaction(struct bench *b, const struct cid_opts *o,
+void cid_scan_compaction(struct bench *b, const struct cid_opts *o,
 		const struct scan_model *sm)
 {
 	struct compact_shared *cs;
@@ -433,7 +433,7 @@ void compaction(struct bench *b, const struct cid_opts *o,
  * The CID invariants over pinned busy loops (2 per CPU by default):
  * every CID below the possible CPUs, none held by two threads at once.
  */
-void invariants(struct bench *b, const struct cid_opts *o,
+void cid_scan_invariants(struct bench *b, const struct cid_opts *o,
 		const struct scan_model *sm)
 {
 	struct wl_run r = { .kind = WL_SPIN, .gap_min_ns = o->gap_min_ns };
@@ -449,8 +449,8 @@ void invariants(struct bench *b, const struct cid_opts *o,
 	/* at least 0.3 s (0.6), more on a busy machine: 20 returns per loop */
 	t0 = mono_ns();
 	r.end_ns = t0 + 5e9;
-	workload_start(&r, &b->opt.cpus, n, 0, false);
-	workload_wait_until(t0 + (b->opt.quick ? 0.3 : 0.6) * 1e9);
+	cid_scan_workload_start(&r, &b->opt.cpus, n, 0, false);
+	cid_scan_workload_wait_until(t0 + (b->opt.quick ? 0.3 : 0.6) * 1e9);
 	while (!bench_stop && mono_ns() < r.end_ns) {
 		int short_of = 0;
 
@@ -460,11 +460,11 @@ void invariants(struct bench *b, const struct cid_opts *o,
 			break;
 		usleep(20000);
 	}
-	workload_join(&r);
+	cid_scan_workload_join(&r);
 	check_invariants(&r, sm->possible, &inv);
 	bench_verdict(b, !inv.out_of_range && !inv.duplicates && inv.segments ? KSFT_PASS : KSFT_FAIL,
 		      NULL, "mm_cid invariants over %zu running stretches of %d threads: max cid %u < %d possible CPUs (%zu above), %zu duplicates at the same moment%s%s",
 		      inv.segments, n, inv.max_cid, sm->possible, inv.out_of_range,
 		      inv.duplicates, inv.duplicates ? ": " : "", inv.first_dup);
-	workload_free(&r);
+	cid_scan_workload_free(&r);
 }

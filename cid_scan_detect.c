@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/kconfig.h"
-#include "lib/sysinfo.h"
-#include "lib/util.h"
+#include "lib/kernel/kconfig.h"
+#include "lib/kernel/sysinfo.h"
+#include "lib/base/util.h"
 #include "cid_scan.h"
 
 /*
@@ -88,7 +88,7 @@ static void detect_batch(struct scan_model *m)
 		m->walk_calls = (m->possible + m->batch - 1) / m->batch;
 }
 
-void detect(struct bench *b, struct scan_model *m)
+void cid_scan_detect(struct bench *b, struct scan_model *m)
 {
 	char v[64];
 	uint64_t u;

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "lib/util.h"
+#include "lib/base/util.h"
 #include "cid_scan.h"
 
 
@@ -23,7 +23,7 @@ static double calls_per_walk(const struct scan_model *sm)
  * scans came 97.4 ms apart in the 6.12 guest; none for batched walks,
  * whose calls are closer than a period.
  */
-uint64_t estimate_window(const struct scan_model *sm)
+uint64_t cid_scan_estimate_window(const struct scan_model *sm)
 {
 	if (sm->batch)
 		return 0;
@@ -57,7 +57,7 @@ static void seen_share(struct estimate *e, const struct wl_run *r, uint64_t lo)
 			first = e->ev[k].t;
 		last = e->ev[k].t;
 	}
-	e->period_ms = n ? quantile_lower(d, n, 0.5) : 0;
+	e->period_ms = n ? cid_scan_quantile_lower(d, n, 0.5) : 0;
 	free(d);
 	if (e->period_ms <= 0)
 		return;
@@ -92,7 +92,7 @@ static void seen_share(struct estimate *e, const struct wl_run *r, uint64_t lo)
  * call; a picked gap not longer than that median is no estimate (counted
  * apart, never a negative sample).
  */
-void estimate_analyse(struct wl_run *r, const struct scan_model *sm,
+void cid_scan_estimate_analyse(struct wl_run *r, const struct scan_model *sm,
 		      double seconds, struct estimate *e)
 {
 	uint64_t jiffy = 1000000000ULL / sm->hz, lo = SCAN_PERIOD_NS - jiffy / 2,
@@ -124,29 +124,29 @@ void estimate_analyse(struct wl_run *r, const struct scan_model *sm,
 			}
 		}
 	e->marked = nm;
-	qsort(mt, nm, sizeof(*mt), periodic_cmp_u64);
+	qsort(mt, nm, sizeof(*mt), cid_scan_periodic_cmp_u64);
 	for (int i = 0; i < r->nworkers; i++)
 		for (size_t k = 0; k < r->w[i].nev; k++) {
 			struct wl_event *ev = &r->w[i].ev[k];
 
 			if (!ev->marked || ev->switched)
 				continue;
-			if (periodic_neighbour(mt, nm, ev->t_ns, lo, hi, 0,
+			if (cid_scan_periodic_neighbour(mt, nm, ev->t_ns, lo, hi, 0,
 					       SCAN_MULTIPLES))
 				e->ev[e->candidates++] = (struct periodic_ev){
 					ev->t_ns, ev->gap_ns / 1000.0, i, false };
-			e->control += periodic_neighbour(mt, nm, ev->t_ns, lo, hi,
+			e->control += cid_scan_periodic_neighbour(mt, nm, ev->t_ns, lo, hi,
 							 SCAN_PERIOD_NS / 2,
 							 SCAN_MULTIPLES);
 		}
 	/* batched walks are several calls closer than a period: no merging */
-	e->periodic = periodic_pick(e->ev, e->candidates, estimate_window(sm));
+	e->periodic = cid_scan_periodic_pick(e->ev, e->candidates, cid_scan_estimate_window(sm));
 	e->expected_scans = sm->periodic ? seconds * 1e9 / SCAN_PERIOD_NS : 0;
 	/* the real scan runs no sooner than a period after the last one */
-	e->allowed = periodic_allowed(seconds * 1e9, SCAN_PERIOD_NS, calls_per_walk(sm));
-	e->base_p25 = quantile_lower(base, nb, 0.25);
-	e->base_p50 = quantile_lower(base, nb, 0.50);
-	e->base_p75 = quantile_lower(base, nb, 0.75);
+	e->allowed = cid_scan_periodic_allowed(seconds * 1e9, SCAN_PERIOD_NS, calls_per_walk(sm));
+	e->base_p25 = cid_scan_quantile_lower(base, nb, 0.25);
+	e->base_p50 = cid_scan_quantile_lower(base, nb, 0.50);
+	e->base_p75 = cid_scan_quantile_lower(base, nb, 0.75);
 	for (size_t k = 0; k < e->candidates; k++) {
 		if (!e->ev[k].picked)
 			continue;
@@ -158,7 +158,7 @@ void estimate_analyse(struct wl_run *r, const struct scan_model *sm,
 	}
 	e->hi = hi;
 	seen_share(e, r, lo);
-	e->scan_p50 = quantile_lower(scan, ns, 0.5);
+	e->scan_p50 = cid_scan_quantile_lower(scan, ns, 0.5);
 	e->scan_max = ns ? scan[ns - 1] : 0;
 	e->resolved = ns && e->scan_p50 - e->base_p50 > e->base_p75 - e->base_p25;
 	free(mt);
@@ -166,8 +166,8 @@ void estimate_analyse(struct wl_run *r, const struct scan_model *sm,
 	free(scan);
 }
 
-void latency_estimated(struct bench *b, const struct cid_opts *o,
-		       const struct scan_model *sm, struct row *row)
+void cid_scan_latency_estimated(struct bench *b, const struct cid_opts *o,
+		       const struct scan_model *sm, struct cid_scan_row *row)
 {
 	struct wl_run r = { 0 };
 	struct estimate e = { 0 };
@@ -178,8 +178,8 @@ void latency_estimated(struct bench *b, const struct cid_opts *o,
 
 	e.m = bench_metric(b, "scan_call_estimate_us", "us", BETTER_LOWER,
 			   "periodic notify-resume gap minus the median tick gap, one per scan period (user-space estimate)");
-	run_workload(b, o, &r, nprobe, !spin);
-	estimate_analyse(&r, sm, (mono_ns() - t0) / 1e9, &e);
+	cid_scan_run_workload(b, o, &r, nprobe, !spin);
+	cid_scan_estimate_analyse(&r, sm, (mono_ns() - t0) / 1e9, &e);
 	metric_extra(e.m, "batch_cpus", sm->batch);
 	metric_extra(e.m, "possible_cpus", sm->possible);
 	metric_extra(e.m, "tick_gap_iqr_us", e.base_p75 - e.base_p25);
@@ -194,9 +194,9 @@ void latency_estimated(struct bench *b, const struct cid_opts *o,
 	}
 	metric_sample_noun(e.m, "scan", "scans");
 	metric_summary(e.m, "scan per call (estimate)", "%s, %s, %d possible CPUs, %d busy loops, %zu scans attributed, user-space estimate",
-		       sm->batch ? "batched" : "full scan", workload_names[o->workload],
+		       sm->batch ? "batched" : "full scan", cid_scan_workload_names[o->workload],
 		       sm->possible, nprobe, e.periodic);
-	row_fill(row, sm, o, "estimate", e.m, NULL);
+	cid_scan_row_fill(row, sm, o, "estimate", e.m, NULL);
 	ksft_print_msg("estimate method: pinned busy loops time every kernel entry with the TSC; the rseq notify-resume marker (rseq_cs cleared by the kernel) tags the returns that ran task_work, getrusage drops those after a context switch; marked returns 100 ms apart are candidates, the longest per scan period is attributed to the scan\n");
 	ksft_print_msg("estimate: %zu recorded gaps, %zu marked without a context switch (%zu more with one), %zu periodic candidates (%zu with the windows half a period off), %zu attributed to the scan (one per period; expected about %.0f, at most %.0f), %zu of them no longer than a tick; attributed gap p50 %.2f us, max %.2f; tick gap p50 %.2f us (IQR %.2f-%.2f); %zu host gaps over 100 us\n",
 		       e.events, e.marked, e.switched, e.candidates, e.control, e.periodic,
@@ -233,5 +233,5 @@ void latency_estimated(struct bench *b, const struct cid_opts *o,
 			      "scan seen from user space: %zu scans attributed, about %.0f expected, %zu context switches",
 			      e.periodic, e.expected_scans, e.switched);
 	free(e.ev);
-	workload_free(&r);
+	cid_scan_workload_free(&r);
 }

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/kmod.h"
-#include "lib/tracefs.h"
-#include "lib/util.h"
+#include "lib/harness/kmod.h"
+#include "lib/kernel/tracefs.h"
+#include "lib/base/util.h"
 #include "cid_scan.h"
 
 /*
@@ -43,7 +43,7 @@ static int nest_load(struct kmod *km, char *err, size_t errlen)
 
 /* How the calls of the batched scan formed complete walks. */
 static void walks_report(struct bench *b, const struct scan_model *sm,
-			 const struct graph_passes *gp, uint64_t lost, struct row *row)
+			 const struct graph_passes *gp, uint64_t lost, struct cid_scan_row *row)
 {
 	char other[160] = "", why[256];
 	size_t off = 0, n;
@@ -57,8 +57,8 @@ static void walks_report(struct bench *b, const struct scan_model *sm,
 				k > GRAPH_WALK_CALLS_MAX ? GRAPH_WALK_CALLS_MAX : k,
 				gp->walk_calls[k]);
 	}
-	n = graph_walks_other(gp);
-	code = graph_walks_verdict(gp, why, sizeof(why));
+	n = cid_scan_walks_other(gp);
+	code = cid_scan_walks_verdict(gp, why, sizeof(why));
 	if (code == KSFT_SKIP)
 		ksft_print_msg("walks: %s; no complete-scan time\n", why);
 	else if (gp->by_nested)
@@ -119,13 +119,13 @@ static void cross_check(struct bench *b, struct wl_run *r, const struct graph_pa
 
 	if (!tw)
 		ksft_exit_fail_msg("out of memory\n");
-	estimate_analyse(r, sm, seconds, &e);
+	cid_scan_estimate_analyse(r, sm, seconds, &e);
 	for (size_t k = 0; k < gp->nts; k++)
 		for (int i = 0; i < r->nworkers; i++)
 			if (r->w[i].tid == gp->ts_pid[k])
 				tw[ntw++] = (struct periodic_ev){
 					(uint64_t)(gp->ts_s[k] * 1e9), gp->ts_us[k], i, false };
-	walks = periodic_pick(tw, ntw, estimate_window(sm));
+	walks = cid_scan_periodic_pick(tw, ntw, cid_scan_estimate_window(sm));
 	for (size_t k = 0; k < ntw; k++) {
 		struct wl_worker *w = &r->w[tw[k].tag];
 		struct wl_event *ret = NULL;
@@ -134,7 +134,7 @@ static void cross_check(struct bench *b, struct wl_run *r, const struct graph_pa
 		if (!tw[k].picked)
 			continue;
 		for (size_t j = 0; j < e.candidates && !found; j++) {
-			uint64_t t = workload_mono_ns(r, e.ev[j].t);
+			uint64_t t = cid_scan_workload_mono_ns(r, e.ev[j].t);
 			bool near = e.ev[j].tag == tw[k].tag && t >= tw[k].t &&
 				    t - tw[k].t < tol + tw[k].w * 1e3;
 
@@ -147,7 +147,7 @@ static void cross_check(struct bench *b, struct wl_run *r, const struct graph_pa
 		missed++;
 		/* the return in the window, a marked one if there is one */
 		for (size_t j = 0; j < w->nev && !(ret && ret->marked); j++) {
-			uint64_t t = workload_mono_ns(r, w->ev[j].t_ns);
+			uint64_t t = cid_scan_workload_mono_ns(r, w->ev[j].t_ns);
 
 			if (t >= tw[k].t && t - tw[k].t < tol + tw[k].w * 1e3)
 				ret = &w->ev[j];
@@ -170,7 +170,7 @@ static void cross_check(struct bench *b, struct wl_run *r, const struct graph_pa
 	 * apart: the later call is no traced walk, but the scan ran)
 	 */
 	for (size_t j = 0; j < e.candidates; j++) {
-		uint64_t t = workload_mono_ns(r, e.ev[j].t);
+		uint64_t t = cid_scan_workload_mono_ns(r, e.ev[j].t);
 		bool near = false;
 
 		for (size_t k = 0; e.ev[j].picked && k < ntw && !near; k++)
@@ -255,7 +255,7 @@ static int graph_run(struct bench *b, const struct cid_opts *o,
 		return -1;
 	}
 	t0 = mono_ns();
-	run_workload(b, o, r, spin ? (int)o->threads : 0, !spin);
+	cid_scan_run_workload(b, o, r, spin ? (int)o->threads : 0, !spin);
 	tracefs_graph_stop();
 	*run_s = (mono_ns() - t0) / 1e9;
 	return 0;
@@ -267,15 +267,15 @@ static void graph_setup(struct bench *b, const struct scan_model *sm,
 {
 	bool walks = gp->by_retval || gp->by_nested;
 
-	graph_passes_init(gp, r->nworkers + r->nchildren, r->nchildren + 1);
+	cid_scan_passes_init(gp, r->nworkers + r->nchildren, r->nchildren + 1);
 	if (hist_init(h, 0, 1, 200))
 		ksft_exit_fail_msg("out of memory\n");
 	/* this process is group 0, each hackbench child its own */
-	graph_passes_task(gp, getpid(), 0);
+	cid_scan_passes_task(gp, getpid(), 0);
 	for (int i = 0; i < r->nworkers; i++)
-		graph_passes_task(gp, r->w[i].tid, 0);
+		cid_scan_passes_task(gp, r->w[i].tid, 0);
 	for (int i = 0; i < r->nchildren; i++)
-		graph_passes_task(gp, -r->children[i], i + 1);
+		cid_scan_passes_task(gp, -r->children[i], i + 1);
 	gp->h = h;
 	gp->call = bench_metric(b, "scan_call_us", "us", BETTER_LOWER,
 				"one call of the scan function (function_graph)");
@@ -293,7 +293,7 @@ static void graph_setup(struct bench *b, const struct scan_model *sm,
 /* The calls and walks read from the trace: metric, table row, text. */
 static void graph_report(struct bench *b, const struct cid_opts *o,
 			 const struct scan_model *sm, struct graph_passes *gp,
-			 uint64_t lost, struct row *row)
+			 uint64_t lost, struct cid_scan_row *row)
 {
 	metric_extra(gp->call, "batch_cpus", sm->batch);
 	metric_extra(gp->call, "possible_cpus", sm->possible);
@@ -306,8 +306,8 @@ static void graph_report(struct bench *b, const struct cid_opts *o,
 	metric_sample_noun(gp->call, "call", "calls");
 	metric_summary(gp->call, "scan per call", "%s, %s, %d possible CPUs, %zu calls, function_graph",
 		       sm->scan_off ? "scan off" : sm->batch ? "batched" : "full scan",
-		       workload_names[o->workload], sm->possible, gp->calls);
-	row_fill(row, sm, o, "function_graph", gp->call, gp->pass_us);
+		       cid_scan_workload_names[o->workload], sm->possible, gp->calls);
+	cid_scan_row_fill(row, sm, o, "function_graph", gp->call, gp->pass_us);
 	if (gp->gap_us && gp->gap_us->n)
 		stats_compute(gp->gap_us->samples, gp->gap_us->n, &row->delay);
 	if (!gp->calls)
@@ -327,8 +327,8 @@ static void graph_report(struct bench *b, const struct cid_opts *o,
 		hist_print(gp->h, stdout, "us", 50);
 }
 
-void latency_traced(struct bench *b, const struct cid_opts *o,
-		    const struct scan_model *sm, struct row *row)
+void cid_scan_latency_traced(struct bench *b, const struct cid_opts *o,
+		    const struct scan_model *sm, struct cid_scan_row *row)
 {
 	struct wl_run r = { 0 };
 	/*
@@ -352,7 +352,7 @@ void latency_traced(struct bench *b, const struct cid_opts *o,
 		return;
 	}
 	graph_setup(b, sm, &r, &gp, &h);
-	graph_passes_read(&gp, &info);
+	cid_scan_passes_read(&gp, &info);
 	if (km.loaded)
 		kmod_unload(&km);
 	tracefs_restore_all();
@@ -366,10 +366,10 @@ void latency_traced(struct bench *b, const struct cid_opts *o,
 		       info.unmatched);
 	bench_verdict(b, gp.calls && !lost ? KSFT_PASS : KSFT_FAIL, NULL,
 		      "function_graph timed %zu calls of %s in %.1f s (%s)%s",
-		      gp.calls, sm->func, run_s, workload_names[o->workload],
+		      gp.calls, sm->func, run_s, cid_scan_workload_names[o->workload],
 		      lost ? ", but the trace lost events: calls are missing" : "");
 	if (gp.by_retval || gp.by_nested)
 		walks_report(b, sm, &gp, lost, row);
-	graph_passes_free(&gp);
-	workload_free(&r);
+	cid_scan_passes_free(&gp);
+	cid_scan_workload_free(&r);
 }

@@ -6,8 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "lib/remote_lines.h"
-#include "lib/util.h"
+#include "cid_scan_remote.h"
+#include "lib/base/util.h"
 #include "cid_scan.h"
 
 /*
@@ -62,7 +62,7 @@ static double model_cost_ns(struct remote_lines *s, int n, int batch, int reps,
 
 		if (!per)
 			ksft_exit_fail_msg("out of memory\n");
-		if (!remote_lines_refresh(s)) {
+		if (!cid_scan_remote_lines_refresh(s)) {
 			free(per);
 			break;
 		}
@@ -75,10 +75,10 @@ static double model_cost_ns(struct remote_lines *s, int n, int batch, int reps,
 		}
 		cost[r] = sum / nb;
 		if (m)
-			metric_add(m, quantile_lower(per, nb, 0.5));
+			metric_add(m, cid_scan_quantile_lower(per, nb, 0.5));
 		free(per);
 	}
-	res = r < reps ? -1 : quantile_lower(cost, reps, 0.5);	/* stopped: none */
+	res = r < reps ? -1 : cid_scan_quantile_lower(cost, reps, 0.5);	/* stopped: none */
 	free(cost);
 	return res;
 }
@@ -90,8 +90,8 @@ static double model_cost_ns(struct remote_lines *s, int n, int batch, int reps,
  * The time between batch calls is an input: given by the user, or none
  * (then no extrapolation to 100 ms is printed).
  */
-void run_model(struct bench *b, const struct cid_opts *o,
-	       const struct scan_model *sm, const struct row *traced)
+void cid_scan_run_model(struct bench *b, const struct cid_opts *o,
+	       const struct scan_model *sm, const struct cid_scan_row *traced)
 {
 	static const int batches[] = { 8, 16, 32 };
 	struct remote_lines s;
@@ -107,7 +107,7 @@ void run_model(struct bench *b, const struct cid_opts *o,
 	CPU_CLR(b->target, &other);
 	writer_cpu = CPU_COUNT(&other) ? cpu_mask_first(&other) : b->target;
 	cpu_pin_self(b->target);
-	remote_lines_start(&s, MODEL_LINES_PER_CPU * nsim, writer_cpu);
+	cid_scan_remote_lines_start(&s, MODEL_LINES_PER_CPU * nsim, writer_cpu);
 	bench_note(b, "MODEL (user space, not a kernel measurement): per simulated CPU %d cache lines (CID, run queue clock, current task), written from cpu %d, scanned from cpu %d%s; %d repetitions",
 		   MODEL_LINES_PER_CPU, s.writer_cpu, b->target,
 		   s.writer_cpu == b->target ? " (same CPU: lines are not remote)" : "", reps);
@@ -152,5 +152,5 @@ void run_model(struct bench *b, const struct cid_opts *o,
 				       batch, ceil((1e5 + gap_us) / (cost_ns / 1e3 + gap_us)) * batch,
 				       cost_ns / 1e3, gap_us);
 	}
-	remote_lines_stop(&s);
+	cid_scan_remote_lines_stop(&s);
 }

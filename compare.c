@@ -13,7 +13,7 @@
  * (255 with --bisect, so that git bisect aborts).
  *
  * This file: the options (lib/opts) and the loading of the results; the
- * tables are lib/compare_table.c, the bisect judgement lib/compare_bisect.c.
+ * tables are lib/compare/compare_table.c, the bisect judgement lib/compare/compare_bisect.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,10 +22,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lib/compare.h"
-#include "lib/opts.h"
-#include "lib/outfile.h"
-#include "lib/util.h"
+#include "lib/compare/compare.h"
+#include "lib/harness/opts.h"
+#include "lib/base/outfile.h"
+#include "lib/base/util.h"
 
 /* "5", "5%", "2.5%": a percentage in [0, 1000). */
 static int parse_pct(const char *s, double *out)

@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
-#include "lib/bench.h"
+#include "lib/harness/bench.h"
 
 enum sc { SC_GETPID, SC_GETPPID, SC_GETTID, SC_GETPRIORITY, SC_NONE };
 enum entry { ENTRY_LIBC, ENTRY_RAW };

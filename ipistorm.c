@@ -14,15 +14,15 @@
  *               process while a thread of it runs on dst: a shootdown
  *               (these three in ipistorm_modes.c)
  *   kmod        module/ipistorm_kmod.ko: smp_call_function_single() from
- *               a kernel thread, the kernel-side floor (ipistorm_kmod.c)
+ *               a kernel thread, the kernel-side floor (ipistorm_kmod_mode.c)
  *
  * Watch mode (--watch CPULIST -D SECS [--load]): every IPI sent to the
  * watched CPUs, per CPU, per minute, per kind and per callback
  * (ipistorm_watch.c).
  */
 #include "ipistorm.h"
-#include "lib/ipi_watch.h"
-#include "lib/util.h"
+#include "ipistorm_watcher.h"
+#include "lib/base/util.h"
 
 _Static_assert(MAX_PAIRS <= BENCH_MAX_PAIRS, "the harness keeps every pair");
 
@@ -32,12 +32,11 @@ static const char *const mode_names[] = {
 	"membarrier", "perf-read", "tlb", "kmod", "watch", NULL
 };
 static const struct storm_mode *const storm_modes[MODE_WATCH] = {
-	&membarrier_mode, &perf_read_mode, &tlb_mode, &kmod_mode,
+	&ipistorm_membarrier_mode, &ipistorm_perf_read_mode, &ipistorm_tlb_mode, &ipistorm_kmod_mode,
 };
 _Static_assert(ARRAY_SIZE(mode_names) == ARRAY_SIZE(storm_modes) + 2,
 	       "a storm mode in mode_names needs its entry in storm_modes");
 static const char *const target_names[] = { "idle", "busy", NULL };
-const char *const tlb_op_names[] = { "madvise", "mprotect", NULL };
 
 /*
  * The watched CPUs: --watch, else the nohz_full and isolated ones, else
@@ -172,7 +171,7 @@ static void opts_check(struct bench *b, struct ipistorm_opts *o)
 		b->opt.duration_s = 0;	/* storms: -n calls unless -D is given */
 }
 
-/* Options that do not go together (lib/opts.h). */
+/* Options that do not go together (lib/harness/opts.h). */
 static const struct opt_rule ipistorm_rules[] = {
 	{ "watch", OPT_CONFLICTS, "mode!=watch" },
 	{ "max", OPT_NEEDS, "watch|mode=watch" },
@@ -225,7 +224,7 @@ int main(int argc, char **argv)
 		  .arg = "idle|busy", .choices = target_names,
 		  .help = "perf-read: leave dst idle or keep a spinner on it" },
 		{ .name = "tlb-op", .type = OPT_CHOICE, .dest = &o.tlb_op,
-		  .arg = "OP", .choices = tlb_op_names,
+		  .arg = "OP", .choices = ipistorm_tlb_op_names,
 		  .help = "tlb: madvise (MADV_DONTNEED) or mprotect" },
 		{ .name = "pairs", .type = OPT_STRING, .dest = &o.pairs,
 		  .arg = "SRC:DST,...", .help = "pairs of CPUs, storming at once" },
@@ -255,7 +254,7 @@ int main(int argc, char **argv)
 		  .arg = "N", .max = 1e15, .help = "watch: fail when more IPIs than N" },
 		{ .name = "method", .type = OPT_CHOICE, .dest = &o.method,
 		  .arg = "auto|trace|procfs",
-		  .choices = ipi_watch_method_names,
+		  .choices = ipistorm_watcher_method_names,
 		  .help = "watch: IPIs sent (ipi tracepoints, Linux >= 6.3), received (/proc/interrupts), or auto" },
 		{ .name = "window", .type = OPT_DOUBLE, .dest = &o.window_s, .arg = "SECS",
 		  .min = 0.1, .max = 3600,
@@ -284,7 +283,7 @@ int main(int argc, char **argv)
 	b.test = o.mode == MODE_WATCH ? "ipistorm_watch" :
 		 o.mode == MODE_KMOD ? "ipistorm_kmod" : "ipistorm";
 	if (o.mode == MODE_WATCH)
-		watch_main(&b, &o);
+		ipistorm_watch_main(&b, &o);
 	s.mode = storm_modes[o.mode];
 	for (s.np = 0; s.np < b.npairs; s.np++) {
 		struct pair *p = &s.p[s.np];
@@ -293,10 +292,10 @@ int main(int argc, char **argv)
 		p->dst = b.pairs[s.np].dst;
 		p->rel_known = !cpu_relation(p->src, p->dst, &p->rel);
 	}
-	storm_setup(&s);
+	ipistorm_storm_setup(&s);
 	if (b.opt.load)
 		bench_load_start(&b);
-	storm_measure(&s);
+	ipistorm_storm_measure(&s);
 	bench_load_stop(&b);
 	bench_finish(&b);
 }

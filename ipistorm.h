@@ -14,9 +14,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lib/bench.h"
-#include "lib/ipi.h"
-#include "lib/spinner.h"
+#include "lib/harness/bench.h"
+#include "ipistorm_count.h"
+#include "lib/load/spinner.h"
 
 #define MAX_PAIRS	8
 
@@ -32,7 +32,7 @@ struct ipistorm_opts {
 	bool no_control;		/* watch: no positive control after the window */
 };
 
-extern const char *const tlb_op_names[];
+extern const char *const ipistorm_tlb_op_names[];
 
 /*
  * What reached dst, counted by the kernel in the counted passes (each
@@ -119,24 +119,24 @@ struct storm_mode {
 	void (*verdicts)(struct storm *s, struct pair *p);
 };
 
-extern const struct storm_mode membarrier_mode, perf_read_mode, tlb_mode,
-	kmod_mode;
+extern const struct storm_mode ipistorm_membarrier_mode, ipistorm_perf_read_mode, ipistorm_tlb_mode,
+	ipistorm_kmod_mode;
 
 /*
  * membarrier(PRIVATE_EXPEDITED_RSEQ) registered and usable with
- * FLAG_CPU: 0, or -1 and why. membarrier_ipi(): one call to @cpu, an IPI
+ * FLAG_CPU: 0, or -1 and why. ipistorm_membarrier_ipi(): one call to @cpu, an IPI
  * there while a thread of this process runs on it.
  */
-int membarrier_ready(char *why, size_t len);
-void membarrier_ipi(int cpu);
+int ipistorm_membarrier_ready(char *why, size_t len);
+void ipistorm_membarrier_ipi(int cpu);
 
 /* ipistorm_storm.c: the runs and the delivery check of every mode. */
-void storm_setup(struct storm *s);
-void storm_measure(struct storm *s);
-void pass_count_start(struct pair *p, const char *sender);
-void pass_count_stop(struct pair *p);
+void ipistorm_storm_setup(struct storm *s);
+void ipistorm_storm_measure(struct storm *s);
+void ipistorm_pass_count_start(struct pair *p, const char *sender);
+void ipistorm_pass_count_stop(struct pair *p);
 
 /* ipistorm_watch.c */
-noreturn void watch_main(struct bench *b, const struct ipistorm_opts *o);
+noreturn void ipistorm_watch_main(struct bench *b, const struct ipistorm_opts *o);
 
 #endif

@@ -16,11 +16,13 @@
 
 #include "ipistorm.h"
 
+const char *const ipistorm_tlb_op_names[] = { "madvise", "mprotect", NULL };
+
 /*
  * membarrier: membarrier(PRIVATE_EXPEDITED_RSEQ, FLAG_CPU, dst) while a
  * thread of this process spins on dst.
  */
-int membarrier_ready(char *why, size_t len)
+int ipistorm_membarrier_ready(char *why, size_t len)
 {
 	long q = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
 
@@ -38,7 +40,7 @@ int membarrier_ready(char *why, size_t len)
 	return -1;
 }
 
-void membarrier_ipi(int cpu)
+void ipistorm_membarrier_ipi(int cpu)
 {
 	syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ,
 		MEMBARRIER_CMD_FLAG_CPU, cpu);
@@ -48,7 +50,7 @@ static void membarrier_setup(struct storm *s)
 {
 	char why[160];
 
-	if (membarrier_ready(why, sizeof(why)))
+	if (ipistorm_membarrier_ready(why, sizeof(why)))
 		bench_skip(s->b, "%s", why);
 }
 
@@ -61,11 +63,11 @@ static void membarrier_pair_setup(struct storm *s, struct pair *p)
 static uint64_t membarrier_burst(struct pair *p, uint64_t n)
 {
 	for (uint64_t k = 0; k < n; k++)
-		membarrier_ipi(p->dst);
+		ipistorm_membarrier_ipi(p->dst);
 	return n;
 }
 
-const struct storm_mode membarrier_mode = {
+const struct storm_mode ipistorm_membarrier_mode = {
 	.name = "membarrier",
 	.setup = membarrier_setup,
 	.pair_setup = membarrier_pair_setup,
@@ -102,7 +104,7 @@ static uint64_t perf_read_burst(struct pair *p, uint64_t n)
 	return n;
 }
 
-const struct storm_mode perf_read_mode = {
+const struct storm_mode ipistorm_perf_read_mode = {
 	.name = "perf-read",
 	.pair_setup = perf_read_pair_setup,
 	.burst = perf_read_burst,
@@ -135,7 +137,7 @@ static void tlb_pair_setup(struct storm *s, struct pair *p)
 	t->page[0] = 1;
 	p->priv = t;
 	p->busy = true;
-	p->variant = tlb_op_names[s->o->tlb_op];
+	p->variant = ipistorm_tlb_op_names[s->o->tlb_op];
 }
 
 static uint64_t tlb_burst(struct pair *p, uint64_t n)
@@ -158,7 +160,7 @@ static uint64_t tlb_burst(struct pair *p, uint64_t n)
 	return n;
 }
 
-const struct storm_mode tlb_mode = {
+const struct storm_mode ipistorm_tlb_mode = {
 	.name = "tlb",
 	.pair_setup = tlb_pair_setup,
 	.burst = tlb_burst,

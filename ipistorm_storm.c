@@ -43,16 +43,16 @@ static uint64_t storm_loop(struct pair *p, uint64_t n, uint64_t end_ns)
  * A counted pass: count what @sender sends from src to dst, outside the
  * timed loop. A failure to count is kept in the delivery's why.
  */
-void pass_count_start(struct pair *p, const char *sender)
+void ipistorm_pass_count_start(struct pair *p, const char *sender)
 {
-	p->cnt_ok = !ipi_count_open(&p->cnt, p->src, p->dst, sender);
+	p->cnt_ok = !ipistorm_count_open(&p->cnt, p->src, p->dst, sender);
 	if (p->cnt_ok)
-		ipi_count_enable(&p->cnt, true);
+		ipistorm_count_enable(&p->cnt, true);
 	else if (!p->d.why[0])
 		snprintf(p->d.why, sizeof(p->d.why), "%s", p->cnt.why);
 }
 
-void pass_count_stop(struct pair *p)
+void ipistorm_pass_count_stop(struct pair *p)
 {
 	p->d.calls += p->done;
 	p->d.ns += p->ns;
@@ -60,8 +60,8 @@ void pass_count_stop(struct pair *p)
 		p->d.counted = false;
 		return;
 	}
-	ipi_count_enable(&p->cnt, false);
-	if (ipi_count_read(&p->cnt)) {
+	ipistorm_count_enable(&p->cnt, false);
+	if (ipistorm_count_read(&p->cnt)) {
 		p->d.counted = false;
 		if (!p->d.why[0])
 			snprintf(p->d.why, sizeof(p->d.why), "%s", p->cnt.why);
@@ -71,7 +71,7 @@ void pass_count_stop(struct pair *p)
 		p->d.queued += p->cnt.queued_n;
 		p->d.have_queued = p->cnt.have_queued;
 	}
-	ipi_count_close(&p->cnt);
+	ipistorm_count_close(&p->cnt);
 }
 
 static void *storm_thread(void *arg)
@@ -86,14 +86,14 @@ static void *storm_thread(void *arg)
 	}
 	if (p->counting) {	/* this thread's own sends only */
 		snprintf(who, sizeof(who), "common_pid == %d", (int)gettid());
-		pass_count_start(p, who);
+		ipistorm_pass_count_start(p, who);
 	}
 	t0 = bench_clock_start();
 	p->done = storm_loop(p, p->n, p->end_ns);
 	t1 = bench_clock_end();
 	p->ns = clock_to_ns(t1 - t0);
 	if (p->counting)
-		pass_count_stop(p);
+		ipistorm_pass_count_stop(p);
 	return NULL;
 }
 
@@ -170,11 +170,11 @@ static bool mode_phase_on(const struct storm *s)
 }
 
 /* Set up the mode, declare the plan, set up every pair and its metrics. */
-void storm_setup(struct storm *s)
+void ipistorm_storm_setup(struct storm *s)
 {
 	struct bench *b = s->b;
 	struct plan_phase phases[] = {
-		{ "runs", 1, s->np },		/* storm_measure */
+		{ "runs", 1, s->np },		/* ipistorm_storm_measure */
 		{ "delivery", 1, s->np },	/* delivery_verdict */
 		{ NULL },			/* the mode's own */
 		{ NULL }
@@ -412,7 +412,7 @@ static void delivery_verdict(struct bench *b, struct pair *p)
 	 * are quick, so a few % of dst's time lost is many % of the calls.
 	 * More deliveries than calls is a counting error: flagged.
 	 */
-	judged = ipi_delivery_judge(d->calls, reached);
+	judged = ipistorm_delivery_judge(d->calls, reached);
 	if (judged == IPI_DELIVERY_NONE)
 		snprintf(why, sizeof(why), "no call was counted");
 	else if (judged == IPI_DELIVERY_EXCESS)
@@ -437,7 +437,7 @@ static void delivery_verdict(struct bench *b, struct pair *p)
  * Warm up, measure, and judge every pair: runs done, delivery, and the
  * mode's own verdicts; then the mode's teardown.
  */
-void storm_measure(struct storm *s)
+void ipistorm_storm_measure(struct storm *s)
 {
 	struct bench *b = s->b;
 	uint64_t t0, runs_done, warmup;

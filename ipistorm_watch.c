@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "ipistorm.h"
-#include "lib/cpulock.h"
-#include "lib/ipi_watch.h"
+#include "lib/harness/cpulock.h"
+#include "ipistorm_watcher.h"
 
 /*
  * The control's membarrier calls: at least this many and for at least
@@ -46,7 +46,7 @@ static void watch_collect(struct bench *b, struct ipi_watch *w, double dur_s)
 	uint64_t now, last_progress = 0;
 
 	while (!bench_stop && (now = mono_ns()) - w->start_ns < dur_s * 1e9) {
-		if (ipi_watch_poll(w))
+		if (ipistorm_watcher_poll(w))
 			ksft_exit_fail_msg("watching the IPIs: %s\n", strerror(errno));
 		if (bench_progress_wanted(b) && now - last_progress > 1000000000ULL) {
 			last_progress = now;
@@ -55,7 +55,7 @@ static void watch_collect(struct bench *b, struct ipi_watch *w, double dur_s)
 				(unsigned long long)w->t.total, w->how);
 		}
 	}
-	if (ipi_watch_end_window(w))
+	if (ipistorm_watcher_end_window(w))
 		ksft_exit_fail_msg("watching the IPIs: %s\n", strerror(errno));
 	if (bench_progress_wanted(b))
 		fprintf(stderr, "\n");
@@ -76,7 +76,7 @@ static void name_part(char *dst, size_t len, const char *sym)
 static void window_samples(struct metric *m, const struct ipi_watch *w,
 			   uint64_t (*count)(const void *arg, size_t win), const void *arg)
 {
-	size_t n = ipi_watch_windows(w);
+	size_t n = ipistorm_watcher_windows(w);
 	double win_s = w->seconds < w->window_s ? w->seconds : w->window_s;
 
 	for (size_t i = 0; i < n; i++)
@@ -94,7 +94,7 @@ static uint64_t cpu_window(const void *arg, size_t win)
 {
 	const struct cpu_windows *c = arg;
 
-	return ipi_tally_win(c->t, win, c->place);
+	return ipistorm_tally_win(c->t, win, c->place);
 }
 
 static uint64_t source_window(const void *arg, size_t win)
@@ -122,7 +122,7 @@ static void watch_cpu_metrics(struct bench *b, struct ipi_watch *w)
 
 		m = bench_metric(b, name, "IPIs/s", BETTER_LOWER, agg);
 		window_samples(m, w, cpu_window, &c);
-		for (size_t i = 0; i < ipi_watch_windows(w); i++)
+		for (size_t i = 0; i < ipistorm_watcher_windows(w); i++)
 			in_windows += cpu_window(&c, i);
 		metric_summary(m, "IPIs per second", "to cpu %d (%s), %.1f s in %g s windows, %llu in all",
 			       cpu, cpu_isolation_name(&b->sets, cpu), w->seconds, w->window_s,
@@ -307,7 +307,7 @@ static void watch_report(struct bench *b, const struct ipistorm_opts *o, struct 
 	else
 		metric_extra(m, "procfs_samples", w->samples);
 	for (int k = 0; k < IPI_NKINDS; k++)
-		metric_extra(m, ipi_kind_keys[k], w->t.kind[k]);
+		metric_extra(m, ipistorm_ipi_kind_keys[k], w->t.kind[k]);
 	ksft_print_msg("by kind: %llu function call, %llu reschedule, %llu TLB shootdown\n",
 		       (unsigned long long)w->t.kind[IPI_CALL],
 		       (unsigned long long)w->t.kind[IPI_RESCHED],
@@ -359,7 +359,7 @@ static void *control_main(void *arg)
 	run0 = spinner_runtime_ns(c->sp);
 	t0 = mono_ns();
 	do {
-		membarrier_ipi(c->cpu);
+		ipistorm_membarrier_ipi(c->cpu);
 		c->calls++;
 		t1 = mono_ns();
 	} while ((c->calls < CONTROL_CALLS || t1 - t0 < CONTROL_NS) && !bench_stop);
@@ -397,7 +397,7 @@ static void control_run(struct bench *b, const struct ipistorm_opts *o, struct i
 		c->skip = "interrupted";
 	else if (!CPU_COUNT(&b->opt.housekeeping))
 		c->skip = "no housekeeping CPU to send from";
-	else if (membarrier_ready(c->why, sizeof(c->why)) ||
+	else if (ipistorm_membarrier_ready(c->why, sizeof(c->why)) ||
 		 cpulock_take(&one, b->spec->name, false, c->why, sizeof(c->why)))
 		c->skip = c->why;
 	if (c->skip)
@@ -433,7 +433,7 @@ static void control_verdict(struct bench *b, const struct ipi_watch *w, const st
 		bench_verdict(b, KSFT_SKIP, c->skip, "control: the watch named a known source");
 		return;
 	}
-	ipi_watch_control_count(w, "membarrier", funcs, &named, &other, &excused);
+	ipistorm_watcher_control_count(w, "membarrier", funcs, &named, &other, &excused);
 	if (c->spinner_share >= 0)
 		snprintf(why, sizeof(why), " (its spinner had %.0f%% of it)", 100 * c->spinner_share);
 	else
@@ -460,7 +460,7 @@ static void control_verdict(struct bench *b, const struct ipi_watch *w, const st
 		      c->cpu, (unsigned long long)named, (unsigned long long)(named + other));
 }
 
-noreturn void watch_main(struct bench *b, const struct ipistorm_opts *o)
+noreturn void ipistorm_watch_main(struct bench *b, const struct ipistorm_opts *o)
 {
 	struct ipi_watch *w = calloc(1, sizeof(*w));
 	const struct plan_phase phases[] = {
@@ -477,7 +477,7 @@ noreturn void watch_main(struct bench *b, const struct ipistorm_opts *o)
 		ksft_exit_fail_msg("no memory\n");
 	cpu_mask_format(watched, list, sizeof(list));
 	bench_phases(b, phases);
-	if (ipi_watch_open(w, o->method, watched, o->window_s, err, sizeof(err)))
+	if (ipistorm_watcher_open(w, o->method, watched, o->window_s, err, sizeof(err)))
 		bench_skip(b, "%s", err);
 	if (w->why_procfs[0])
 		bench_note(b, "%s: counting the IPIs received instead", w->why_procfs);
@@ -495,16 +495,16 @@ noreturn void watch_main(struct bench *b, const struct ipistorm_opts *o)
 			       cpu_mask_format(&b->opt.housekeeping, hk, sizeof(hk)));
 		bench_load_start(b);
 	}
-	if (ipi_watch_start(w, err, sizeof(err)))
+	if (ipistorm_watcher_start(w, err, sizeof(err)))
 		bench_skip(b, "%s", err);
 	watch_collect(b, w, b->opt.duration_s);
 	bench_load_stop(b);
 	control_run(b, o, w, &c);
-	if (ipi_watch_stop(w))
+	if (ipistorm_watcher_stop(w))
 		ksft_exit_fail_msg("watching the IPIs: %s\n", strerror(errno));
 	watch_report(b, o, w, list);
 	control_verdict(b, w, &c);
-	ipi_tally_free(&w->t);
-	ipi_tally_free(&w->after);
+	ipistorm_tally_free(&w->t);
+	ipistorm_tally_free(&w->after);
 	bench_finish(b);
 }

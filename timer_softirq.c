@@ -8,7 +8,7 @@
  * quiet    a pure user-space busy loop on the target CPU, no timers armed
  *          by the process, counted in --runs windows on that CPU only by
  *          a trace instance read from a housekeeping thread after each
- *          window (lib/cpu_trace.h: nothing is sent to the target to
+ *          window (timer_softirq_trace.h: nothing is sent to the target to
  *          count): TIMER softirqs raised against the ticks and the timer
  *          expiries that were due (the timer-softirq thread: raise it
  *          only when a timer is due, on any CPU), softirq runs,
@@ -33,8 +33,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/knob.h"
-#include "lib/util.h"
+#include "lib/kernel/knob.h"
+#include "lib/base/util.h"
 #include "timer_softirq.h"
 
 #define RT_RUNTIME	"/proc/sys/kernel/sched_rt_runtime_us"
@@ -59,25 +59,25 @@ static void quiet_phase(struct bench *b, const struct ts_opts *o, struct ts_run 
 	r->quiet_w = calloc(b->opt.runs, sizeof(*r->quiet_w));
 	if (!r->quiet_w)
 		ksft_exit_fail_msg("out of memory\n");
-	n = spin_windows(b, o, r, false, r->quiet_w, err, sizeof(err));
+	n = timer_softirq_spin_windows(b, o, r, false, r->quiet_w, err, sizeof(err));
 	if (n < b->opt.runs && !bench_stop)
 		ksft_exit_fail_msg("quiet window: %s\n", err);
 	if (!n)
 		bench_skip(b, "interrupted before the quiet window was counted");
-	windows_sum(r->quiet_w, n, &r->quiet_sum);
+	timer_softirq_windows_sum(r->quiet_w, n, &r->quiet_sum);
 	for (uint64_t i = 0; i < n; i++)
 		if (r->quiet_w[i].t.timer_runs > r->quiet_max_softirqs)
 			r->quiet_max_softirqs = r->quiet_w[i].t.timer_runs;
-	window_print("quiet", b->target, &r->quiet_sum);
+	timer_softirq_window_print("quiet", b->target, &r->quiet_sum);
 	if (r->quiet)
-		raised_metric(b, o, r, n);
+		timer_softirq_raised_metric(b, o, r, n);
 	snprintf(ctx, sizeof(ctx), "%s busy loop", r->cpu_desc);
-	m = window_metric(b, "quiet_timer_softirqs_per_s", "quiet TIMER softirqs", ctx,
+	m = timer_softirq_window_metric(b, "quiet_timer_softirqs_per_s", "quiet TIMER softirqs", ctx,
 			  r->quiet_w, n, &r->quiet_sum);
 	/* how long the tick kept running after the warm-up (nohz_full) */
 	if (!isnan(r->tick_quiet_s))
 		metric_extra(m, "tick_last_after_warmup_s", r->tick_quiet_s);
-	ts_noise_report(b, o, "quiet", r, &r->quiet_ns, r->quiet_w, n, r->quiet);
+	timer_softirq_noise_report(b, o, "quiet", r, &r->quiet_ns, r->quiet_w, n, r->quiet);
 }
 
 static void quiet_verdicts(struct bench *b, const struct ts_opts *o, const struct ts_run *r)
@@ -93,12 +93,12 @@ static void quiet_verdicts(struct bench *b, const struct ts_opts *o, const struc
 	bench_verdict(b, q->seconds > 0 && !t->lost ? KSFT_PASS : KSFT_FAIL, NULL,
 		      "quiet: counted %d windows of busy loop on cpu %d, no event lost (%lld lost, %llu records)",
 		      t->windows, b->target, t->lost, (unsigned long long)t->lines);
-	bench_verdict(b, cpu_trace_raise_ok(t, o->max_needless_per_tick) ? KSFT_PASS : KSFT_FAIL,
+	bench_verdict(b, timer_softirq_trace_raise_ok(t, o->max_needless_per_tick) ? KSFT_PASS : KSFT_FAIL,
 		      NULL, "quiet: cpu %d raised TIMER softirqs for due timers only (%llu of %llu ran none, %llu ticks: %.4f/tick, max %g)",
 		      b->target, (unsigned long long)t->raised_without_expiry,
 		      (unsigned long long)t->timer_raised, (unsigned long long)s->ticks,
 		      per(t->raised_without_expiry, s->ticks), o->max_needless_per_tick);
-	ipis_print(b->target, t);
+	timer_softirq_ipis_print(b->target, t);
 	if (!r->tr.have_ipi_cpu)
 		bench_verdict(b, KSFT_SKIP, r->tr.ipi_error,
 			      "quiet: the counting sent no IPI to cpu %d inside the windows", b->target);
@@ -125,7 +125,7 @@ static void quiet_verdicts(struct bench *b, const struct ts_opts *o, const struc
 			      NULL, "quiet: at most %llu TIMER softirqs on cpu %d in a %.1f s window (max %llu)",
 			      (unsigned long long)r->quiet_max_softirqs, b->target,
 			      b->opt.duration_s, (unsigned long long)o->max_softirqs);
-	ts_noise_verdict(b, r, &r->quiet_ns, "quiet");
+	timer_softirq_noise_verdict(b, r, &r->quiet_ns, "quiet");
 }
 
 static void control_verdicts(struct bench *b, const struct ts_run *r)
@@ -133,8 +133,8 @@ static void control_verdicts(struct bench *b, const struct ts_run *r)
 	const struct ts_window *q = &r->quiet_sum, *c = &r->ctl_sum;
 	uint64_t tmo = c->timeouts;
 
-	/* lib/cpu_trace.h: cpu_trace_sleep_ok() */
-	bench_verdict(b, tmo >= 10 && cpu_trace_sleep_ok(&c->t, tmo) ? KSFT_PASS : KSFT_FAIL,
+	/* timer_softirq_trace.h: timer_softirq_trace_sleep_ok() */
+	bench_verdict(b, tmo >= 10 && timer_softirq_trace_sleep_ok(&c->t, tmo) ? KSFT_PASS : KSFT_FAIL,
 		      NULL, "control: each recv() timeout expired a process_timeout armed on cpu %d, most of them there (%llu there, %llu on other cpus, %llu timeouts)",
 		      b->target, (unsigned long long)c->t.sleep_expiries,
 		      (unsigned long long)c->t.sleep_expiries_elsewhere,
@@ -169,24 +169,24 @@ static void control_phase(struct bench *b, const struct ts_opts *o, struct ts_ru
 	r->ctl_w = calloc(b->opt.runs, sizeof(*r->ctl_w));
 	if (!r->ctl_w)
 		ksft_exit_fail_msg("out of memory\n");
-	timer_migration_off(b, r->nohz, &migration);
-	n = spin_windows(b, o, r, true, r->ctl_w, err, sizeof(err));
+	timer_softirq_timer_migration_off(b, r->nohz, &migration);
+	n = timer_softirq_spin_windows(b, o, r, true, r->ctl_w, err, sizeof(err));
 	knob_restore(&migration);
 	if (n < b->opt.runs && !bench_stop)
 		ksft_exit_fail_msg("control window: %s\n", err);
-	windows_sum(r->ctl_w, n, &r->ctl_sum);
-	window_print("control", b->target, &r->ctl_sum);
+	timer_softirq_windows_sum(r->ctl_w, n, &r->ctl_sum);
+	timer_softirq_window_print("control", b->target, &r->ctl_sum);
 	ksft_print_msg("control cpu %d: %llu recv() timeouts of 1 ms (SO_RCVTIMEO) next to the busy loop\n",
 		       b->target, (unsigned long long)r->ctl_sum.timeouts);
 	snprintf(ctx, sizeof(ctx), "%s busy loop, %llu recv() timeouts",
 		 r->cpu_desc, (unsigned long long)r->ctl_sum.timeouts);
-	metric_extra(window_metric(b, "control_timer_softirqs_per_s", "control TIMER softirqs",
+	metric_extra(timer_softirq_window_metric(b, "control_timer_softirqs_per_s", "control TIMER softirqs",
 				   ctx, r->ctl_w, n, &r->ctl_sum),
 		     "recv_timeouts", r->ctl_sum.timeouts);
-	ts_noise_report(b, o, "control", r, &r->ctl_ns, r->ctl_w, n, false);
+	timer_softirq_noise_report(b, o, "control", r, &r->ctl_ns, r->ctl_w, n, false);
 	if (n) {
 		control_verdicts(b, r);
-		ts_noise_control_verdict(b, r, r->ctl_w, n, r->ctl_sum.timeouts);
+		timer_softirq_noise_control_verdict(b, r, r->ctl_w, n, r->ctl_sum.timeouts);
 	} else {
 		bench_phase_skip(b, "control", "interrupted");
 	}
@@ -222,8 +222,8 @@ static void ts_check(struct bench *b, struct ts_opts *o, struct ts_run *r)
 		bench_skip(b, "needs a housekeeping CPU besides cpu %d to count from", b->target);
 	bench_phases(b, (const struct plan_phase[]){
 		{ "quiet", 6, r->quiet },	/* quiet_verdicts() */
-		{ "control", 3, r->control },	/* control_verdicts(), ts_noise_control_verdict() */
-		{ "cyclic", 4, r->cyclic },	/* cyclic_phase() */
+		{ "control", 3, r->control },	/* control_verdicts(), timer_softirq_noise_control_verdict() */
+		{ "cyclic", 4, r->cyclic },	/* timer_softirq_cyclic_phase() */
 		{ NULL }
 	});
 	snprintf(r->cpu_desc, sizeof(r->cpu_desc), "cpu %d (%s)", b->target,
@@ -235,7 +235,7 @@ static void ts_check(struct bench *b, struct ts_opts *o, struct ts_run *r)
 
 /*
  * Options that would do nothing in the phases asked for are refused
- * (lib/opts.h), given at their default value too.
+ * (lib/harness/opts.h), given at their default value too.
  */
 static const struct opt_rule ts_rules[] = {
 	/* the cyclic phase's */
@@ -336,12 +336,12 @@ int main(int argc, char **argv)
 	bench_init(&b, &spec, argc, argv);
 	ts_check(&b, &o, &r);
 	/* the target's /proc rows and jiffies: read from anywhere, no IPI */
-	cpu_events_init(&r.rows, b.target);
-	cpu_events_row(&r.rows, ROW_LOC, "/proc/interrupts", "LOC");
-	cpu_events_row(&r.rows, ROW_TIMER, "/proc/softirqs", "TIMER");
-	cpu_events_row(&r.rows, ROW_HRTIMER, "/proc/softirqs", "HRTIMER");
+	timer_softirq_events_init(&r.rows, b.target);
+	timer_softirq_events_row(&r.rows, ROW_LOC, "/proc/interrupts", "LOC");
+	timer_softirq_events_row(&r.rows, ROW_TIMER, "/proc/softirqs", "TIMER");
+	timer_softirq_events_row(&r.rows, ROW_HRTIMER, "/proc/softirqs", "HRTIMER");
 	if (r.quiet || r.control)
-		counting_open(&b, &o, &r);
+		timer_softirq_counting_open(&b, &o, &r);
 	if (r.quiet || r.control)
 		quiet_phase(&b, &o, &r);
 	if (r.quiet)
@@ -349,12 +349,12 @@ int main(int argc, char **argv)
 	if (r.control)
 		control_phase(&b, &o, &r);
 	if (r.quiet || r.control) {
-		cpu_trace_close(&r.tr);
-		cpu_events_close(&r.k);
+		timer_softirq_trace_close(&r.tr);
+		timer_softirq_events_close(&r.k);
 	}
 	if (r.cyclic)
-		cyclic_phase(&b, &o, &r);
-	cpu_events_close(&r.k);
+		timer_softirq_cyclic_phase(&b, &o, &r);
+	timer_softirq_events_close(&r.k);
 	bench_finish(&b);
 }
 

@@ -9,13 +9,13 @@
 
 #include <math.h>
 
-#include "lib/bench.h"
-#include "lib/cpu_events.h"
-#include "lib/cpu_trace.h"
-#include "lib/cyclic.h"
-#include "lib/knob.h"
-#include "lib/noise.h"
-#include "lib/spinner.h"
+#include "lib/harness/bench.h"
+#include "timer_softirq_events.h"
+#include "timer_softirq_trace.h"
+#include "lib/load/cyclic.h"
+#include "lib/kernel/knob.h"
+#include "timer_softirq_gaps.h"
+#include "lib/load/spinner.h"
 
 enum policy { POL_FIFO, POL_OTHER };
 
@@ -40,9 +40,9 @@ enum ev {
 	EV_HRTIMER_EXPIRE, EV_N
 };
 /* ...and the target CPU's rows of /proc/interrupts and /proc/softirqs */
-enum row { ROW_LOC, ROW_TIMER, ROW_HRTIMER };
+enum timer_softirq_row { ROW_LOC, ROW_TIMER, ROW_HRTIMER };
 
-/* One window's noise of the busy loop (lib/noise.h), kept for its metrics. */
+/* One window's noise of the busy loop (timer_softirq_gaps.h), kept for its metrics. */
 struct ts_noise {
 	uint64_t gaps, gap_ns;		/* the loop's gaps over the threshold */
 	uint64_t unexplained, unexplained_ns;
@@ -98,32 +98,32 @@ static inline double per(double n, double d)
 }
 
 /* timer_softirq_windows.c: the quiet and control windows */
-void counters_open(struct bench *b, struct cpu_events *k);
-void counting_open(struct bench *b, const struct ts_opts *o, struct ts_run *r);
-void timer_migration_off(struct bench *b, bool nohz, struct knob *k);
-uint64_t spin_windows(struct bench *b, const struct ts_opts *o, struct ts_run *r,
+void timer_softirq_counters_open(struct bench *b, struct cpu_events *k);
+void timer_softirq_counting_open(struct bench *b, const struct ts_opts *o, struct ts_run *r);
+void timer_softirq_timer_migration_off(struct bench *b, bool nohz, struct knob *k);
+uint64_t timer_softirq_spin_windows(struct bench *b, const struct ts_opts *o, struct ts_run *r,
 		      bool control, struct ts_window *w, char *err, size_t errlen);
-void windows_sum(const struct ts_window *w, uint64_t n, struct ts_window *sum);
-void window_print(const char *what, int cpu, const struct ts_window *s);
-struct metric *window_metric(struct bench *b, const char *name, const char *label,
+void timer_softirq_windows_sum(const struct ts_window *w, uint64_t n, struct ts_window *sum);
+void timer_softirq_window_print(const char *what, int cpu, const struct ts_window *s);
+struct metric *timer_softirq_window_metric(struct bench *b, const char *name, const char *label,
 			     const char *ctx, const struct ts_window *w, uint64_t n,
 			     const struct ts_window *s);
-void raised_metric(struct bench *b, const struct ts_opts *o, const struct ts_run *r,
+void timer_softirq_raised_metric(struct bench *b, const struct ts_opts *o, const struct ts_run *r,
 		   uint64_t n);
-void ipis_print(int cpu, const struct cpu_trace_counts *t);
+void timer_softirq_ipis_print(int cpu, const struct cpu_trace_counts *t);
 
 /* timer_softirq_noise.c: the busy loop's gaps, attributed */
-void ts_noise_window(struct ts_run *r, struct spinner_gaps *g, pid_t sleeper,
+void timer_softirq_noise_window(struct ts_run *r, struct spinner_gaps *g, pid_t sleeper,
 		     uint64_t steal0, struct ts_window *w);
-void ts_noise_report(struct bench *b, const struct ts_opts *o, const char *what,
+void timer_softirq_noise_report(struct bench *b, const struct ts_opts *o, const char *what,
 		     struct ts_run *r, const struct noise_sources *ns,
 		     const struct ts_window *w, uint64_t n, bool metrics);
-void ts_noise_verdict(struct bench *b, const struct ts_run *r, const struct noise_sources *ns,
+void timer_softirq_noise_verdict(struct bench *b, const struct ts_run *r, const struct noise_sources *ns,
 		      const char *what);
-void ts_noise_control_verdict(struct bench *b, const struct ts_run *r,
+void timer_softirq_noise_control_verdict(struct bench *b, const struct ts_run *r,
 			      const struct ts_window *w, uint64_t n, uint64_t timeouts);
 
 /* timer_softirq_cyclic.c */
-void cyclic_phase(struct bench *b, const struct ts_opts *o, struct ts_run *r);
+void timer_softirq_cyclic_phase(struct bench *b, const struct ts_opts *o, struct ts_run *r);
 
 #endif

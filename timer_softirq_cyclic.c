@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/clock.h"
-#include "lib/sched.h"
+#include "lib/base/clock.h"
+#include "lib/kernel/sched.h"
 #include "timer_softirq.h"
 
 /* the cyclic phase's counted pass, after the measured runs */
@@ -45,7 +45,7 @@ static void cyclic_run(struct bench *b, const struct ts_opts *o, struct ts_run *
 				.lat_us = malloc(cap * sizeof(double)), .cap = cap };
 	if (!all || !y->p50_us || !y->p99_us || !y->max_us || !y->c.lat_us)
 		ksft_exit_fail_msg("out of memory\n");
-	cpu_events_begin(&r->rows);
+	timer_softirq_events_begin(&r->rows);
 	for (y->runs = 0; y->runs < b->opt.runs && !bench_stop; y->runs++) {
 		struct cyclic c = y->c;
 		struct stats st;
@@ -67,7 +67,7 @@ static void cyclic_run(struct bench *b, const struct ts_opts *o, struct ts_run *
 		y->c.overruns += c.overruns;
 		y->c.early += c.early;
 	}
-	cpu_events_end(&r->rows, &y->w);
+	timer_softirq_events_end(&r->rows, &y->w);
 	if (nall)
 		stats_compute(all, nall, &y->st);
 	free(all);
@@ -76,10 +76,10 @@ static void cyclic_run(struct bench *b, const struct ts_opts *o, struct ts_run *
 		struct cyclic c = { .interval_ns = o->interval_us * 1000,
 				    .duration_ns = COUNTED_PASS_S * 1e9 };
 
-		counters_open(b, &r->k);
-		cpu_events_begin(&r->k);
+		timer_softirq_counters_open(b, &r->k);
+		timer_softirq_events_begin(&r->k);
 		cyclic_loop(&c);
-		cpu_events_end(&r->k, &y->counted);
+		timer_softirq_events_end(&r->k, &y->counted);
 		y->counted_wakeups = c.wakeups;
 		y->c.early += c.early;
 	}
@@ -99,7 +99,7 @@ static void explain_parts(const struct noise_sources *ns, const struct noise_exp
 					       &ns->src[e->parts[i].src];
 
 		off += snprintf(buf + off, len - off, "%s%s %s %.1f us", i ? ", " : "",
-				noise_kind_names[s->kind], s->name, e->parts[i].ns / 1e3);
+				timer_softirq_gaps_kind_names[s->kind], s->name, e->parts[i].ns / 1e3);
 	}
 	if (!e->nparts)
 		snprintf(buf, len, "nothing traced");
@@ -137,7 +137,7 @@ static void explain_one(struct bench *b, struct cyclic_result *y, const struct n
 /*
  * The explained pass, paired with the measured runs (after them, as
  * the thread they ran at): one run more with the CPU's activity traced
- * (lib/noise.h), so that the tracing touches none of the measured
+ * (timer_softirq_gaps.h), so that the tracing touches none of the measured
  * samples; its --explain worst wakeups and any later than
  * --explain-over, each taken apart as timerlat's auto-analysis does.
  */
@@ -166,26 +166,26 @@ static void cyclic_explain(struct bench *b, const struct ts_opts *o, struct ts_r
 	idx = malloc(c.cap * sizeof(*idx));
 	if (!c.lat_us || !c.wake_ns || !idx)
 		ksft_exit_fail_msg("out of memory\n");
-	noise_sources_init(&ns);
-	if (cpu_trace_open(&tr, b->target, err, sizeof(err)) ||
-	    cpu_trace_noise(&tr, err, sizeof(err))) {
+	timer_softirq_gaps_sources_init(&ns);
+	if (timer_softirq_trace_open(&tr, b->target, err, sizeof(err)) ||
+	    timer_softirq_trace_noise(&tr, err, sizeof(err))) {
 		snprintf(y->explain_error, sizeof(y->explain_error), "%s", err);
 		goto out;
 	}
 	tr.loop_tid = gettid();
 	tr.ns = &ns;
 	start = mono_ns();
-	if (cpu_trace_begin(&tr)) {
+	if (timer_softirq_trace_begin(&tr)) {
 		snprintf(y->explain_error, sizeof(y->explain_error), "%s", tr.error);
 		goto close;
 	}
 	cyclic_loop(&c);
-	if (cpu_trace_end(&tr, &counts)) {
+	if (timer_softirq_trace_end(&tr, &counts)) {
 		snprintf(y->explain_error, sizeof(y->explain_error), "%s", tr.error);
 		goto close;
 	}
 	y->explain_wakeups = c.nlat;
-	noise_timeline_sort(&tr.tl);
+	timer_softirq_gaps_timeline_sort(&tr.tl);
 	/* the latest first */
 	for (size_t i = 0; i < c.nlat; i++) {
 		size_t j = i;
@@ -202,7 +202,7 @@ static void cyclic_explain(struct bench *b, const struct ts_opts *o, struct ts_r
 
 		if (n >= o->explain_n && !(o->explain_over_us && lat > o->explain_over_us))
 			break;
-		noise_explain(&tr.tl, c.wake_ns[idx[n]] - (uint64_t)(lat * 1e3),
+		timer_softirq_gaps_explain(&tr.tl, c.wake_ns[idx[n]] - (uint64_t)(lat * 1e3),
 			      c.wake_ns[idx[n]], &e);
 		explain_one(b, y, &ns, &e, start, lat);
 	}
@@ -210,7 +210,7 @@ static void cyclic_explain(struct bench *b, const struct ts_opts *o, struct ts_r
 		snprintf(y->explain_error, sizeof(y->explain_error),
 			 "%lld events lost in the explained pass", counts.lost);
 close:
-	cpu_trace_close(&tr);
+	timer_softirq_trace_close(&tr);
 out:
 	free(c.lat_us);
 	free(c.wake_ns);
@@ -288,7 +288,7 @@ static void cyclic_report(struct bench *b, const struct ts_opts *o, const struct
 	metric_extra(m, "hrtimer_softirqs_per_wakeup", per(w->row[ROW_HRTIMER], n));
 	metric_extra(m, "local_timer_irqs_per_wakeup", per(w->row[ROW_LOC], n));
 	metric_extra(m, "hrtimer_expiries_per_wakeup",
-		     per(cpu_window_ev(k, EV_HRTIMER_EXPIRE), y->counted_wakeups));
+		     per(timer_softirq_window_ev(k, EV_HRTIMER_EXPIRE), y->counted_wakeups));
 	metric_sample_noun(m, "run", "runs");
 	run_metric(b, "wakeup_latency_p99_us", "99th percentile wakeup latency of one run",
 		   y->p99_us, y->runs);
@@ -305,14 +305,14 @@ static void cyclic_report(struct bench *b, const struct ts_opts *o, const struct
 	ksft_print_msg("cyclic per wakeup: TIMER softirqs %.3f, HRTIMER softirqs %.3f, local timer interrupts %.3f (/proc); hrtimer expiries %.3f (counted pass of %llu wakeups)\n",
 		       per(w->row[ROW_TIMER], n), per(w->row[ROW_HRTIMER], n),
 		       per(w->row[ROW_LOC], n),
-		       per(cpu_window_ev(k, EV_HRTIMER_EXPIRE), y->counted_wakeups),
+		       per(timer_softirq_window_ev(k, EV_HRTIMER_EXPIRE), y->counted_wakeups),
 		       (unsigned long long)y->counted_wakeups);
 	if (!b->opt.quiet)
 		hist_print(&y->h, stdout, "us", 50);
 }
 
 /* cyclic: cyclictest's measurement on the target */
-void cyclic_phase(struct bench *b, const struct ts_opts *o, struct ts_run *r)
+void timer_softirq_cyclic_phase(struct bench *b, const struct ts_opts *o, struct ts_run *r)
 {
 	struct cyclic_result *c = &r->cyc;
 	const struct cpu_window *k = &c->counted;
@@ -340,7 +340,7 @@ void cyclic_phase(struct bench *b, const struct ts_opts *o, struct ts_run *r)
 		      (unsigned long long)c->runs, (unsigned long long)c->c.early);
 	if (k->ev[EV_HRTIMER_EXPIRE] == UINT64_MAX)
 		bench_verdict(b, KSFT_SKIP, bench_stop ? "interrupted" :
-			      cpu_events_error(&r->k, EV_HRTIMER_EXPIRE),
+			      timer_softirq_events_error(&r->k, EV_HRTIMER_EXPIRE),
 			      "cyclic: the wakeups were hrtimer expiries on cpu %d", b->target);
 	else
 		/* at least half: under emulation many sleeps are already past due */

@@ -3,7 +3,7 @@
  * timer_softirq's quiet and control windows as a noise measurement
  * (after rtla osnoise): the busy loop logs every gap in its own progress
  * over --noise-threshold, and each gap is attributed from the window's
- * trace to what ran on the CPU in it (lib/noise.h): hard IRQs by vector
+ * trace to what ran on the CPU in it (timer_softirq_gaps.h): hard IRQs by vector
  * or name, softirqs by type, IPIs by where they came from, the threads
  * that preempted the loop. Unexplained gaps are reported with the
  * hypervisor's steal over the same windows.
@@ -17,7 +17,7 @@
 #define NOISE_METRICS	16	/* sources given a metric */
 #define RECALL_MIN_PCT	95	/* of the control's runs found in gaps */
 
-void ts_noise_window(struct ts_run *r, struct spinner_gaps *g, pid_t sleeper,
+void timer_softirq_noise_window(struct ts_run *r, struct spinner_gaps *g, pid_t sleeper,
 		     uint64_t steal0, struct ts_window *w)
 {
 	struct noise_sources *ns = r->tr.ns;
@@ -33,7 +33,7 @@ void ts_noise_window(struct ts_run *r, struct spinner_gaps *g, pid_t sleeper,
 	for (size_t i = 0; i < cnt; i++)
 		gaps[i] = (struct noise_gap){ log[i][0], log[i][1] };
 	free(log);
-	noise_attribute(&r->tr.tl, ns, gaps, cnt);
+	timer_softirq_gaps_attribute(&r->tr.tl, ns, gaps, cnt);
 	ns->lost += n->lost;
 	for (size_t i = 0; i < cnt; i++)
 		n->gap_ns += gaps[i].end - gaps[i].start;
@@ -43,7 +43,7 @@ void ts_noise_window(struct ts_run *r, struct spinner_gaps *g, pid_t sleeper,
 		n->src_gaps[i] = ns->src[i].win_gaps;
 	n->src_gaps[NOISE_SOURCES] = ns->other.win_gaps;
 	if (sleeper > 0)
-		noise_thread_recall(&r->tr.tl, sleeper, gaps, cnt, &n->sleeper_runs,
+		timer_softirq_gaps_thread_recall(&r->tr.tl, sleeper, gaps, cnt, &n->sleeper_runs,
 				    &n->sleeper_in_gaps);
 	if (!cpu_steal_ns(r->tr.cpu, &steal1) && steal1 >= steal0)
 		n->steal_ns = steal1 - steal0;
@@ -68,7 +68,7 @@ static int noise_sorted(const struct noise_sources *ns, int *idx)
 /* "irq local_timer" -> "noise_irq_local_timer_per_s" */
 static void noise_metric_name(char *buf, size_t len, const struct noise_source *s)
 {
-	size_t n = snprintf(buf, len, "noise_%s_", noise_kind_names[s->kind]);
+	size_t n = snprintf(buf, len, "noise_%s_", timer_softirq_gaps_kind_names[s->kind]);
 
 	for (const char *p = s->name; *p && n + 7 < len && n < 46; p++)
 		buf[n++] = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ? *p :
@@ -90,7 +90,7 @@ static void noise_metrics(struct bench *b, const char *what, const struct noise_
 
 		noise_metric_name(name, sizeof(name), s);
 		snprintf(agg, sizeof(agg), "%s: gaps of the busy loop that %s %s ran in, per second of one window",
-			 what, noise_kind_names[s->kind], s->name);
+			 what, timer_softirq_gaps_kind_names[s->kind], s->name);
 		m = bench_metric(b, name, "gaps/s", BETTER_LOWER, agg);
 		for (uint64_t j = 0; j < n; j++)
 			metric_add(m, per(w[j].noise.src_gaps[i], w[j].w.seconds));
@@ -115,7 +115,7 @@ static void noise_metrics(struct bench *b, const char *what, const struct noise_
 	metric_extra(m, "gaps", ns->gaps);
 }
 
-void ts_noise_report(struct bench *b, const struct ts_opts *o, const char *what,
+void timer_softirq_noise_report(struct bench *b, const struct ts_opts *o, const char *what,
 		     struct ts_run *r, const struct noise_sources *ns,
 		     const struct ts_window *w, uint64_t n, bool metrics)
 {
@@ -140,7 +140,7 @@ void ts_noise_report(struct bench *b, const struct ts_opts *o, const char *what,
 		const struct noise_source *s = &ns->src[idx[k]];
 
 		off += snprintf(list + off, sizeof(list) - off, "%s%s %s %llu (%.3f ms)",
-				k ? ", " : "", noise_kind_names[s->kind], s->name,
+				k ? ", " : "", timer_softirq_gaps_kind_names[s->kind], s->name,
 				(unsigned long long)s->gaps, s->stolen_ns / 1e6);
 	}
 	if (nsrc)
@@ -150,7 +150,7 @@ void ts_noise_report(struct bench *b, const struct ts_opts *o, const char *what,
 		noise_metrics(b, what, ns, w, n, idx, nsrc);
 }
 
-void ts_noise_verdict(struct bench *b, const struct ts_run *r, const struct noise_sources *ns,
+void timer_softirq_noise_verdict(struct bench *b, const struct ts_run *r, const struct noise_sources *ns,
 		      const char *what)
 {
 	if (!r->tr.noise) {
@@ -169,7 +169,7 @@ void ts_noise_verdict(struct bench *b, const struct ts_run *r, const struct nois
  * RECALL_MIN_PCT% of the timeouts must be runs of it that the loop
  * noticed as a gap (clocks and attribution agree).
  */
-void ts_noise_control_verdict(struct bench *b, const struct ts_run *r,
+void timer_softirq_noise_control_verdict(struct bench *b, const struct ts_run *r,
 			      const struct ts_window *w, uint64_t n, uint64_t timeouts)
 {
 	uint64_t runs = 0, in = 0;

@@ -13,17 +13,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "lib/knob.h"
-#include "lib/ksym.h"
-#include "lib/spinner.h"
-#include "lib/tick.h"
+#include "lib/kernel/knob.h"
+#include "lib/kernel/ksym.h"
+#include "lib/load/spinner.h"
+#include "lib/kernel/tick.h"
 #include "timer_softirq.h"
 
 #define TIMER_MIGRATION	"/proc/sys/kernel/timer_migration"
 
 /*
  * The control's sleeping thread on the target CPU, next to the busy
- * loop (lib/spinner.h).
+ * loop (lib/load/spinner.h).
  */
 struct sleeper {
 	int cpu;
@@ -35,21 +35,21 @@ struct sleeper {
 };
 
 /* Perf counters on the target, opened from this (housekeeping) thread. */
-void counters_open(struct bench *b, struct cpu_events *k)
+void timer_softirq_counters_open(struct bench *b, struct cpu_events *k)
 {
-	cpu_events_init(k, b->target);
-	cpu_events_tracepoint(k, EV_TIMER_RAISE, "irq:softirq_raise", "vec == 1");
-	cpu_events_tracepoint(k, EV_TIMER_RUN, "irq:softirq_entry", "vec == 1");
-	cpu_events_tracepoint(k, EV_HRTIMER_RUN, "irq:softirq_entry", "vec == 8");
-	cpu_events_tracepoint(k, EV_TIMER_EXPIRE, "timer:timer_expire_entry", NULL);
-	cpu_events_tracepoint(k, EV_HRTIMER_EXPIRE, "timer:hrtimer_expire_entry", NULL);
-	cpu_events_row(k, ROW_LOC, "/proc/interrupts", "LOC");
-	cpu_events_row(k, ROW_TIMER, "/proc/softirqs", "TIMER");
-	cpu_events_row(k, ROW_HRTIMER, "/proc/softirqs", "HRTIMER");
+	timer_softirq_events_init(k, b->target);
+	timer_softirq_events_tracepoint(k, EV_TIMER_RAISE, "irq:softirq_raise", "vec == 1");
+	timer_softirq_events_tracepoint(k, EV_TIMER_RUN, "irq:softirq_entry", "vec == 1");
+	timer_softirq_events_tracepoint(k, EV_HRTIMER_RUN, "irq:softirq_entry", "vec == 8");
+	timer_softirq_events_tracepoint(k, EV_TIMER_EXPIRE, "timer:timer_expire_entry", NULL);
+	timer_softirq_events_tracepoint(k, EV_HRTIMER_EXPIRE, "timer:hrtimer_expire_entry", NULL);
+	timer_softirq_events_row(k, ROW_LOC, "/proc/interrupts", "LOC");
+	timer_softirq_events_row(k, ROW_TIMER, "/proc/softirqs", "TIMER");
+	timer_softirq_events_row(k, ROW_HRTIMER, "/proc/softirqs", "HRTIMER");
 }
 
 /* The trace instance and the rows, for the quiet and control windows. */
-void counting_open(struct bench *b, const struct ts_opts *o, struct ts_run *r)
+void timer_softirq_counting_open(struct bench *b, const struct ts_opts *o, struct ts_run *r)
 {
 	unsigned long long addr;
 	char err[192];
@@ -58,17 +58,17 @@ void counting_open(struct bench *b, const struct ts_opts *o, struct ts_run *r)
 	/* the counting thread (this one) stays on the housekeeping CPUs */
 	if (cpu_pin_self_mask(&b->opt.housekeeping))
 		ksft_exit_fail_msg("cannot pin to the housekeeping cpus: %s\n", strerror(errno));
-	if (cpu_trace_open(&r->tr, b->target, err, sizeof(err)))
+	if (timer_softirq_trace_open(&r->tr, b->target, err, sizeof(err)))
 		bench_skip(b, "cannot count on cpu %d with a trace instance: %s", b->target, err);
 	for (int i = 0; i < r->tr.nnotes; i++)
 		bench_note(b, "%s", r->tr.notes[i]);
 	if (!r->tr.have_ipi_cpu || !r->tr.have_ipi_mask)
 		bench_note(b, "IPIs to cpu %d not fully traced: %s", b->target, r->tr.ipi_error);
 	/* what ran on the CPU, for the busy loop's noise */
-	noise_sources_init(&r->quiet_ns);
-	noise_sources_init(&r->ctl_ns);
+	timer_softirq_gaps_sources_init(&r->quiet_ns);
+	timer_softirq_gaps_sources_init(&r->ctl_ns);
 	notes = r->tr.nnotes;
-	if (cpu_trace_noise(&r->tr, err, sizeof(err)))
+	if (timer_softirq_trace_noise(&r->tr, err, sizeof(err)))
 		bench_note(b, "noise not attributed: %s", err);
 	for (int i = notes; i < r->tr.nnotes; i++)
 		bench_note(b, "%s", r->tr.notes[i]);
@@ -77,7 +77,7 @@ void counting_open(struct bench *b, const struct ts_opts *o, struct ts_run *r)
 	if (!r->tick_fn)
 		bench_note(b, "no tick_nohz_handler or tick_sched_timer in /proc/kallsyms: ticks are the window's jiffies");
 	if (o->perf_counters) {
-		counters_open(b, &r->k);
+		timer_softirq_counters_open(b, &r->k);
 		bench_note(b, "--perf-counters: per-cpu perf counters on cpu %d are enabled, disabled and read inside each window (each by an IPI to it)",
 			   b->target);
 	}
@@ -132,7 +132,7 @@ static void *timeout_main(void *arg)
  * timers would expire elsewhere. Switch migration off for the control
  * windows only (restored after them, and on every exit path).
  */
-void timer_migration_off(struct bench *b, bool nohz, struct knob *k)
+void timer_softirq_timer_migration_off(struct bench *b, bool nohz, struct knob *k)
 {
 	char err[192];
 
@@ -162,8 +162,8 @@ static int count_window(struct bench *b, const struct ts_opts *o, struct ts_run 
 	int ret;
 
 	cpu_steal_ns(b->target, &steal0);
-	cpu_events_begin(&r->rows);
-	if (cpu_trace_begin(&r->tr)) {
+	timer_softirq_events_begin(&r->rows);
+	if (timer_softirq_trace_begin(&r->tr)) {
 		snprintf(err, errlen, "%s", r->tr.error);
 		return -1;
 	}
@@ -172,35 +172,35 @@ static int count_window(struct bench *b, const struct ts_opts *o, struct ts_run 
 		ksft_print_msg("%s window: counting on cpu %d for %.1f s\n",
 			       what, b->target, b->opt.duration_s);
 	if (o->perf_counters)
-		cpu_events_begin(&r->k);
+		timer_softirq_events_begin(&r->k);
 	t0 = atomic_load(&sl->timeouts);
 	for (uint64_t end = mono_ns() + b->opt.duration_s * 1e9; mono_ns() < end && !bench_stop;)
 		usleep(20000);
 	w->timeouts = atomic_load(&sl->timeouts) - t0;
 	if (o->perf_counters)
-		cpu_events_end(&r->k, &w->w);
+		timer_softirq_events_end(&r->k, &w->w);
 	if (b->opt.verbose)
 		ksft_print_msg("%s window: done\n", what);
 	off_ns = mono_ns();
-	ret = cpu_trace_end(&r->tr, &w->t);
+	ret = timer_softirq_trace_end(&r->tr, &w->t);
 	if (ret)
 		snprintf(err, errlen, "%s", r->tr.error);
 	if (o->perf_counters) {
 		struct cpu_window rows;
 
-		cpu_events_end(&r->rows, &rows);
+		timer_softirq_events_end(&r->rows, &rows);
 		memcpy(w->w.row, rows.row, sizeof(rows.row));
 		w->w.jiffies = rows.jiffies;
 		w->w.hz = rows.hz;
 	} else {
-		cpu_events_end(&r->rows, &w->w);
+		timer_softirq_events_end(&r->rows, &w->w);
 	}
 	w->w.seconds = (off_ns - on_ns) / 1e9;	/* the trace window's length */
 	if (ret)
 		return -1;
 	w->ticks = r->tick_fn ? w->t.ticks : w->w.jiffies;
 	if (r->tr.noise)
-		ts_noise_window(r, g, atomic_load(&sl->tid), steal0, w);
+		timer_softirq_noise_window(r, g, atomic_load(&sl->tid), steal0, w);
 	return 0;
 }
 
@@ -234,7 +234,7 @@ static double quiet_settle(int cpu)
  * counted; with a reason in @err when fewer than asked (none when
  * interrupted).
  */
-uint64_t spin_windows(struct bench *b, const struct ts_opts *o, struct ts_run *r,
+uint64_t timer_softirq_spin_windows(struct bench *b, const struct ts_opts *o, struct ts_run *r,
 		      bool control, struct ts_window *w, char *err, size_t errlen)
 {
 	uint64_t runs = b->opt.runs, done = 0;
@@ -293,13 +293,13 @@ uint64_t spin_windows(struct bench *b, const struct ts_opts *o, struct ts_run *r
 }
 
 /* @sum = the windows added up (counts, rows, seconds, jiffies). */
-void windows_sum(const struct ts_window *w, uint64_t n, struct ts_window *sum)
+void timer_softirq_windows_sum(const struct ts_window *w, uint64_t n, struct ts_window *sum)
 {
 	memset(sum, 0, sizeof(*sum));
 	for (int i = 0; i < CPU_EVENTS_MAX; i++)
 		sum->w.ev[i] = n ? 0 : UINT64_MAX;
 	for (uint64_t i = 0; i < n; i++) {
-		cpu_trace_add(&sum->t, &w[i].t);
+		timer_softirq_trace_add(&sum->t, &w[i].t);
 		sum->w.seconds += w[i].w.seconds;
 		sum->w.jiffies += w[i].w.jiffies;
 		sum->w.hz = w[i].w.hz ? w[i].w.hz : sum->w.hz;
@@ -313,7 +313,7 @@ void windows_sum(const struct ts_window *w, uint64_t n, struct ts_window *sum)
 	}
 }
 
-void window_print(const char *what, int cpu, const struct ts_window *s)
+void timer_softirq_window_print(const char *what, int cpu, const struct ts_window *s)
 {
 	const struct cpu_trace_counts *t = &s->t;
 	const struct cpu_window *w = &s->w;
@@ -323,7 +323,7 @@ void window_print(const char *what, int cpu, const struct ts_window *s)
 	for (int i = 0; i < CPU_TRACE_DEPS; i++)
 		if (t->tick_kept[i])
 			off += snprintf(deps + off, sizeof(deps) - off, " %s=%llu",
-					cpu_trace_dep_names[i],
+					timer_softirq_trace_dep_names[i],
 					(unsigned long long)t->tick_kept[i]);
 	ksft_print_msg("%s cpu %d: %d x %.2f s, %llu ticks, %llu jiffies (HZ %d): TIMER softirqs raised %llu run %llu (%.2f/s, %.4f/tick), HRTIMER run %llu, timer expiries %llu (process_timeout %llu, and %llu of timers armed here expired elsewhere), hrtimer expiries %llu\n",
 		       what, cpu, t->windows, w->seconds / (t->windows ? t->windows : 1),
@@ -346,13 +346,13 @@ void window_print(const char *what, int cpu, const struct ts_window *s)
 		       (unsigned long long)t->tick_stopped, deps[0] ? deps : " 0");
 	if (w->ev[EV_TIMER_RUN] != UINT64_MAX)
 		ksft_print_msg("%s cpu %d: perf counters: TIMER softirqs raised %.0f run %.0f, timer expiries %.0f, hrtimer expiries %.0f\n",
-			       what, cpu, cpu_window_ev(w, EV_TIMER_RAISE),
-			       cpu_window_ev(w, EV_TIMER_RUN), cpu_window_ev(w, EV_TIMER_EXPIRE),
-			       cpu_window_ev(w, EV_HRTIMER_EXPIRE));
+			       what, cpu, timer_softirq_window_ev(w, EV_TIMER_RAISE),
+			       timer_softirq_window_ev(w, EV_TIMER_RUN), timer_softirq_window_ev(w, EV_TIMER_EXPIRE),
+			       timer_softirq_window_ev(w, EV_HRTIMER_EXPIRE));
 }
 
 /* A phase's windows as one metric, a sample per window, totals as extras. */
-struct metric *window_metric(struct bench *b, const char *name, const char *label,
+struct metric *timer_softirq_window_metric(struct bench *b, const char *name, const char *label,
 			     const char *ctx, const struct ts_window *w, uint64_t n,
 			     const struct ts_window *s)
 {
@@ -394,7 +394,7 @@ struct metric *window_metric(struct bench *b, const char *name, const char *labe
  * The timer-softirq thread's figure: TIMER softirqs raised per tick, one
  * sample per window.
  */
-void raised_metric(struct bench *b, const struct ts_opts *o, const struct ts_run *r,
+void timer_softirq_raised_metric(struct bench *b, const struct ts_opts *o, const struct ts_run *r,
 		   uint64_t n)
 {
 	struct metric *m = bench_metric(b, "timer_softirq_raised_per_tick", "softirqs/tick",
@@ -425,7 +425,7 @@ void raised_metric(struct bench *b, const struct ts_opts *o, const struct ts_run
 }
 
 /* The IPIs sent to the target in the windows, by callback; ours apart. */
-void ipis_print(int cpu, const struct cpu_trace_counts *t)
+void timer_softirq_ipis_print(int cpu, const struct cpu_trace_counts *t)
 {
 	char list[400] = "";
 	size_t off = 0;

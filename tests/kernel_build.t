@@ -3,7 +3,7 @@
 # One writer of results: a program's result carries the build record of
 # its kernel (vm/kbuild.sh's build.json, named by ISOLBENCH_KERNEL_BUILD,
 # which vm/guest-init.sh sets in a guest whose kernel vm/run.sh built) as
-# "kernel_build", written by lib/result_write.c itself. A record that
+# "kernel_build", written by lib/result/result_write.c itself. A record that
 # cannot be read or does not parse is one line on stderr, and the result
 # is written without it. Run here on the host, with getpid_bench.
 . "$(dirname "$0")/lib.sh"

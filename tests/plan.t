@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The plan derived from declared phases (lib/plan.c, bench_phases) and
+# The plan derived from declared phases (lib/harness/plan.c, bench_phases) and
 # its check at the end: tests/harness/planned.c declares 1 + --pairs
 # results and prints --print of them.
 . "$(dirname "$0")/lib.sh"

@@ -43,7 +43,7 @@ for f in online possible nohz_full isolated; do
 done
 
 # vm/run.sh --build: the kernel's build record, which the suite's result
-# writer embeds in every result as "kernel_build" (lib/result_write.c).
+# writer embeds in every result as "kernel_build" (lib/result/result_write.c).
 if [ -f /etc/isolbench-build.json ]; then
 	export ISOLBENCH_KERNEL_BUILD=/etc/isolbench-build.json
 fi

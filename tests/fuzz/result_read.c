@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/result.h"
+#include "lib/result/result.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

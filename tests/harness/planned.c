@@ -8,7 +8,7 @@
  */
 #include <unistd.h>
 
-#include "lib/bench.h"
+#include "lib/harness/bench.h"
 
 int main(int argc, char **argv)
 {

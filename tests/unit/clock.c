@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of lib/clock.c's TSC calibration: the choice among the
+ * Unit tests of lib/base/clock.c's TSC calibration: the choice among the
  * windows' rates resists one disturbed window on either side (the old
  * "lowest of three" took a window stretched by a delay between its two
  * reads), and on this machine the calibration agrees with the kernel's
@@ -9,8 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "lib/clock.h"
-#include "lib/ktap.h"
+#include "lib/base/clock.h"
+#include "lib/base/ktap.h"
 
 int main(void)
 {

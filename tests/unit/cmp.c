@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of lib/cmp.c: change in %, its interval, words, verdicts. */
+/* Unit tests of lib/compare/cmp.c: change in %, its interval, words, verdicts. */
 #include <math.h>
 #include <string.h>
 
-#include "lib/cmp.h"
-#include "lib/ktap.h"
-#include "lib/util.h"
+#include "lib/compare/cmp.h"
+#include "lib/base/ktap.h"
+#include "lib/base/util.h"
 
 static void stats_of(const double *x, size_t n, struct stats *s)
 {

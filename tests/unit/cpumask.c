@@ -2,8 +2,8 @@
 /* Unit tests of the cpulist parser and formatter, bad input included. */
 #include <string.h>
 
-#include "lib/cpu.h"
-#include "lib/ktap.h"
+#include "lib/base/cpu.h"
+#include "lib/base/ktap.h"
 
 static void parse_ok(const char *in, const char *want, int count)
 {

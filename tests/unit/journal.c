@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit test of the settings journal (lib/journal.c): what a SIGKILLed
+ * Unit test of the settings journal (lib/kernel/journal.c): what a SIGKILLed
  * run changed is put back by the next run; what it put back itself, a
  * live run's journal and a run that ended through its cleanups are
  * left alone; of two dead runs the older save wins; a line cut by the
@@ -15,10 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/cleanup.h"
-#include "lib/journal.h"
-#include "lib/ktap.h"
-#include "lib/util.h"
+#include "lib/base/cleanup.h"
+#include "lib/kernel/journal.h"
+#include "lib/base/ktap.h"
+#include "lib/base/util.h"
 
 static char dir[] = "/tmp/isolbench-journal-XXXXXX";
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of lib/json_read.c: what it accepts, what it refuses, bounds. */
+/* Unit tests of lib/base/json_read.c: what it accepts, what it refuses, bounds. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/json_read.h"
-#include "lib/ktap.h"
-#include "lib/util.h"
+#include "lib/base/json_read.h"
+#include "lib/base/ktap.h"
+#include "lib/base/util.h"
 
 static struct jr_value *parse(const char *s, char *err, size_t errlen)
 {

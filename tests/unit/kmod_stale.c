@@ -9,8 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/kmod.h"
-#include "lib/ktap.h"
+#include "lib/harness/kmod.h"
+#include "lib/base/ktap.h"
 
 static void owner(const char *dir, const char *text)
 {

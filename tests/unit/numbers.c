@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of lib/util.c's number parsing: one syntax for every
+ * Unit tests of lib/base/util.c's number parsing: one syntax for every
  * option, whole numbers in it exactly ("1e3" is 1000, "1.5" is refused).
  */
 #include <stdint.h>
 
-#include "lib/ktap.h"
-#include "lib/util.h"
+#include "lib/base/ktap.h"
+#include "lib/base/util.h"
 
 struct whole_case {
 	const char *in;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of lib/stats.c against values computed independently
+ * Unit tests of lib/base/stats.c against values computed independently
  * (python3: Simpson integration of the t density, and the textbook
  * t table): Student's t CDF and quantiles, descriptive statistics,
  * intervals, Welch's test.
@@ -8,9 +8,9 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "lib/ktap.h"
-#include "lib/stats.h"
-#include "lib/util.h"
+#include "lib/base/ktap.h"
+#include "lib/base/stats.h"
+#include "lib/base/util.h"
 
 static int near(double got, double want, double tol)
 {

@@ -2,8 +2,8 @@
 /* Unit tests of the descriptive statistics and the histogram. */
 #include <math.h>
 
-#include "lib/ktap.h"
-#include "lib/stats.h"
+#include "lib/base/ktap.h"
+#include "lib/base/stats.h"
 
 static int near(double a, double b, double tol)
 {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of lib/trace_instance.c: lost events over per_cpu stats. */
+/* Unit tests of lib/kernel/trace_instance.c: lost events over per_cpu stats. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/ktap.h"
-#include "lib/trace_instance.h"
+#include "lib/base/ktap.h"
+#include "lib/kernel/trace_instance.h"
 
 static void put_stats(const char *dir, int cpu, long long overrun, long long dropped)
 {

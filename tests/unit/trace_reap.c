@@ -9,8 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/ktap.h"
-#include "lib/trace_instance.h"
+#include "lib/base/ktap.h"
+#include "lib/kernel/trace_instance.h"
 
 static int there(const char *dir, const char *name)
 {

@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/base/clock.h"
+#include "ipistorm_watcher.h"
+#include "lib/base/util.h"
+
+#define WATCH_BUF	(1 << 16)
+#define MIN_NS		60000000000ULL
+/* the last drain of the trace buffer: at most this long */
+#define DRAIN_MAX_NS	2000000000ULL
+
+const char *const ipistorm_watcher_method_names[] = { "auto", "trace", "procfs", NULL };
+const char *const ipistorm_ipi_kind_keys[IPI_NKINDS] = {
+	"function_call_ipis", "reschedule_ipis", "tlb_ipis"
+};
+
+void ipistorm_tally_init(struct ipi_tally *t, const cpu_mask_t *cpus)
+{
+	int cpu;
+
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		t->cpu_index[i] = -1;
+	cpu_mask_for_each(cpu, cpus)
+		t->cpu_index[cpu] = t->ncpus++;
+	snprintf(t->src_other.name, sizeof(t->src_other.name), "other");
+}
+
+void ipistorm_tally_free(struct ipi_tally *t)
+{
+	free(t->per_min);
+	free(t->per_win);
+	for (int i = 0; i < t->nsrc; i++)
+		free(t->src[i].per_win);
+	free(t->src_other.per_win);
+	t->per_min = t->per_win = NULL;
+	t->nsrc = 0;
+	t->src_other.per_win = NULL;
+}
+
+/* @a of @n counters grown to @want (new ones zero); -1 on no memory. */
+static int grow(uint64_t **a, size_t n, size_t want)
+{
+	uint64_t *p;
+
+	if (want <= n)
+		return 0;
+	p = realloc(*a, want * sizeof(*p));
+	if (!p)
+		return -1;
+	memset(p + n, 0, (want - n) * sizeof(*p));
+	*a = p;
+	return 0;
+}
+
+int ipistorm_tally_add(struct ipi_tally *t, int cpu, enum ipi_kind kind, uint64_t n,
+		  size_t window, size_t minute)
+{
+	int place = t->cpu_index[cpu];
+
+	if (place < 0)
+		return 0;
+	if (grow(&t->per_min, t->nmin, minute + 1))
+		return -1;
+	t->nmin = t->nmin > minute + 1 ? t->nmin : minute + 1;
+	if (window >= t->nwin) {
+		if (grow(&t->per_win, t->nwin * t->ncpus, (window + 1) * t->ncpus))
+			return -1;
+		t->nwin = window + 1;
+	}
+	t->per_win[window * t->ncpus + place] += n;
+	t->per_cpu[cpu] += n;
+	t->kind[kind] += n;
+	t->total += n;
+	t->per_min[minute] += n;
+	return 0;
+}
+
+uint64_t ipistorm_tally_win(const struct ipi_tally *t, size_t win, int place)
+{
+	return win < t->nwin ? t->per_win[win * t->ncpus + place] : 0;
+}
+
+static void name_count(struct ipi_name_count *tab, int *n, uint64_t *other,
+		       const char *name, uint64_t add)
+{
+	int i;
+
+	for (i = 0; i < *n && strcmp(tab[i].name, name); i++)
+		;
+	if (i == *n && *n < IPI_TALLY_NAMES)
+		snprintf(tab[(*n)++].name, sizeof(tab[0].name), "%s", name);
+	if (i < *n)
+		tab[i].n += add;
+	else
+		*other += add;
+}
+
+/* The table entry of source @name (the last, "other", when it is full). */
+static struct ipi_tally_source *source_of(struct ipi_tally *t, const char *name,
+					  const char *callback)
+{
+	struct ipi_tally_source *s;
+
+	for (int i = 0; i < t->nsrc; i++)
+		if (!strcmp(t->src[i].name, name))
+			return &t->src[i];
+	if (t->nsrc == IPI_TALLY_SOURCES)
+		return &t->src_other;
+	s = &t->src[t->nsrc++];
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	snprintf(s->callback, sizeof(s->callback), "%s", callback);
+	return s;
+}
+
+static void sender_count(struct ipi_tally_source *s, const struct trace_record *r,
+			 uint64_t n)
+{
+	int i;
+
+	for (i = 0; i < s->nsenders; i++)
+		if (s->senders[i].cpu == r->cpu && !strcmp(s->senders[i].comm, r->comm))
+			break;
+	if (i == s->nsenders) {
+		if (s->nsenders == IPI_TALLY_SENDERS)
+			return;		/* the first senders are kept */
+		s->nsenders++;
+		snprintf(s->senders[i].comm, sizeof(s->senders[i].comm), "%s", r->comm);
+		s->senders[i].cpu = r->cpu;
+	}
+	s->senders[i].n += n;
+}
+
+int ipistorm_tally_send(struct ipi_tally *t, const struct ipi_send *s, size_t window,
+		   size_t minute)
+{
+	enum ipi_kind kind = !strcmp(s->callback, "0x0") ? IPI_RESCHED :
+			     strstr(s->callback, "flush_tlb") ? IPI_TLB : IPI_CALL;
+	char name[64];
+	struct ipi_tally_source *src;
+	uint64_t n = 0;
+	int cpu;
+
+	cpu_mask_for_each(cpu, &s->targets) {
+		if (ipistorm_tally_add(t, cpu, kind, 1, window, minute))
+			return -1;
+		n++;
+	}
+	if (!n)
+		return 0;
+	name_count(t->cb, &t->ncb, &t->cb_other, s->callback, n);
+	/* a kernel without callsite: named by what it ran, as before 6.6 */
+	if (!s->source[0]) {
+		t->no_callsite += n;
+		snprintf(name, sizeof(name), "callback %.54s", s->callback);
+	} else {
+		snprintf(name, sizeof(name), "%s", s->source);
+	}
+	src = source_of(t, name, s->callback);
+	if (grow(&src->per_win, src->nwin, window + 1))
+		return -1;
+	src->nwin = src->nwin > window + 1 ? src->nwin : window + 1;
+	src->per_win[window] += n;
+	src->n += n;
+	src->stacks += s->have_stack ? n : 0;
+	sender_count(src, &s->rec, n);
+	return 0;
+}
+
+void ipistorm_tally_queued(struct ipi_tally *t, const struct trace_record *r,
+		      const cpu_mask_t *watched)
+{
+	long cpu = trace_field_long(r->fields, "cpu", -1);
+	char func[64];
+
+	if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, watched))
+		return;
+	trace_field_func(r->fields, "func", func, sizeof(func));
+	t->queued++;
+	name_count(t->func, &t->nfunc, &t->func_other, func, 1);
+}
+
+/* CAL + RES of the watched CPUs from @a to @b. */
+static int64_t watched_ipis(const struct ipi_watch *w, const struct irq_table *a,
+			    const struct irq_table *b)
+{
+	int64_t n = 0, d;
+	int cpu;
+
+	cpu_mask_for_each(cpu, &w->cpus) {
+		d = irq_table_delta(a, b, "CAL", cpu);
+		n += d > 0 ? d : 0;
+		d = irq_table_delta(a, b, "RES", cpu);
+		n += d > 0 ? d : 0;
+	}
+	return n;
+}
+
+static int watch_procfs_open(struct ipi_watch *w, char *err, size_t errlen)
+{
+	int cpu = cpu_mask_first(&w->cpus);
+
+	w->method = IPI_WATCH_PROCFS;
+	w->how = "received, /proc/interrupts";
+	irq_table_free(&w->first);
+	if (irq_table_read("/proc/interrupts", &w->first)) {
+		snprintf(err, errlen, "/proc/interrupts: %s", strerror(errno));
+		return -1;
+	}
+	if (irq_table_delta(&w->first, &w->first, "CAL", cpu) < 0 ||
+	    irq_table_delta(&w->first, &w->first, "RES", cpu) < 0) {
+		snprintf(err, errlen, "/proc/interrupts has no CAL and RES rows for cpu %d (they are x86's)",
+			 cpu);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The sender's stack after each function-call IPI to a watched CPU, to
+ * name where it came from (a reschedule's callsite says it already).
+ */
+static void watch_stacks(struct ipi_watch *w, const char *list)
+{
+	static const char *const events[][2] = {
+		{ "ipi/ipi_send_cpu", "cpu & CPUS{%s}" },
+		{ "ipi/ipi_send_cpumask", "cpumask & CPUS{%s}" },
+	};
+	char path[400], trig[600], cond[560];
+
+	if (!ipi_stacks_reliable(w->why_no_stacks, sizeof(w->why_no_stacks)))
+		return;
+	w->stacks = true;
+	for (size_t i = 0; i < ARRAY_SIZE(events); i++) {
+		snprintf(cond, sizeof(cond), events[i][1], list);
+		snprintf(trig, sizeof(trig), "stacktrace if callback != 0 && %s", cond);
+		snprintf(path, sizeof(path), "%s/events/%s/trigger", w->ti.dir, events[i][0]);
+		if (write_file(path, trig)) {
+			snprintf(w->why_no_stacks, sizeof(w->why_no_stacks),
+				 "the stacktrace trigger of %s: %s", events[i][0], strerror(errno));
+			w->stacks = false;
+			return;
+		}
+	}
+}
+
+int ipistorm_watcher_trace_setup(struct ipi_watch *w, bool fall_back, char *err,
+			  size_t errlen)
+{
+	char list[512], f[600], why[256];
+
+	cpu_mask_format(&w->cpus, list, sizeof(list));
+	w->method = IPI_WATCH_TRACE;
+	w->how = "traced sends (ipi tracepoints)";
+	/* the probe: 6.3 to 6.5 have the tracepoints, not the CPUS{} filter */
+	snprintf(f, sizeof(f), "cpu & CPUS{%s}", list);
+	if (trace_instance_filter(&w->ti, "ipi:ipi_send_cpu", f, why, sizeof(why))) {
+		if (!fall_back) {
+			snprintf(err, errlen, "%s", why);
+			return -1;
+		}
+		snprintf(w->why_procfs, sizeof(w->why_procfs),
+			 "the kernel refused the CPUS{} trace filter (newer than the ipi tracepoints, Linux >= 6.6): %.80s",
+			 why);
+		trace_instance_remove(&w->ti);
+		return watch_procfs_open(w, err, errlen);
+	}
+	if (trace_instance_enable(&w->ti, "ipi:ipi_send_cpu", NULL, err, errlen))
+		return -1;
+	snprintf(f, sizeof(f), "cpumask & CPUS{%s}", list);
+	if (trace_instance_enable(&w->ti, "ipi:ipi_send_cpumask", f, err, errlen))
+		return -1;
+	watch_stacks(w, list);
+	/* optional: the functions behind single-target IPIs */
+	snprintf(f, sizeof(f), "cpu & CPUS{%s}", list);
+	if (tracepoint_exists("csd:csd_queue_cpu") &&
+	    trace_instance_enable(&w->ti, "csd:csd_queue_cpu", f, w->note + 30,
+				  sizeof(w->note) - 30))
+		memcpy(w->note, "queued functions not counted: ", 30);
+	/* records carry CLOCK_MONOTONIC times: placed by their own time */
+	w->ts_mono = !trace_instance_clock(&w->ti, "mono");
+	/* room for storms and their stacks between two reads (lost ones are counted anyway) */
+	snprintf(f, sizeof(f), "%s/buffer_size_kb", w->ti.dir);
+	if (write_file(f, "8192"))
+		snprintf(w->note, sizeof(w->note), "trace buffer left at its default size: %s",
+			 strerror(errno));
+	w->buf = malloc(WATCH_BUF);
+	if (!w->buf) {
+		snprintf(err, errlen, "no memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* A record of the control thread's, after the window: is it of its calls? */
+static bool control_time(const struct ipi_watch *w, const struct trace_record *r)
+{
+	uint64_t end = __atomic_load_n(&w->control_end_ns, __ATOMIC_ACQUIRE);
+
+	return !end || !w->ts_mono || !r->has_ts || r->ts_ns <= end;
+}
+
+/* Where a send goes: its window and minute, by its own timestamp. */
+static void watch_send(void *arg, const struct ipi_send *s)
+{
+	struct ipi_watch *w = arg;
+	uint64_t ts = w->ts_mono && s->rec.has_ts ? s->rec.ts_ns : w->last_ns;
+	uint64_t rel;
+
+	if (w->end_ns && ts >= w->end_ns) {
+		/* the control's function calls (its reschedules are not the storm) */
+		if (s->rec.pid == w->control_tid && !s->rec.irq && strcmp(s->callback, "0x0") &&
+		    control_time(w, &s->rec)) {
+			if (ipistorm_tally_send(&w->after, s, 0, 0))
+				w->lost++;	/* no memory: said as lost */
+		} else {
+			w->after_others++;
+		}
+		return;
+	}
+	rel = ts > w->start_ns ? ts - w->start_ns : 0;
+	if (ipistorm_tally_send(&w->t, s, rel / (uint64_t)(w->window_s * 1e9), rel / MIN_NS))
+		w->lost++;
+}
+
+void ipistorm_watcher_init(struct ipi_watch *w, const cpu_mask_t *cpus, double window_s)
+{
+	w->cpus = *cpus;
+	w->window_s = window_s;
+	w->ti.pipe_fd = -1;
+	ipistorm_tally_init(&w->t, cpus);
+	ipistorm_tally_init(&w->after, cpus);
+	ipi_sends_init(&w->sends, cpus, watch_send, w);
+}
+
+int ipistorm_watcher_open(struct ipi_watch *w, enum ipi_watch_method method,
+		   const cpu_mask_t *cpus, double window_s, char *err, size_t errlen)
+{
+	struct irq_table pre, post;
+	bool auto_method = method == IPI_WATCH_AUTO;
+	int ret;
+
+	ipistorm_watcher_init(w, cpus, window_s);
+	if (irq_table_read("/proc/interrupts", &pre)) {
+		snprintf(err, errlen, "/proc/interrupts: %s", strerror(errno));
+		return -1;
+	}
+	if (auto_method) {
+		method = IPI_WATCH_TRACE;
+		if (!tracepoint_exists("ipi:ipi_send_cpu") ||
+		    !tracepoint_exists("ipi:ipi_send_cpumask")) {
+			snprintf(w->why_procfs, sizeof(w->why_procfs),
+				 "the ipi_send_cpu/cpumask tracepoints do not exist on this kernel (since 6.3)");
+			method = IPI_WATCH_PROCFS;
+		}
+	}
+	if (method == IPI_WATCH_TRACE)
+		ret = trace_instance_create(&w->ti, "isolbench-ipistorm", err, errlen) ? -1 :
+		      ipistorm_watcher_trace_setup(w, auto_method, err, errlen);
+	else
+		ret = watch_procfs_open(w, err, errlen);
+	if (!ret && !irq_table_read("/proc/interrupts", &post)) {
+		w->setup_ipis = watched_ipis(w, &pre, &post);
+		irq_table_free(&post);
+	}
+	irq_table_free(&pre);
+	return ret;
+}
+
+int ipistorm_watcher_start(struct ipi_watch *w, char *err, size_t errlen)
+{
+	irq_table_free(&w->first);
+	if (irq_table_read("/proc/interrupts", &w->first)) {
+		snprintf(err, errlen, "/proc/interrupts: %s", strerror(errno));
+		return -1;
+	}
+	w->samples = 1;
+	w->start_ns = w->last_ns = mono_ns();
+	if (w->method == IPI_WATCH_TRACE)
+		return trace_instance_start(&w->ti, err, errlen);
+	return 0;
+}
+
+static int64_t row_delta(const struct irq_table *a, const struct irq_table *b,
+			 const char *row, int cpu)
+{
+	int64_t d = irq_table_delta(a, b, row, cpu);
+
+	return d > 0 ? d : 0;	/* a missing row or an offlined CPU: none */
+}
+
+/*
+ * What the watched CPUs received since the last sample, into the window
+ * and minute the interval began in. A remote TLB flush runs from a
+ * function call interrupt (CAL counts it too), or from a polling idle
+ * loop without one, so TLB is taken out of CAL, at most all of it.
+ */
+static int watch_procfs_sample(struct ipi_watch *w, uint64_t now)
+{
+	const struct irq_table *prev = w->samples > 1 ? &w->last : &w->first;
+	uint64_t rel = w->last_ns - w->start_ns;
+	size_t win = rel / (uint64_t)(w->window_s * 1e9), minute = rel / MIN_NS;
+	struct irq_table t;
+	int cpu;
+
+	if (irq_table_read("/proc/interrupts", &t))
+		return -1;
+	cpu_mask_for_each(cpu, &w->cpus) {
+		int64_t cal = row_delta(prev, &t, "CAL", cpu);
+		int64_t tlb = row_delta(prev, &t, "TLB", cpu);
+
+		tlb = tlb < cal ? tlb : cal;
+		if (ipistorm_tally_add(&w->t, cpu, IPI_CALL, cal - tlb, win, minute) ||
+		    ipistorm_tally_add(&w->t, cpu, IPI_TLB, tlb, win, minute) ||
+		    ipistorm_tally_add(&w->t, cpu, IPI_RESCHED,
+				  row_delta(prev, &t, "RES", cpu), win, minute)) {
+			irq_table_free(&t);
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	irq_table_free(&w->last);
+	w->last = t;
+	w->last_ns = now;
+	w->samples++;
+	return 0;
+}
+
+/* A sample at each window's end (and each minute's, which windows divide or not). */
+static int watch_procfs_poll(struct ipi_watch *w, bool last)
+{
+	struct timespec ts = { 0, 100000000L };
+	uint64_t win_ns = (uint64_t)(w->window_s * 1e9), now, next;
+
+	if (!last) {
+		nanosleep(&ts, NULL);
+		now = mono_ns();
+		next = w->start_ns + ((w->last_ns - w->start_ns) / win_ns + 1) * win_ns;
+		if (next > w->start_ns + ((w->last_ns - w->start_ns) / MIN_NS + 1) * MIN_NS)
+			next = w->start_ns + ((w->last_ns - w->start_ns) / MIN_NS + 1) * MIN_NS;
+		if (now < next)
+			return 0;
+		return watch_procfs_sample(w, now);
+	}
+	return watch_procfs_sample(w, mono_ns());
+}
+
+static int watch_trace_read(struct ipi_watch *w, bool last)
+{
+	uint64_t drain_end = mono_ns() + DRAIN_MAX_NS;
+	struct trace_record r;
+	char *l, *nl;
+	ssize_t n;
+
+	/*
+	 * The last read drains the buffer until a read comes back empty:
+	 * stop tracing first, or a steady IPI stream refills it forever.
+	 * Bounded in time too, should tracing_on not be writable.
+	 */
+	if (last && trace_instance_stop(&w->ti))
+		drain_end = mono_ns() + DRAIN_MAX_NS / 10;
+	do {
+		n = trace_instance_read(&w->ti, w->buf + w->have,
+					WATCH_BUF - 1 - w->have, last ? 0 : 200);
+		if (n < 0)
+			return -1;
+		w->last_ns = mono_ns();
+		w->have += n;
+		w->buf[w->have] = '\0';
+		for (l = w->buf; (nl = strchr(l, '\n')); l = nl + 1) {
+			*nl = '\0';
+			if (ipi_sends_line(&w->sends, l))
+				continue;
+			if (trace_record_parse(l, &r) || strcmp(r.event, "csd_queue_cpu"))
+				continue;
+			if (!w->end_ns || (r.has_ts && r.ts_ns < w->end_ns))
+				ipistorm_tally_queued(&w->t, &r, &w->cpus);
+			else if (r.pid == w->control_tid && control_time(w, &r))
+				ipistorm_tally_queued(&w->after, &r, &w->cpus);
+		}
+		w->have -= l - w->buf;
+		memmove(w->buf, l, w->have);
+		if (w->have == WATCH_BUF - 1)
+			w->have = 0;	/* a line longer than the buffer: drop it */
+	} while (last && n > 0 && mono_ns() < drain_end);
+	if (last)
+		ipi_sends_flush(&w->sends);
+	return 0;
+}
+
+int ipistorm_watcher_drain(struct ipi_watch *w)
+{
+	return watch_trace_read(w, true);
+}
+
+int ipistorm_watcher_poll(struct ipi_watch *w)
+{
+	if (w->method == IPI_WATCH_TRACE)
+		return watch_trace_read(w, false);
+	return watch_procfs_poll(w, false);
+}
+
+int ipistorm_watcher_end_window(struct ipi_watch *w)
+{
+	w->end_ns = mono_ns();
+	w->seconds = (w->end_ns - w->start_ns) / 1e9;
+	if (w->method == IPI_WATCH_PROCFS)
+		return watch_procfs_poll(w, true);
+	return watch_trace_read(w, false);
+}
+
+int ipistorm_watcher_stop(struct ipi_watch *w)
+{
+	struct irq_table post;
+
+	if (w->stopped)
+		return 0;
+	if (!w->end_ns && ipistorm_watcher_end_window(w))
+		return -1;
+	w->stopped = true;
+	if (w->method != IPI_WATCH_TRACE)
+		return 0;
+	if (ipistorm_watcher_drain(w))
+		return -1;
+	irq_table_free(&w->last);
+	if (irq_table_read("/proc/interrupts", &w->last))
+		return -1;
+	w->lost += trace_instance_overruns(&w->ti);
+	trace_instance_remove(&w->ti);
+	free(w->buf);
+	w->buf = NULL;
+	/* removing the instance disables the events: text patching */
+	if (!irq_table_read("/proc/interrupts", &post)) {
+		w->teardown_ipis = watched_ipis(w, &w->last, &post);
+		irq_table_free(&post);
+	}
+	return 0;
+}
+
+size_t ipistorm_watcher_windows(const struct ipi_watch *w)
+{
+	size_t full = (size_t)(w->seconds / w->window_s + 1e-9);
+
+	return full ? full : 1;
+}
+
+void ipistorm_watcher_control_count(const struct ipi_watch *w, const char *expect,
+			     const char *const *funcs, uint64_t *named, uint64_t *other,
+			     uint64_t *excused)
+{
+	size_t len = strlen(expect);
+	uint64_t theirs = 0;	/* queued functions not the control's */
+	int j;
+
+	*named = *other = 0;
+	for (int i = 0; i < w->after.nsrc; i++) {
+		if (!strncmp(w->after.src[i].name, expect, len))
+			*named += w->after.src[i].n;
+		else
+			*other += w->after.src[i].n;
+	}
+	*other += w->after.src_other.n;
+	for (int i = 0; i < w->after.nfunc; i++) {
+		for (j = 0; funcs[j] && strcmp(funcs[j], w->after.func[i].name); j++)
+			;
+		if (!funcs[j])
+			theirs += w->after.func[i].n;
+	}
+	theirs += w->after.func_other;
+	*excused = theirs < *other ? theirs : *other;
+	*other -= *excused;
+}

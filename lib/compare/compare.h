@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compare (the tool): the results of two or more kernels side by side
+ * (compare_table.c) and the bisect judgement of two (compare_bisect.c),
+ * with what both use (compare_common.c). compare.c parses the options
+ * and loads the results; the statistics are cmp.c's, the reading
+ * lib/result/result.c's.
+ */
+#ifndef ISOLBENCH_COMPARE_H
+#define ISOLBENCH_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdnoreturn.h>
+
+#include "cmp.h"
+#include "kcidb.h"
+#include "../base/ktap.h"
+#include "../result/result.h"
+
+#define MAX_SIDES	8
+#define MAX_OPERANDS	128	/* result files and directories on the line */
+#define MAX_RESULTS	64	/* tests of one kernel */
+#define WIDTH		72	/* an email line */
+#define EXIT_USAGE	2
+#define LABEL_MAX	8	/* the table's first column */
+
+struct compare_opts {
+	bool markdown, plot, bisect;
+	bool args;			/* print a result's test and arguments */
+	bool emulated_timings;		/* judge timings measured under TCG */
+	const char *kcidb;		/* KCIDB output file */
+	const char *kcidb_build;	/* the farm's build id */
+	const char *metric;		/* --bisect: the metric to judge */
+	const char *labels;		/* "base,patched" */
+	double threshold_pct;		/* --threshold, in % of the base */
+	double threshold_abs;		/* --threshold-abs, the metric's unit */
+	bool abs_threshold;		/* --threshold-abs given: it judges */
+};
+
+/*
+ * One kernel: a file or a directory of results, or several of them that
+ * --labels gives one name (their results of one test pooled).
+ */
+struct side {
+	const char *path;	/* the first operand */
+	size_t noperands;
+	char label[16];		/* at most LABEL_MAX characters */
+	struct result res[MAX_RESULTS];	/* one per test */
+	size_t nres;
+	struct result *more;	/* the results pooled into res[] */
+	size_t nmore;
+	char **names;		/* every file path read, owned */
+	size_t nnames;
+};
+
+struct compare {
+	struct compare_opts o;
+	const char *operands[MAX_OPERANDS];
+	size_t noperands;
+	struct side sides[MAX_SIDES];
+	size_t nsides;
+	int error_exit;			/* 2, or 255 with --bisect */
+	struct kcidb_cmp kc[MAX_RESULTS * 16];
+	size_t nkc;
+};
+
+/*
+ * The text table's columns: "  label n mean median CoV change CI
+ * judgement": 2 + 8 + 5 + 10 + 10 + 7 + 8 + 8, then " improvement *",
+ * the longest judgement, ends at column 72.
+ */
+#define NUM_COLS	9
+#define COV_COLS	6
+#define CHANGE_COLS	7
+
+#define COMPARE_EMULATED_WHY "a timing measured under emulation (TCG): undecided (--emulated-timings judges it)"
+
+/* One line on stderr, exit c->error_exit (2; 255 or 125 under --bisect). */
+noreturn void compare_die(const struct compare *c, const char *fmt, ...)
+	__ktap_printf(2, 3);
+
+/* The result of test @test on side @s, or NULL. */
+const struct result *compare_side_find(const struct side *s, const char *test);
+/* Numbers that fit 9 columns with enough digits to compare. */
+const char *compare_num(char *buf, size_t len, double v);
+void compare_wrapped(const char *lead, const char *text, int lines, int indent);
+/*
+ * The bisect verdict on @x against the threshold of --threshold or
+ * --threshold-abs, with @why; the record of it for KCIDB in @kc.
+ */
+enum bisect_verdict compare_judge(const struct compare *c, const struct cmp *x,
+				  enum better better, const char **why);
+void compare_threshold_record(const struct compare *c, struct kcidb_cmp *kc);
+bool compare_emulated_timing(const struct compare *c, const struct result *a,
+			     const struct result *b, const struct result_metric *m);
+
+/* The side-by-side tables and the paste-ready lines. */
+void compare_all(struct compare *c);
+/* --bisect: BISECT_GOOD, BISECT_BAD or BISECT_UNDECIDED. */
+int compare_bisect(struct compare *c);
+
+#endif

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compare: what the tables (compare_table.c) and the bisect judgement
+ * (compare_bisect.c) share.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compare.h"
+#include "../base/util.h"
+
+void compare_die(const struct compare *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	exit_usage_status(c->error_exit, "compare", fmt, ap);
+}
+
+const struct result *compare_side_find(const struct side *s, const char *test)
+{
+	for (size_t i = 0; i < s->nres; i++)
+		if (!strcmp(s->res[i].test, test))
+			return &s->res[i];
+	return NULL;
+}
+
+const char *compare_num(char *buf, size_t len, double v)
+{
+	double a = fabs(v);
+
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (a >= 1e9 || (a > 0 && a < 1e-3))
+		cmp_fit(buf, len, NUM_COLS, "%.*e", 3, v, "");
+	else
+		cmp_fit(buf, len, NUM_COLS, "%.*f",
+			a >= 1e5 ? 0 : a >= 100 ? 1 : a >= 10 ? 2 : a >= 1 ? 3 : 4, v, "");
+	return buf;
+}
+
+/*
+ * A timing metric of a result measured under emulation (TCG) is left
+ * undecided unless --emulated-timings: emulation stretches time, not
+ * counts.
+ */
+bool compare_emulated_timing(const struct compare *c, const struct result *a,
+			     const struct result *b, const struct result_metric *m)
+{
+	return !c->o.emulated_timings && m && m->timing &&
+	       ((a && a->sys.emulated) || (b && b->sys.emulated));
+}
+
+enum bisect_verdict compare_judge(const struct compare *c, const struct cmp *x,
+				  enum better better, const char **why)
+{
+	if (c->o.abs_threshold)
+		return cmp_bisect_abs(x, better, c->o.threshold_abs, why);
+	return cmp_bisect(x, better, c->o.threshold_pct, why);
+}
+
+void compare_threshold_record(const struct compare *c, struct kcidb_cmp *kc)
+{
+	kc->threshold = c->o.abs_threshold ? c->o.threshold_abs : c->o.threshold_pct;
+	kc->threshold_unit = c->o.abs_threshold ? kc->metric->unit : NULL;
+}

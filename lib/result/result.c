@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "result.h"
+#include "../base/util.h"
+
+#define RESULT_MAX_SAMPLES	(16u << 20)
+
+const char *better_str(enum better b)
+{
+	return b == BETTER_LOWER ? "lower" : b == BETTER_HIGHER ? "higher" : "none";
+}
+
+static const char *opt_string(const struct jr_value *o, const char *key)
+{
+	const char *s = jr_get_string(o, key);
+
+	return s ? s : "";
+}
+
+/* Room for @n members of a JSON array (at least one), or NULL and why. */
+static void *array_alloc(size_t n, size_t size, char *err, size_t errlen)
+{
+	void *p = calloc(n ? n : 1, size);
+
+	if (!p)
+		snprintf(err, errlen, "out of memory");
+	return p;
+}
+
+static void system_read(const struct jr_value *sys, struct result_system *s)
+{
+	s->kernel_release = opt_string(sys, "kernel_release");
+	s->kernel_version = opt_string(sys, "kernel_version");
+	s->machine = opt_string(sys, "machine");
+	s->hostname = opt_string(sys, "hostname");
+	s->cmdline = opt_string(sys, "cmdline");
+	s->cpu_model = opt_string(sys, "cpu_model");
+	s->online = opt_string(sys, "online");
+	s->isolated = opt_string(sys, "isolated");
+	s->nohz_full = opt_string(sys, "nohz_full");
+	s->hypervisor = opt_string(sys, "hypervisor");
+	jr_get_bool(sys, "emulated", &s->emulated);
+	jr_get_bool(sys, "virtualized", &s->virtualized);
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && !strcmp(s + n - t, tail);
+}
+
+/*
+ * A timing is a duration, a cycle count or a rate per unit of time: what
+ * emulation stretches.  A count (softirqs per tick, IPIs delivered, scan
+ * calls per walk) does not depend on the speed of the machine.  The
+ * optional "kind" member says it; without it the unit and name do.
+ */
+static int metric_kind_read(const struct jr_value *m, struct result_metric *rm,
+		       char *err, size_t errlen)
+{
+	static const char *const time_units[] = { "ns", "us", "ms", "s", "cycles" };
+	const char *kind = jr_get_string(m, "kind");
+
+	if (kind) {
+		if (strcmp(kind, "timing") && strcmp(kind, "count")) {
+			snprintf(err, errlen, "metric %s: kind is '%.32s', not timing or count",
+				 rm->name, kind);
+			return -1;
+		}
+		rm->timing = !strcmp(kind, "timing");
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(time_units); i++)
+		if (!strcmp(rm->unit, time_units[i]))
+			rm->timing = true;
+	if (ends_with(rm->unit, "/s") || ends_with(rm->unit, "/min") ||
+	    ends_with(rm->name, "_per_s") || ends_with(rm->name, "_per_min"))
+		rm->timing = true;
+	return 0;
+}
+
+static int metric_read(const struct jr_value *m, size_t idx,
+		       struct result_metric *rm, char *err, size_t errlen)
+{
+	const struct jr_value *samples = jr_get(m, "samples");
+	const char *better;
+
+	rm->name = jr_get_string(m, "name");
+	if (m->type != JR_OBJECT || !rm->name || !rm->name[0]) {
+		snprintf(err, errlen, "metric %zu has no name", idx + 1);
+		return -1;
+	}
+	rm->unit = opt_string(m, "unit");
+	rm->label = jr_get_string(m, "label");
+	rm->aggregate = opt_string(m, "aggregate");
+	better = jr_get_string(m, "better");
+	if (!better || !strcmp(better, "none"))
+		rm->better = BETTER_NONE;
+	else if (!strcmp(better, "lower"))
+		rm->better = BETTER_LOWER;
+	else if (!strcmp(better, "higher"))
+		rm->better = BETTER_HIGHER;
+	else {
+		snprintf(err, errlen, "metric %s: better is '%.32s', not lower, higher or none",
+			 rm->name, better);
+		return -1;
+	}
+	if (metric_kind_read(m, rm, err, errlen))
+		return -1;
+	if (!samples || samples->type != JR_ARRAY) {
+		snprintf(err, errlen, "metric %s has no samples array", rm->name);
+		return -1;
+	}
+	if (samples->count > RESULT_MAX_SAMPLES) {
+		snprintf(err, errlen, "metric %s: %zu samples, more than %u",
+			 rm->name, samples->count, RESULT_MAX_SAMPLES);
+		return -1;
+	}
+	rm->samples = array_alloc(samples->count, sizeof(*rm->samples), err, errlen);
+	if (!rm->samples)
+		return -1;
+	for (const struct jr_value *v = samples->child; v; v = v->next) {
+		if (v->type == JR_NULL) {
+			rm->dropped++;
+			continue;
+		}
+		if (v->type != JR_NUMBER) {
+			snprintf(err, errlen, "metric %s: a sample is a %s, not a number",
+				 rm->name, jr_type_name(v->type));
+			return -1;
+		}
+		rm->samples[rm->n++] = v->number;
+	}
+	if (rm->n)
+		stats_compute(rm->samples, rm->n, &rm->st);
+	/* finite samples whose sum or spread overflows a double */
+	if (rm->n && (!isfinite(rm->st.mean) || !isfinite(rm->st.stddev) ||
+		      !isfinite(rm->st.ci95_mean_lo) || !isfinite(rm->st.ci95_mean_hi))) {
+		snprintf(err, errlen, "metric %s: samples too large to summarise (their statistics overflow)",
+			 rm->name);
+		return -1;
+	}
+	return 0;
+}
+
+static int array_of(const struct jr_value *root, const char *key,
+		    const struct jr_value **out, char *err, size_t errlen)
+{
+	const struct jr_value *a = jr_get(root, key);
+
+	if (!a || a->type != JR_ARRAY) {
+		snprintf(err, errlen, "no \"%s\" array", key);
+		return -1;
+	}
+	*out = a;
+	return 0;
+}
+
+/* The frame: schema, version, program, system and run. */
+static int header_read(const struct jr_value *root, struct result *r,
+		       char *err, size_t errlen)
+{
+	const char *schema = jr_get_string(root, "schema");
+	const struct jr_value *run;
+	double version, code;
+
+	if (!schema || strcmp(schema, RESULT_SCHEMA)) {
+		snprintf(err, errlen, "not an isolbench result (schema %s%.40s%s, expected \"%s\")",
+			 schema ? "\"" : "", schema ? schema : "missing",
+			 schema ? "\"" : "", RESULT_SCHEMA);
+		return -1;
+	}
+	if (!jr_get_number(root, "schema_version", &version)) {
+		snprintf(err, errlen, "no schema_version");
+		return -1;
+	}
+	if (version != RESULT_VERSION) {
+		snprintf(err, errlen, "schema_version %.17g, this reader knows %d",
+			 version, RESULT_VERSION);
+		return -1;
+	}
+	r->program = jr_get_string(root, "program");
+	if (!r->program || !r->program[0]) {
+		snprintf(err, errlen, "no program name");
+		return -1;
+	}
+	r->test = jr_get_string(root, "test");
+	if (!r->test || !r->test[0])
+		r->test = r->program;	/* written before tests had names */
+	r->isolbench_version = opt_string(root, "isolbench_version");
+	system_read(jr_get(root, "system"), &r->sys);
+	run = jr_get(root, "run");
+	r->finished = opt_string(run, "finished");
+	r->cpus = opt_string(run, "cpus");
+	r->cpus_isolation = opt_string(run, "cpus_isolation");
+	r->argv = jr_get(run, "argv");
+	if (r->argv && r->argv->type != JR_ARRAY)
+		r->argv = NULL;
+	jr_get_number(run, "duration_s", &r->duration_s);
+	if (jr_get_number(run, "exit_code", &code) && code >= 0 && code < 256)
+		r->exit_code = (int)code;
+	jr_get_bool(run, "interrupted", &r->interrupted);
+	if (jr_get_number(run, "signal", &code) && code > 0 && code < 128)
+		r->signal = (int)code;
+	return 0;
+}
+
+static int metrics_read(const struct jr_value *root, struct result *r,
+			char *err, size_t errlen)
+{
+	const struct jr_value *metrics;
+	size_t i = 0;
+
+	if (array_of(root, "metrics", &metrics, err, errlen))
+		return -1;
+	if (metrics->count > RESULT_MAX_METRICS) {
+		snprintf(err, errlen, "%zu metrics, more than %u: not a result file",
+			 metrics->count, RESULT_MAX_METRICS);
+		return -1;
+	}
+	r->metrics = array_alloc(metrics->count, sizeof(*r->metrics), err, errlen);
+	if (!r->metrics)
+		return -1;
+	for (const struct jr_value *m = metrics->child; m; m = m->next, i++) {
+		r->nmetrics = i + 1;
+		if (metric_read(m, i, &r->metrics[i], err, errlen))
+			return -1;
+		for (size_t k = 0; k < i; k++) {
+			if (!strcmp(r->metrics[k].name, r->metrics[i].name)) {
+				snprintf(err, errlen, "metric %s appears twice",
+					 r->metrics[i].name);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static int verdicts_read(const struct jr_value *root, struct result *r,
+			 char *err, size_t errlen)
+{
+	const struct jr_value *verdicts = jr_get(root, "verdicts");
+
+	if (!verdicts || verdicts->type != JR_ARRAY)
+		return 0;
+	r->verdicts = array_alloc(verdicts->count, sizeof(*r->verdicts), err, errlen);
+	if (!r->verdicts)
+		return -1;
+	for (const struct jr_value *v = verdicts->child; v; v = v->next) {
+		struct result_verdict *rv = &r->verdicts[r->nverdicts++];
+
+		rv->name = opt_string(v, "name");
+		rv->result = opt_string(v, "result");
+		rv->reason = opt_string(v, "reason");
+	}
+	return 0;
+}
+
+int result_parse(const char *buf, size_t len, struct result *r,
+		 char *err, size_t errlen)
+{
+	char jerr[160];
+
+	memset(r, 0, sizeof(*r));
+	r->exit_code = -1;
+	r->doc = jr_parse(buf, len, jerr, sizeof(jerr));
+	if (!r->doc) {
+		snprintf(err, errlen, "malformed JSON: %s", jerr);
+		return -1;
+	}
+	if (header_read(r->doc, r, err, errlen) ||
+	    metrics_read(r->doc, r, err, errlen) ||
+	    verdicts_read(r->doc, r, err, errlen)) {
+		result_free(r);
+		return -1;
+	}
+	return 0;
+}
+
+int result_load(const char *path, struct result *r, char *err, size_t errlen)
+{
+	struct stat st;
+	size_t len;
+	char *buf;
+	int fd, ret;
+
+	memset(r, 0, sizeof(*r));
+	/* O_NONBLOCK: a FIFO must be refused, not waited on */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		return -1;
+	}
+	if ((unsigned long long)st.st_size > RESULT_MAX_BYTES) {
+		snprintf(err, errlen, "%s: larger than %u MiB, not a result file",
+			 path, RESULT_MAX_BYTES >> 20);
+		return -1;
+	}
+	buf = read_file_all(path, &len);
+	if (!buf) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!len) {
+		free(buf);
+		snprintf(err, errlen, "%s: empty file", path);
+		return -1;
+	}
+	ret = result_parse(buf, len, r, err, errlen);
+	free(buf);
+	if (ret) {
+		char tmp[512];
+
+		snprintf(tmp, sizeof(tmp), "%s: %s", path, err);
+		snprintf(err, errlen, "%s", tmp);
+		return -1;
+	}
+	r->path = path;
+	return 0;
+}
+
+void result_free(struct result *r)
+{
+	for (size_t i = 0; i < r->nmetrics; i++)
+		free(r->metrics[i].samples);
+	free(r->metrics);
+	free(r->verdicts);
+	jr_free(r->doc);
+	memset(r, 0, sizeof(*r));
+}
+
+const struct result_metric *result_metric_find(const struct result *r,
+					       const char *name)
+{
+	for (size_t i = 0; i < r->nmetrics; i++)
+		if (!strcmp(r->metrics[i].name, name))
+			return &r->metrics[i];
+	return NULL;
+}
+
+int result_output_words(const char *a)
+{
+	if (!strcmp(a, "-o") || !strcmp(a, "--output"))
+		return 2;
+	if ((!strncmp(a, "-o", 2) && a[2]) || !strncmp(a, "--output=", 9))
+		return 1;
+	return 0;
+}
+
+size_t result_arg_list(const struct result *r, const char **args, size_t max)
+{
+	const struct jr_value *a = r->argv ? r->argv->child : NULL;
+	size_t n = 0;
+	int skip = 0;
+
+	for (a = a ? a->next : NULL; a && n < max; a = a->next) {
+		const char *s = a->type == JR_STRING ? a->string : "?";
+
+		if (!skip)
+			skip = result_output_words(s);
+		if (skip) {
+			skip--;
+			continue;
+		}
+		args[n++] = s;
+	}
+	return n;
+}
+
+void result_args(const struct result *r, char *buf, size_t len)
+{
+	const char *args[RESULT_MAX_ARGS];
+	size_t n = result_arg_list(r, args, RESULT_MAX_ARGS), off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? " " : "", args[i]);
+}
+
+const char *result_incomplete(const struct result *r, char *buf, size_t len)
+{
+	if (r->interrupted || r->exit_code > 128) {
+		int sig = r->signal ? r->signal : r->exit_code > 128 ? r->exit_code - 128 : 0;
+
+		snprintf(buf, len, "%s was interrupted%s%s: it ran only in part",
+			 r->test, sig ? " by " : "", sig ? strsignal(sig) : "");
+		return buf;
+	}
+	if (r->exit_code == 4) {
+		snprintf(buf, len, "%s was skipped", r->test);
+		return buf;
+	}
+	return NULL;
+}
+
+int result_pool(struct result *r, const struct result *more, char *err, size_t errlen)
+{
+	char a[1024], b[1024];
+
+	if (strcmp(r->test, more->test) || strcmp(r->program, more->program)) {
+		snprintf(err, errlen, "%s is %s, %s is %s", r->path, r->test, more->path, more->test);
+		return -1;
+	}
+	if (strcmp(r->sys.kernel_release, more->sys.kernel_release)) {
+		snprintf(err, errlen, "%s ran on %s, %s on %s", r->path, r->sys.kernel_release,
+			 more->path, more->sys.kernel_release);
+		return -1;
+	}
+	result_args(r, a, sizeof(a));
+	result_args(more, b, sizeof(b));
+	if (strcmp(a, b)) {
+		snprintf(err, errlen, "%s ran with '%s', %s with '%s'", r->path, a, more->path, b);
+		return -1;
+	}
+	for (size_t i = 0; i < more->nmetrics; i++) {
+		const struct result_metric *m = &more->metrics[i];
+		struct result_metric *rm = (struct result_metric *)result_metric_find(r, m->name);
+		double *s;
+
+		if (!rm) {
+			rm = realloc(r->metrics, (r->nmetrics + 1) * sizeof(*rm));
+			if (!rm)
+				goto oom;
+			r->metrics = rm;
+			rm = &r->metrics[r->nmetrics++];
+			*rm = *m;
+			rm->samples = NULL;
+			rm->n = 0;
+		}
+		s = realloc(rm->samples, (rm->n + m->n ? rm->n + m->n : 1) * sizeof(*s));
+		if (!s)
+			goto oom;
+		memcpy(s + rm->n, m->samples, m->n * sizeof(*s));
+		rm->samples = s;
+		rm->n += m->n;
+		rm->dropped += m->dropped;
+		if (rm->n)
+			stats_compute(rm->samples, rm->n, &rm->st);
+	}
+	if (more->interrupted) {
+		r->interrupted = true;
+		r->signal = more->signal;
+	}
+	/* a failure or interruption of any part; a skip only of all */
+	if (r->exit_code == 4 || (more->exit_code != 4 && more->exit_code > r->exit_code))
+		r->exit_code = more->exit_code;
+	r->pooled++;
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}

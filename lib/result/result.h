@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The isolbench result format (schema "isolbench-result", schema_version
+ * 1, docs/result-schema.md): its constants, shared with the writer
+ * (lib/result/result_write.h), and the reader: the system context, the run,
+ * the metrics with their raw samples (statistics recomputed from them)
+ * and the verdicts. Strict about what compare relies on, lenient about
+ * the rest. All strings point into the parsed document.
+ */
+#ifndef ISOLBENCH_RESULT_H
+#define ISOLBENCH_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../base/json_read.h"
+#include "../base/stats.h"
+
+#define RESULT_SCHEMA		"isolbench-result"
+#define RESULT_VERSION		1
+#define RESULT_MAX_BYTES	(64u << 20)	/* a result file is far smaller */
+#define RESULT_MAX_METRICS	1024		/* a program writes at most 128 */
+#define RESULT_MAX_ARGS		256		/* arguments compared and rerun */
+
+/* Which way a metric improves: the "better" member. */
+enum better { BETTER_LOWER, BETTER_HIGHER, BETTER_NONE };
+
+/*
+ * The "kind" member: a timing (what a slower or emulated machine
+ * stretches) or a count (events in a fixed window of the machine's own
+ * time); unset: readers derive it from the unit and name.
+ */
+enum metric_kind { KIND_DERIVED, KIND_TIMING, KIND_COUNT };
+
+/* "lower", "higher", "none" */
+const char *better_str(enum better b);
+
+struct result_metric {
+	const char *name, *unit, *label, *aggregate;
+	enum better better;
+	bool timing;		/* a time or a rate per time, not a count */
+	double *samples;
+	size_t n;
+	size_t dropped;		/* null (non-finite) samples left out */
+	struct stats st;	/* valid when n >= 1 */
+};
+
+struct result_verdict {
+	const char *name, *result, *reason;	/* result: pass, fail, skip */
+};
+
+struct result_system {
+	const char *kernel_release, *kernel_version, *machine, *hostname;
+	const char *cmdline, *cpu_model, *online, *isolated, *nohz_full;
+	const char *hypervisor;
+	bool emulated, virtualized;
+};
+
+struct result {
+	const char *path;	/* as given */
+	const char *program, *isolbench_version;
+	const char *test;	/* run.sh's test; the program's name in older files */
+	struct result_system sys;
+	const char *finished, *cpus, *cpus_isolation;
+	const struct jr_value *argv;	/* the command line, NULL when missing */
+	double duration_s;
+	int exit_code;		/* -1 when not recorded */
+	bool interrupted;	/* a signal ended the run early */
+	int signal;		/* ...which one, 0 when not recorded */
+	size_t pooled;		/* results pooled into this one (result_pool) */
+	struct result_metric *metrics;
+	size_t nmetrics;
+	struct result_verdict *verdicts;
+	size_t nverdicts;
+	struct jr_value *doc;
+};
+
+/* Parse a result held in memory. 0, or -1 with the reason in @err. */
+int result_parse(const char *buf, size_t len, struct result *r,
+		 char *err, size_t errlen);
+/* Read and parse @path. 0, or -1 with the reason in @err. */
+int result_load(const char *path, struct result *r, char *err, size_t errlen);
+void result_free(struct result *r);
+
+const struct result_metric *result_metric_find(const struct result *r,
+					       const char *name);
+
+/*
+ * The run's arguments as one line, without the program (argv[0]) and
+ * the result file (-o FILE, --output FILE, -oFILE, --output=FILE):
+ * what must match for two results to be one experiment.
+ */
+void result_args(const struct result *r, char *buf, size_t len);
+/* -o FILE, --output FILE: 2; -oFILE, --output=FILE: 1; anything else: 0 */
+int result_output_words(const char *arg);
+/*
+ * The same arguments, each into @args (at most @max, pointing into the
+ * document; a non-string one as "?"): how many.
+ */
+size_t result_arg_list(const struct result *r, const char **args, size_t max);
+
+/*
+ * Why @r cannot be judged as a whole run (interrupted by a signal,
+ * skipped, ended by a signal), or NULL when it can.
+ */
+const char *result_incomplete(const struct result *r, char *buf, size_t len);
+
+/*
+ * Add the samples of @more (another run of the same test on the same
+ * kernel, with the same arguments) to @r, metric by metric, in order;
+ * @more must outlive @r. 0, or -1 with the reason in @err.
+ */
+int result_pool(struct result *r, const struct result *more, char *err, size_t errlen);
+
+#endif

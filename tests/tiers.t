@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The shape of the code (scripts/check_tiers.py, docs/design.md): lib/'s
+# tiers use only those below them, programs use no other program's
+# parts, no loop between files, parts export prefixed names. The tree as
+# it is passes; a copy with each rule broken once fails, naming it.
+. "$(dirname "$0")/lib.sh"
+
+cd "$TOP" || exit 1
+plan 7
+
+out=$(python3 scripts/check_tiers.py 2>&1)
+rc=$?
+echo "$out" | sed '/^$/d; s/^/# /'
+[ $rc -eq 0 ] && [ -z "$out" ]; ok $? "the tree keeps its shape (rc=$rc)"
+
+# A copy of the C files and the Makefile, broken in one way at a time.
+copy() {
+	rm -rf "$TMP/t" && mkdir -p "$TMP/t" &&
+		git ls-files '*.c' '*.h' Makefile | tar -cf - -T - | tar -xf - -C "$TMP/t"
+}
+# broken DESCRIPTION PATTERN: check_tiers fails on the copy, saying PATTERN
+broken() {
+	local out rc
+	out=$(python3 scripts/check_tiers.py "$TMP/t" 2>&1)
+	rc=$?
+	echo "$out" | sed '/^$/d; s/^/# /'
+	[ $rc -eq 1 ] && echo "$out" | grep -q -- "$2"
+	ok $? "$1"
+}
+
+copy
+sed -i '0,/#include "util.h"/s//#include "util.h"\n#include "..\/harness\/bench.h"/' "$TMP/t/lib/base/util.c"
+broken "an include upward (base includes harness) fails" \
+	'lib/base/util.c:[0-9]* includes "../harness/bench.h": base uses harness; base uses no other tier'
+
+copy
+cat >>"$TMP/t/lib/kernel/tick.c" <<'EOF'
+
+int tick_upward(void);
+int tick_upward(void)
+{
+	return opts_upward_probe();
+}
+EOF
+cat >>"$TMP/t/lib/harness/opts.c" <<'EOF'
+
+int opts_upward_probe(void);
+int opts_upward_probe(void)
+{
+	return 0;
+}
+EOF
+broken "a call upward (kernel calls harness) fails" \
+	'lib/kernel/tick.c uses opts_upward_probe(): kernel uses harness'
+
+copy
+cat >>"$TMP/t/lib/base/clock.c" <<'EOF'
+
+int clock_loop_a(void);
+int clock_loop_b(void);
+int clock_loop_a(void)
+{
+	return clock_loop_b();
+}
+EOF
+cat >>"$TMP/t/lib/base/stats.c" <<'EOF'
+
+int clock_loop_a(void);
+int clock_loop_b(void);
+int clock_loop_b(void)
+{
+	return clock_loop_a();
+}
+EOF
+broken "two files that call each other (a loop in one tier) fail" \
+	'^loop: .*lib/base/stats.c uses clock_loop_a()'
+
+copy
+sed -i '0,/#include "ipistorm.h"/s//#include "ipistorm.h"\n#include "cid_scan.h"/' "$TMP/t/ipistorm_modes.c"
+broken "a program that includes another program's part fails" \
+	'ipistorm_modes.c:[0-9]* includes "cid_scan.h": ipistorm uses cid_scan.s part cid_scan.h'
+
+copy
+cat >>"$TMP/t/cid_scan_run.c" <<'EOF'
+
+int row_total(void);
+int row_total(void)
+{
+	return 0;
+}
+EOF
+broken "a part that exports a name without its program's prefix fails" \
+	'cid_scan_run.c: exports row_total, not named cid_scan_\*'
+
+copy
+mv "$TMP/t/lib/base/clock.c" "$TMP/t/lib/clock.c"
+broken "a lib/ file outside the tier folders fails" \
+	'lib/clock.c: in no tier folder'
+done_testing

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of timer_softirq_gaps.c: the gaps of a busy loop on cpu 1 attributed
+ * to what the trace saw run there: the tick's interrupt and its
+ * softirq, a thread that preempted the loop (its own time less an
+ * interrupt nested in it), an IPI named by its sender's stack; a gap
+ * with nothing in it is unexplained; the control's sleeper found in the
+ * gaps it caused; a late wakeup taken apart, its timer followed to the
+ * CPU it expired on; and with the gaps on another clock (1 ms off) nothing
+ * is attributed and the sleeper is not found: the check fails.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/base/ktap.h"
+#include "timer_softirq_gaps.h"
+
+#define LOOP	900	/* the busy loop's thread */
+#define SLEEPER	901
+
+/* Records of cpu 1 at 1000.000100 s ... (timestamps in us) */
+static const char *const records[] = {
+	/* the tick: interrupt 100-108 us, then its TIMER softirq 108-110 us */
+	"          spin-900     [001] d.h1.  1000.000100: local_timer_entry: vector=236",
+	"          spin-900     [001] d.h1.  1000.000108: local_timer_exit: vector=236",
+	"          spin-900     [001] ..s1.  1000.000108: softirq_entry: vec=1 [action=TIMER]",
+	"          spin-900     [001] ..s1.  1000.000110: softirq_exit: vec=1 [action=TIMER]",
+	/* a kworker preempts the loop 200-240 us, an interrupt at 210-214 us inside it */
+	"          spin-900     [001] d..2.  1000.000200: sched_switch: prev_comm=spin prev_pid=900 prev_prio=120 prev_state=R ==> next_comm=kworker/1:2 next_pid=77 next_prio=120",
+	"   kworker/1:2-77       [001] d.h1.  1000.000210: irq_handler_entry: irq=11 name=virtio0",
+	"   kworker/1:2-77       [001] d.h1.  1000.000214: irq_handler_exit: irq=11 ret=handled",
+	"   kworker/1:2-77       [001] d..2.  1000.000240: sched_switch: prev_comm=kworker/1:2 prev_pid=77 prev_prio=120 prev_state=S ==> next_comm=spin next_pid=900 next_prio=120",
+	/* cpu 0 sends cpu 1 a function call at 299 us; it runs 300-306 us */
+	"            cc-4242    [000] d..1.  1000.000299: ipi_send_cpu: cpu=1 callsite=generic_exec_single+0x3e/0x100 callback=generic_smp_call_function_single_interrupt+0x0/0x10",
+	"            cc-4242    [000] d..1.  1000.000299: <stack trace>",
+	" => generic_exec_single",
+	" => smp_call_function_single",
+	" => ttwu_queue_wakelist",
+	"          spin-900     [001] d.h1.  1000.000300: call_function_single_entry: vector=251",
+	"          spin-900     [001] d.h1.  1000.000306: call_function_single_exit: vector=251",
+	/* the loop's timer expires at 800 us; a kworker runs 805-840 us; it switches in at 841 us */
+	"          <idle>-0     [001] d.h1.  1000.000800: hrtimer_expire_entry: hrtimer=0000000012345678 function=hrtimer_wakeup now=1000000800000",
+	"          <idle>-0     [001] d..2.  1000.000805: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=kworker/1:2 next_pid=77 next_prio=120",
+	"   kworker/1:2-77       [001] d..2.  1000.000840: sched_switch: prev_comm=kworker/1:2 prev_pid=77 prev_prio=120 prev_state=S ==> next_comm=spin next_pid=900 next_prio=120",
+	/*
+	 * a sleeper's timer armed on cpu 1 at 660 us, queued on cpu 0 (a
+	 * nohz_full CPU's, on 6.1), expires there at 670 us; at 630 us cpu
+	 * 0 expired a timer of its own sleeper: not cpu 1's
+	 */
+	"            cc-4242    [000] d.h1.  1000.000630: hrtimer_expire_entry: hrtimer=0000000099999999 function=hrtimer_wakeup now=1000000630000",
+	"          spin-900     [001] d..1.  1000.000660: hrtimer_start: hrtimer=00000000abcdef01 function=hrtimer_wakeup expires=1000000670000 softexpires=1000000670000 mode=ABS",
+	"            cc-4242    [000] d.h1.  1000.000670: hrtimer_expire_entry: hrtimer=00000000abcdef01 function=hrtimer_wakeup now=1000000670000",
+	/* the control's sleeper 500-520 us */
+	"          spin-900     [001] d..2.  1000.000500: sched_switch: prev_comm=spin prev_pid=900 prev_prio=120 prev_state=R ==> next_comm=timer_softirq next_pid=901 next_prio=120",
+	" timer_softirq-901     [001] d..2.  1000.000520: sched_switch: prev_comm=timer_softirq prev_pid=901 prev_prio=120 prev_state=S ==> next_comm=spin next_pid=900 next_prio=120",
+};
+
+#define US(x)	(1000000000000ULL + (x) * 1000ULL)
+
+static const struct noise_source *find(const struct noise_sources *ns, enum noise_kind k,
+				       const char *name)
+{
+	for (int i = 0; i < ns->nsrc; i++)
+		if (ns->src[i].kind == k && !strcmp(ns->src[i].name, name))
+			return &ns->src[i];
+	return NULL;
+}
+
+static void timeline(struct noise_timeline *tl, struct noise_sources *ns)
+{
+	memset(tl, 0, sizeof(*tl));
+	timer_softirq_gaps_sources_init(ns);
+	timer_softirq_gaps_timeline_begin(tl, 1, LOOP);
+	for (size_t i = 0; i < sizeof(records) / sizeof(records[0]); i++)
+		timer_softirq_gaps_timeline_line(tl, ns, records[i]);
+	timer_softirq_gaps_timeline_end(tl, ns, US(1000));
+}
+
+int main(void)
+{
+	/* the loop's gaps: around the tick, the kworker, the IPI, the sleeper, and one with nothing */
+	struct noise_gap gaps[] = {
+		{ US(99), US(111) }, { US(199), US(241) }, { US(299), US(307) },
+		{ US(499), US(521) }, { US(700), US(720) },
+	}, shifted[5];
+	const struct noise_source *s;
+	struct noise_timeline tl;
+	struct noise_sources ns;
+	struct noise_explain e;
+	uint64_t runs, in;
+
+	ksft_print_header();
+	ksft_set_plan(11);
+
+	timeline(&tl, &ns);
+	timer_softirq_gaps_attribute(&tl, &ns, gaps, 5);
+	ksft_test_result(ns.gaps == 5 && ns.unexplained == 1 && ns.unexplained_ns == 20000,
+			 "5 gaps, 1 unexplained (20 us) (got %llu, %llu, %llu ns)",
+			 (unsigned long long)ns.gaps, (unsigned long long)ns.unexplained,
+			 (unsigned long long)ns.unexplained_ns);
+	s = find(&ns, NOISE_IRQ, "local_timer");
+	ksft_test_result(s && s->gaps == 1 && s->stolen_ns == 8000 &&
+			 find(&ns, NOISE_SOFTIRQ, "TIMER") && find(&ns, NOISE_SOFTIRQ, "TIMER")->gaps == 1,
+			 "the tick's gap: irq local_timer (8 us) and softirq TIMER");
+	s = find(&ns, NOISE_THREAD, "kworker");
+	ksft_test_result(s && s->gaps == 1 && s->stolen_ns == 36000 &&
+			 find(&ns, NOISE_IRQ, "virtio0") && find(&ns, NOISE_IRQ, "virtio0")->stolen_ns == 4000,
+			 "a preemption: thread kworker, its own 36 us less the 4 us interrupt nested in it (got %llu ns)",
+			 s ? (unsigned long long)s->stolen_ns : 0ULL);
+	s = find(&ns, NOISE_IPI, "ttwu_queue_wakelist");
+	ksft_test_result(s && s->gaps == 1 && !find(&ns, NOISE_IPI, "call_function_single (sender not traced)"),
+			 "an IPI: named ttwu_queue_wakelist from its sender's stack");
+	ksft_test_result(ns.win_unexplained == 1 && find(&ns, NOISE_THREAD, "timer_softirq") &&
+			 find(&ns, NOISE_THREAD, "timer_softirq")->win_gaps == 1,
+			 "the window's counts: 1 unexplained, the sleeper in 1 gap");
+	timer_softirq_gaps_thread_recall(&tl, SLEEPER, gaps, 5, &runs, &in);
+	ksft_test_result(runs == 1 && in == 1, "the sleeper: 1 run, in a gap of the loop");
+	/* a wakeup programmed at 798 us, back in user space at 845 us */
+	timer_softirq_gaps_explain(&tl, US(798), US(845), &e);
+	ksft_test_result(e.expiry == US(800) && e.switch_in == US(840) && e.nparts == 1 &&
+			 tl.ns->src[e.parts[0].src].kind == NOISE_THREAD &&
+			 !strcmp(ns.src[e.parts[0].src].name, "kworker") && e.parts[0].ns == 35000,
+			 "a late wakeup explained: timer +2 us, kworker 35 us, switched in +42 us");
+	timer_softirq_gaps_explain(&tl, US(600), US(650), &e);
+	ksft_test_result(!e.expiry && !e.nparts,
+			 "a wakeup with no expiry traced: said so, nothing in between (another CPU's sleeper's timer not taken)");
+	timer_softirq_gaps_explain(&tl, US(665), US(690), &e);
+	ksft_test_result(e.expiry == US(670) && e.expiry_cpu == 0,
+			 "a sleeper's timer armed on cpu 1 followed to cpu 0, where it expired (got %llu on cpu %d)",
+			 (unsigned long long)e.expiry, e.expiry_cpu);
+	timer_softirq_gaps_timeline_free(&tl);
+
+	/* the gaps on a clock 1 ms off: nothing is where they are */
+	for (int i = 0; i < 5; i++)
+		shifted[i] = (struct noise_gap){ gaps[i].start + 1000000, gaps[i].end + 1000000 };
+	timeline(&tl, &ns);
+	timer_softirq_gaps_attribute(&tl, &ns, shifted, 5);
+	ksft_test_result(ns.unexplained == 5, "gaps 1 ms off the trace's clock: all 5 unexplained");
+	timer_softirq_gaps_thread_recall(&tl, SLEEPER, shifted, 5, &runs, &in);
+	ksft_test_result(runs == 1 && in == 0,
+			 "...and the sleeper's run is in no gap: the control's 95%% check fails");
+	timer_softirq_gaps_timeline_free(&tl);
+	ksft_finished();
+}

@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timer_softirq_gaps.h"
+
+const char *const timer_softirq_gaps_kind_names[NOISE_KINDS] = { "irq", "softirq", "ipi", "thread" };
+
+void timer_softirq_gaps_sources_init(struct noise_sources *ns)
+{
+	memset(ns, 0, sizeof(*ns));
+	snprintf(ns->other.name, sizeof(ns->other.name), "other");
+}
+
+int timer_softirq_gaps_source(struct noise_sources *ns, enum noise_kind kind, const char *name)
+{
+	for (int i = 0; i < ns->nsrc; i++)
+		if (ns->src[i].kind == kind && !strcmp(ns->src[i].name, name))
+			return i;
+	if (ns->nsrc == NOISE_SOURCES)
+		return -1;		/* "other" */
+	ns->src[ns->nsrc].kind = kind;
+	snprintf(ns->src[ns->nsrc].name, sizeof(ns->src[0].name), "%s", name);
+	return ns->nsrc++;
+}
+
+static struct noise_source *source_at(struct noise_sources *ns, int i)
+{
+	return i < 0 ? &ns->other : &ns->src[i];
+}
+
+/* An IPI sent to the CPU: queued until the interrupt that runs it. */
+static void ipi_sent(void *arg, const struct ipi_send *s)
+{
+	struct noise_timeline *tl = arg;
+	char name[64];
+
+	if (tl->nipis == NOISE_IPIS) {
+		memmove(&tl->ipis[0], &tl->ipis[1], (NOISE_IPIS - 1) * sizeof(tl->ipis[0]));
+		tl->nipis--;
+	}
+	snprintf(name, sizeof(name), "%s", s->source[0] ? s->source : s->callback);
+	tl->ipis[tl->nipis].ts = s->rec.ts_ns;
+	tl->ipis[tl->nipis].src = timer_softirq_gaps_source(tl->ns, NOISE_IPI, name);
+	tl->ipis[tl->nipis].resched = !strcmp(s->callback, "0x0");
+	tl->nipis++;
+}
+
+void timer_softirq_gaps_timeline_begin(struct noise_timeline *tl, int cpu, pid_t loop_tid)
+{
+	cpu_mask_t one;
+
+	tl->cpu = cpu;
+	tl->loop_tid = loop_tid;
+	tl->nacts = 0;
+	tl->nmarks = 0;
+	tl->depth = 0;
+	tl->thread = -1;
+	tl->nipis = 0;
+	tl->oom = false;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	ipi_sends_init(&tl->sends, &one, ipi_sent, tl);
+}
+
+void timer_softirq_gaps_timeline_free(struct noise_timeline *tl)
+{
+	free(tl->acts);
+	free(tl->marks);
+	tl->acts = NULL;
+	tl->marks = NULL;
+	tl->nacts = tl->cap = tl->nmarks = tl->mcap = 0;
+}
+
+static void mark(struct noise_timeline *tl, uint64_t ts, bool switch_in, int cpu)
+{
+	if (tl->nmarks == tl->mcap) {
+		size_t cap = tl->mcap ? 2 * tl->mcap : 1024;
+		struct noise_mark *m = realloc(tl->marks, cap * sizeof(*m));
+
+		if (!m) {
+			tl->oom = true;
+			return;
+		}
+		tl->marks = m;
+		tl->mcap = cap;
+	}
+	tl->marks[tl->nmarks++] = (struct noise_mark){ ts, switch_in, cpu };
+}
+
+/* A new activity from @ts: its index, or -1 (no memory). */
+static int act_start(struct noise_timeline *tl, enum noise_kind kind, int src,
+		     pid_t pid, uint64_t ts)
+{
+	if (tl->nacts == tl->cap) {
+		size_t cap = tl->cap ? 2 * tl->cap : 1024;
+		struct noise_act *a = realloc(tl->acts, cap * sizeof(*a));
+
+		if (!a) {
+			tl->oom = true;
+			return -1;
+		}
+		tl->acts = a;
+		tl->cap = cap;
+	}
+	tl->acts[tl->nacts] = (struct noise_act){ .start = ts, .end = ts, .kind = kind,
+						  .src = src, .pid = pid };
+	return (int)tl->nacts++;
+}
+
+/*
+ * Activity @i ends at @ts: its own time is its length less what nested
+ * in it (kept in own meanwhile), and its length is taken from the one
+ * it nested in (@parent, or -1).
+ */
+static void act_end(struct noise_timeline *tl, int i, int parent, uint64_t ts)
+{
+	struct noise_act *a = &tl->acts[i];
+	uint64_t len = ts > a->start ? ts - a->start : 0;
+
+	a->end = ts > a->start ? ts : a->start;
+	a->own = len > a->own ? len - a->own : 0;
+	source_at(tl->ns, a->src)->acts++;
+	if (parent >= 0)
+		tl->acts[parent].own += len;
+}
+
+/* What an interrupt nests in: the one below it, else a thread that is not the loop. */
+static int nest_parent(const struct noise_timeline *tl)
+{
+	return tl->depth > 1 ? tl->nest[tl->depth - 2] : tl->thread;
+}
+
+static void irq_enter(struct noise_timeline *tl, enum noise_kind kind, int src, uint64_t ts)
+{
+	int i = act_start(tl, kind, src, 0, ts);
+
+	if (i >= 0 && tl->depth < NOISE_NEST)
+		tl->nest[tl->depth++] = i;
+}
+
+static void irq_exit(struct noise_timeline *tl, uint64_t ts)
+{
+	if (!tl->depth)
+		return;		/* it began before the window */
+	act_end(tl, tl->nest[tl->depth - 1], nest_parent(tl), ts);
+	tl->depth--;
+}
+
+/* The oldest IPI sent before @ts of that sort (a reschedule or a call). */
+static int ipi_take(struct noise_timeline *tl, bool resched, uint64_t ts, const char *vector)
+{
+	char name[64];
+
+	for (int i = 0; i < tl->nipis; i++) {
+		int src = tl->ipis[i].src;
+
+		if (tl->ipis[i].resched != resched || tl->ipis[i].ts > ts)
+			continue;
+		memmove(&tl->ipis[i], &tl->ipis[i + 1], (tl->nipis - i - 1) * sizeof(tl->ipis[0]));
+		tl->nipis--;
+		return src;
+	}
+	snprintf(name, sizeof(name), "%s (sender not traced)", vector);
+	return timer_softirq_gaps_source(tl->ns, NOISE_IPI, name);
+}
+
+/* "kworker/2:1" -> "kworker", "ksoftirqd/2" -> "ksoftirqd": the kind of thread */
+static void thread_name(const char *comm, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.*s", (int)strcspn(comm, "/ \n"), comm);
+}
+
+static void sched_switch(struct noise_timeline *tl, const struct trace_record *r)
+{
+	long prev = trace_field_long(r->fields, "prev_pid", -1);
+	long next = trace_field_long(r->fields, "next_pid", -1);
+	const char *c = trace_field(r->fields, "next_comm");
+	char comm[32], name[32];
+	int i;
+
+	if (tl->thread >= 0) {
+		act_end(tl, tl->thread, -1, r->ts_ns);
+		tl->thread = -1;
+	} else if (prev != tl->loop_tid && prev > 0 && next == tl->loop_tid) {
+		/* it ran from before the window: from its first record */
+		const char *pc = trace_field(r->fields, "prev_comm");
+
+		snprintf(comm, sizeof(comm), "%.*s", pc ? (int)strcspn(pc, " ") : 1, pc ? pc : "?");
+		thread_name(comm, name, sizeof(name));
+		i = act_start(tl, NOISE_THREAD, timer_softirq_gaps_source(tl->ns, NOISE_THREAD, name), prev,
+			      tl->nacts ? tl->acts[0].start : r->ts_ns);
+		if (i >= 0)
+			act_end(tl, i, -1, r->ts_ns);
+	}
+	if (next == tl->loop_tid)
+		mark(tl, r->ts_ns, true, tl->cpu);
+	if (next == tl->loop_tid || next <= 0 || !c)
+		return;		/* the loop, or idle */
+	snprintf(comm, sizeof(comm), "%.*s", (int)strcspn(c, " "), c);
+	thread_name(comm, name, sizeof(name));
+	tl->thread = act_start(tl, NOISE_THREAD, timer_softirq_gaps_source(tl->ns, NOISE_THREAD, name),
+			       (pid_t)next, r->ts_ns);
+}
+
+/* An x86 vector's entry or exit (irq_vectors: "local_timer_entry: vector=236"). */
+static bool vector_record(struct noise_timeline *tl, const struct trace_record *r)
+{
+	size_t len = strlen(r->event);
+	char vec[48];
+	int src;
+
+	if (!trace_field(r->fields, "vector"))
+		return false;
+	if (len > 5 && !strcmp(r->event + len - 5, "_exit")) {
+		irq_exit(tl, r->ts_ns);
+		return true;
+	}
+	if (len <= 6 || strcmp(r->event + len - 6, "_entry"))
+		return false;
+	snprintf(vec, sizeof(vec), "%.*s", (int)(len - 6), r->event);
+	if (!strcmp(vec, "reschedule"))
+		irq_enter(tl, NOISE_IPI, ipi_take(tl, true, r->ts_ns, vec), r->ts_ns);
+	else if (!strncmp(vec, "call_function", 13))
+		irq_enter(tl, NOISE_IPI, ipi_take(tl, false, r->ts_ns, vec), r->ts_ns);
+	else {
+		src = timer_softirq_gaps_source(tl->ns, NOISE_IRQ, vec);
+		irq_enter(tl, NOISE_IRQ, src, r->ts_ns);
+	}
+	return true;
+}
+
+/* The hrtimer= field of a record: the timer's (hashed) address. */
+static uint64_t hrtimer_of(const char *fields)
+{
+	const char *v = trace_field(fields, "hrtimer");
+
+	return v ? strtoull(v, NULL, 16) : 0;
+}
+
+static bool sleeper_armed(const struct noise_timeline *tl, const char *fields)
+{
+	uint64_t h = hrtimer_of(fields);
+	unsigned int n = tl->nsleepers < NOISE_SLEEPERS ? tl->nsleepers : NOISE_SLEEPERS;
+
+	for (unsigned int i = 0; h && i < n; i++)
+		if (tl->sleepers[i] == h)
+			return true;
+	return false;
+}
+
+bool timer_softirq_gaps_timeline_line(struct noise_timeline *tl, struct noise_sources *ns,
+			 const char *line)
+{
+	struct trace_record r;
+	char name[48];
+	const char *v;
+
+	tl->ns = ns;
+	if (ipi_sends_line(&tl->sends, line))
+		return true;
+	if (trace_record_parse(line, &r) || !r.has_ts)
+		return false;
+	if (r.cpu != tl->cpu) {
+		/* a sleeper's timer of this CPU, expiring elsewhere */
+		if (strcmp(r.event, "hrtimer_expire_entry") ||
+		    !trace_field_is(r.fields, "function", "hrtimer_wakeup") ||
+		    !sleeper_armed(tl, r.fields))
+			return false;
+		mark(tl, r.ts_ns, false, r.cpu);
+		return true;
+	}
+	if (!strcmp(r.event, "hrtimer_start")) {
+		if (!trace_field_is(r.fields, "function", "hrtimer_wakeup"))
+			return false;
+		tl->sleepers[tl->nsleepers++ % NOISE_SLEEPERS] = hrtimer_of(r.fields);
+		return true;
+	}
+	if (!strcmp(r.event, "irq_handler_entry")) {
+		v = trace_field(r.fields, "name");
+		snprintf(name, sizeof(name), "%.*s", v ? (int)strcspn(v, " \n") : 1, v ? v : "?");
+		irq_enter(tl, NOISE_IRQ, timer_softirq_gaps_source(ns, NOISE_IRQ, name), r.ts_ns);
+	} else if (!strcmp(r.event, "irq_handler_exit") || !strcmp(r.event, "softirq_exit")) {
+		irq_exit(tl, r.ts_ns);
+	} else if (!strcmp(r.event, "softirq_entry")) {
+		v = trace_field(r.fields, "[action");
+		snprintf(name, sizeof(name), "%.*s", v ? (int)strcspn(v, "] \n") : 1, v ? v : "?");
+		irq_enter(tl, NOISE_SOFTIRQ, timer_softirq_gaps_source(ns, NOISE_SOFTIRQ, name), r.ts_ns);
+	} else if (!strcmp(r.event, "sched_switch")) {
+		sched_switch(tl, &r);
+	} else if (!strcmp(r.event, "hrtimer_expire_entry")) {
+		if (!trace_field_is(r.fields, "function", "hrtimer_wakeup"))
+			return false;
+		mark(tl, r.ts_ns, false, r.cpu);
+	} else {
+		return vector_record(tl, &r);
+	}
+	return true;
+}
+
+void timer_softirq_gaps_timeline_end(struct noise_timeline *tl, struct noise_sources *ns, uint64_t end_ns)
+{
+	tl->ns = ns;
+	ipi_sends_flush(&tl->sends);
+	while (tl->depth)
+		irq_exit(tl, end_ns);
+	if (tl->thread >= 0)
+		act_end(tl, tl->thread, -1, end_ns);
+	tl->thread = -1;
+}
+
+static int act_cmp(const void *a, const void *b)
+{
+	const struct noise_act *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The first activity that may overlap [@from, ...]: started at most @longest before it. */
+static size_t first_act(const struct noise_timeline *tl, uint64_t from, uint64_t longest)
+{
+	uint64_t t = from > longest + NOISE_SLACK_NS ? from - longest - NOISE_SLACK_NS : 0;
+	size_t lo = 0, hi = tl->nacts;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (tl->acts[mid].start < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static uint64_t longest_act(const struct noise_timeline *tl)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < tl->nacts; i++)
+		if (tl->acts[i].end - tl->acts[i].start > m)
+			m = tl->acts[i].end - tl->acts[i].start;
+	return m;
+}
+
+static bool overlaps(const struct noise_act *a, const struct noise_gap *g)
+{
+	return a->start <= g->end + NOISE_SLACK_NS && a->end + NOISE_SLACK_NS >= g->start;
+}
+
+void timer_softirq_gaps_attribute(struct noise_timeline *tl, struct noise_sources *ns,
+		     const struct noise_gap *gaps, size_t n)
+{
+	uint64_t longest;
+
+	timer_softirq_gaps_timeline_sort(tl);
+	longest = longest_act(tl);
+	for (int i = 0; i < ns->nsrc; i++)
+		ns->src[i].win_gaps = 0;
+	ns->other.win_gaps = 0;
+	ns->win_unexplained = 0;
+	for (size_t g = 0; g < n; g++) {
+		bool seen[NOISE_SOURCES + 1] = { false }, any = false;
+		uint64_t len = gaps[g].end - gaps[g].start;
+
+		for (size_t i = first_act(tl, gaps[g].start, longest);
+		     i < tl->nacts && tl->acts[i].start <= gaps[g].end + NOISE_SLACK_NS; i++) {
+			const struct noise_act *a = &tl->acts[i];
+			struct noise_source *s = source_at(ns, a->src);
+			uint64_t lo = a->start > gaps[g].start ? a->start : gaps[g].start;
+			uint64_t hi = a->end < gaps[g].end ? a->end : gaps[g].end;
+			uint64_t alen = a->end - a->start;
+
+			if (!overlaps(a, &gaps[g]))
+				continue;
+			any = true;
+			/* its own time, the share of it inside the gap */
+			if (hi > lo && alen)
+				s->stolen_ns += (uint64_t)((double)a->own * (hi - lo) / alen);
+			if (seen[a->src < 0 ? NOISE_SOURCES : a->src])
+				continue;
+			seen[a->src < 0 ? NOISE_SOURCES : a->src] = true;
+			s->gaps++;
+			s->win_gaps++;
+		}
+		ns->gaps++;
+		ns->gap_ns += len;
+		if (!any) {
+			ns->unexplained++;
+			ns->unexplained_ns += len;
+			ns->win_unexplained++;
+		}
+	}
+}
+
+void timer_softirq_gaps_timeline_sort(struct noise_timeline *tl)
+{
+	/* activities in start order (a thread's began before what nested in it) */
+	qsort(tl->acts, tl->nacts, sizeof(*tl->acts), act_cmp);
+}
+
+void timer_softirq_gaps_explain(const struct noise_timeline *tl, uint64_t programmed, uint64_t woke,
+		   struct noise_explain *e)
+{
+	struct noise_gap span = { programmed, woke };
+	uint64_t longest = longest_act(tl);
+
+	memset(e, 0, sizeof(*e));
+	e->programmed = programmed;
+	e->woke = woke;
+	/* the timer's expiry after the programmed time, then the switch-in */
+	for (size_t i = 0; i < tl->nmarks; i++) {
+		const struct noise_mark *m = &tl->marks[i];
+
+		if (m->ts + NOISE_SLACK_NS < programmed || m->ts > woke + NOISE_SLACK_NS)
+			continue;
+		if (!m->switch_in && !e->expiry) {
+			e->expiry = m->ts;
+			e->expiry_cpu = m->cpu;
+		} else if (m->switch_in && e->expiry && m->ts >= e->expiry)
+			e->switch_in = m->ts;
+	}
+	for (size_t i = first_act(tl, programmed, longest);
+	     i < tl->nacts && tl->acts[i].start <= woke + NOISE_SLACK_NS; i++) {
+		const struct noise_act *a = &tl->acts[i];
+		uint64_t lo = a->start > programmed ? a->start : programmed;
+		uint64_t hi = a->end < woke ? a->end : woke;
+		uint64_t ns, alen = a->end - a->start;
+		int k;
+
+		if (!overlaps(a, &span) || hi <= lo || !alen)
+			continue;
+		ns = (uint64_t)((double)a->own * (hi - lo) / alen);
+		for (k = 0; k < e->nparts && e->parts[k].src != a->src; k++)
+			;
+		if (k == e->nparts) {
+			if (k == NOISE_EXPLAIN_PARTS)
+				continue;	/* the first ones kept; the rest small */
+			e->nparts++;
+			e->parts[k].src = a->src;
+		}
+		e->parts[k].ns += ns;
+	}
+	/* the longest first */
+	for (int i = 1; i < e->nparts; i++)
+		for (int j = i; j > 0 && e->parts[j].ns > e->parts[j - 1].ns; j--) {
+			int src = e->parts[j].src;
+			uint64_t ns = e->parts[j].ns;
+
+			e->parts[j] = e->parts[j - 1];
+			e->parts[j - 1].src = src;
+			e->parts[j - 1].ns = ns;
+		}
+}
+
+void timer_softirq_gaps_thread_recall(const struct noise_timeline *tl, pid_t pid,
+			 const struct noise_gap *gaps, size_t n,
+			 uint64_t *runs, uint64_t *in_gaps)
+{
+	size_t g = 0;
+
+	*runs = *in_gaps = 0;
+	/* activities in start order (timer_softirq_gaps_attribute sorted them), gaps in time order */
+	for (size_t i = 0; i < tl->nacts; i++) {
+		const struct noise_act *a = &tl->acts[i];
+
+		if (a->kind != NOISE_THREAD || a->pid != pid)
+			continue;
+		(*runs)++;
+		while (g < n && gaps[g].end + NOISE_SLACK_NS < a->start)
+			g++;
+		if (g < n && overlaps(a, &gaps[g]))
+			(*in_gaps)++;
+	}
+}

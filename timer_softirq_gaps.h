@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Noise of a busy loop, attributed (after rtla's osnoise, in user
+ * space): the loop notes every gap in its own progress longer than a
+ * threshold (lib/load/spinner.h), and a trace instance records what ran on
+ * its CPU meanwhile (hard IRQs by vector or name, softirqs by type, the
+ * threads that preempted the loop, the IPIs sent to the CPU by where
+ * they came from). After the window each gap is attributed to what
+ * overlapped it: per source, how many gaps it was in and how long it
+ * ran in them (its own time: what nested in it is the nested one's).
+ * Gaps with nothing traced are unexplained, never dropped.
+ *
+ *	struct noise_sources ns;	one per phase: the sources and totals
+ *	struct noise_timeline tl;	one per window: what ran on the CPU
+ *	timer_softirq_gaps_timeline_begin(&tl, cpu, loop_tid);
+ *	for each trace record: noise_timeline_record(&tl, &ns, &rec);
+ *	timer_softirq_gaps_attribute(&tl, &ns, gaps, ngaps, &win);
+ */
+#ifndef ISOLBENCH_TIMER_SOFTIRQ_GAPS_H
+#define ISOLBENCH_TIMER_SOFTIRQ_GAPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/kernel/ipi_source.h"
+#include "lib/kernel/trace_record.h"
+
+enum noise_kind { NOISE_IRQ, NOISE_SOFTIRQ, NOISE_IPI, NOISE_THREAD, NOISE_KINDS };
+/* "irq", "softirq", "ipi", "thread" */
+extern const char *const timer_softirq_gaps_kind_names[NOISE_KINDS];
+
+#define NOISE_SOURCES	64	/* told apart per phase; the rest is "other" */
+#define NOISE_NEST	16	/* interrupts nested on the CPU */
+#define NOISE_IPIS	64	/* IPIs sent to the CPU not yet taken */
+/* a record's timestamp has 1 us: an activity this close to a gap is in it */
+#define NOISE_SLACK_NS	2000
+
+/* A gap in the loop's progress: [start, end] in CLOCK_MONOTONIC ns. */
+struct noise_gap {
+	uint64_t start, end;
+};
+
+/* What ran on the CPU: [start, end], and its own time (less what nested in it). */
+struct noise_act {
+	uint64_t start, end, own;
+	enum noise_kind kind;
+	int src;		/* its source in the phase's table */
+	pid_t pid;		/* a thread's */
+};
+
+struct noise_source {
+	enum noise_kind kind;
+	char name[48];		/* "local_timer", "TIMER", "kworker", an IPI's source */
+	uint64_t acts;		/* times it ran in the windows */
+	uint64_t gaps;		/* gaps it was in */
+	uint64_t stolen_ns;	/* its own time inside gaps */
+	uint64_t win_gaps;	/* gaps it was in, this window */
+};
+
+/* A phase's sources and totals, over its windows. */
+struct noise_sources {
+	struct noise_source src[NOISE_SOURCES];
+	int nsrc;
+	struct noise_source other;	/* beyond the table */
+	uint64_t gaps, gap_ns;		/* the loop's gaps */
+	uint64_t unexplained, unexplained_ns;
+	uint64_t lost;			/* gaps the loop could not keep */
+	uint64_t win_unexplained;	/* this window's */
+};
+
+/* A point of the timeline: an hrtimer_wakeup expiry, the loop thread switched in. */
+struct noise_mark {
+	uint64_t ts;
+	bool switch_in;
+	int cpu;		/* of an expiry: where the timer expired */
+};
+
+/* hrtimers of hrtimer_wakeup armed on the CPU, followed to where they expire */
+#define NOISE_SLEEPERS	8
+
+/* One window's timeline of the CPU. */
+struct noise_timeline {
+	int cpu;
+	pid_t loop_tid;		/* the busy loop's thread */
+	struct noise_act *acts;
+	size_t nacts, cap;
+	int nest[NOISE_NEST];	/* open interrupts (indices into acts) */
+	int depth;
+	int thread;		/* the running thread's activity, or -1 */
+	struct {		/* IPIs sent to the CPU, oldest first */
+		uint64_t ts;
+		int src;
+		bool resched;
+	} ipis[NOISE_IPIS];
+	int nipis;
+	struct ipi_sends sends;	/* the IPI records, with their stacks */
+	struct noise_mark *marks;	/* in time order */
+	size_t nmarks, mcap;
+	/*
+	 * The sleepers' hrtimers armed on the CPU (hrtimer_start): a
+	 * nohz_full CPU's may be queued on a housekeeping CPU (6.1), whose
+	 * expiry then wakes the sleeper with an IPI.
+	 */
+	uint64_t sleepers[NOISE_SLEEPERS];
+	unsigned int nsleepers;
+	struct noise_sources *ns;	/* while a record is fed */
+	bool oom;
+};
+
+/* A phase's sources, empty. */
+void timer_softirq_gaps_sources_init(struct noise_sources *ns);
+/* The source @kind @name in @ns (the "other" entry when full). */
+int timer_softirq_gaps_source(struct noise_sources *ns, enum noise_kind kind, const char *name);
+
+/* A new window of @cpu, whose busy loop is thread @loop_tid. */
+void timer_softirq_gaps_timeline_begin(struct noise_timeline *tl, int cpu, pid_t loop_tid);
+/*
+ * One trace_pipe line of the window: the records of @cpu and the IPIs
+ * sent to it (other lines are ignored). Returns true when it used it.
+ */
+bool timer_softirq_gaps_timeline_line(struct noise_timeline *tl, struct noise_sources *ns,
+			 const char *line);
+/* The end of the window's records: open activities end at @end_ns. */
+void timer_softirq_gaps_timeline_end(struct noise_timeline *tl, struct noise_sources *ns, uint64_t end_ns);
+void timer_softirq_gaps_timeline_free(struct noise_timeline *tl);
+
+/*
+ * Attribute the window's @n gaps (in time order) to the activities of
+ * @tl: ns->gaps, unexplained, per source gaps and stolen time, and the
+ * window's counts (win_gaps, win_unexplained, reset first).
+ */
+void timer_softirq_gaps_attribute(struct noise_timeline *tl, struct noise_sources *ns,
+		     const struct noise_gap *gaps, size_t n);
+
+/*
+ * What made one wakeup of the loop thread late, as rtla timerlat's
+ * auto-analysis does for one sample: programmed at @programmed, back
+ * in user space at @woke; its timer's expiry (hrtimer_wakeup) and the
+ * thread's switch-in between, and what ran on the CPU in between, the
+ * longest own times first.
+ */
+#define NOISE_EXPLAIN_PARTS	6
+
+struct noise_explain {
+	uint64_t programmed, woke;
+	uint64_t expiry, switch_in;	/* 0 when the trace did not show it */
+	int expiry_cpu;			/* where the timer expired */
+	int nparts;
+	struct {
+		int src;
+		uint64_t ns;		/* its own time inside [programmed, woke] */
+	} parts[NOISE_EXPLAIN_PARTS];
+};
+
+/* After timer_softirq_gaps_attribute() or timer_softirq_gaps_timeline_sort(). */
+void timer_softirq_gaps_explain(const struct noise_timeline *tl, uint64_t programmed, uint64_t woke,
+		   struct noise_explain *e);
+/* The activities in start order (timer_softirq_gaps_attribute() does it too). */
+void timer_softirq_gaps_timeline_sort(struct noise_timeline *tl);
+
+/*
+ * The runs of thread @pid (an interrupter of known count, as the
+ * control's sleeper) on the CPU in the window, and of those the ones
+ * inside a gap of the loop: the attribution's recall on it. After
+ * timer_softirq_gaps_attribute() (activities in start order).
+ */
+void timer_softirq_gaps_thread_recall(const struct noise_timeline *tl, pid_t pid,
+			 const struct noise_gap *gaps, size_t n,
+			 uint64_t *runs, uint64_t *in_gaps);
+
+#endif
