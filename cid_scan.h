@@ -85,22 +85,22 @@ void cid_scan_detect(struct bench *b, struct scan_model *m);
 /* cid_scan_estimate.c */
 uint64_t cid_scan_estimate_window(const struct scan_model *sm);
 void cid_scan_estimate_analyse(struct wl_run *r, const struct scan_model *sm,
-		      double seconds, struct estimate *e);
+			       double seconds, struct estimate *e);
 void cid_scan_latency_estimated(struct bench *b, const struct cid_opts *o,
-		       const struct scan_model *sm, struct cid_scan_row *row);
+				const struct scan_model *sm, struct cid_scan_row *row);
 
 /* cid_scan_graph.c */
 void cid_scan_latency_traced(struct bench *b, const struct cid_opts *o,
-		    const struct scan_model *sm, struct cid_scan_row *row);
+			     const struct scan_model *sm, struct cid_scan_row *row);
 
 /* cid_scan_compaction.c */
 void cid_scan_compaction(struct bench *b, const struct cid_opts *o,
-		const struct scan_model *sm);
+			 const struct scan_model *sm);
 void cid_scan_invariants(struct bench *b, const struct cid_opts *o,
-		const struct scan_model *sm);
+			 const struct scan_model *sm);
 
 /* cid_scan_model.c */
 void cid_scan_run_model(struct bench *b, const struct cid_opts *o,
-	       const struct scan_model *sm, const struct cid_scan_row *traced);
+			const struct scan_model *sm, const struct cid_scan_row *traced);
 
 #endif

@@ -393,7 +393,7 @@ static void compact_verdict(struct bench *b, const struct cid_opts *o,
 
 /* The verdict line of the scan-only compaction; a child does the work. */
 void cid_scan_compaction(struct bench *b, const struct cid_opts *o,
-		const struct scan_model *sm)
+			 const struct scan_model *sm)
 {
 	struct compact_shared *cs;
 	int a = survivor_cpu(b), attempt;
@@ -434,7 +434,7 @@ void cid_scan_compaction(struct bench *b, const struct cid_opts *o,
  * every CID below the possible CPUs, none held by two threads at once.
  */
 void cid_scan_invariants(struct bench *b, const struct cid_opts *o,
-		const struct scan_model *sm)
+			 const struct scan_model *sm)
 {
 	struct wl_run r = { .kind = WL_SPIN, .gap_min_ns = o->gap_min_ns };
 	struct invariants inv;

@@ -93,7 +93,7 @@ static void seen_share(struct estimate *e, const struct wl_run *r, uint64_t lo)
  * apart, never a negative sample).
  */
 void cid_scan_estimate_analyse(struct wl_run *r, const struct scan_model *sm,
-		      double seconds, struct estimate *e)
+			       double seconds, struct estimate *e)
 {
 	uint64_t jiffy = 1000000000ULL / sm->hz, lo = SCAN_PERIOD_NS - jiffy / 2,
 		 hi = sm->emulated ? SCAN_PERIOD_NS * 3 / 2 : SCAN_PERIOD_NS + 2 * jiffy;
@@ -132,7 +132,7 @@ void cid_scan_estimate_analyse(struct wl_run *r, const struct scan_model *sm,
 			if (!ev->marked || ev->switched)
 				continue;
 			if (cid_scan_periodic_neighbour(mt, nm, ev->t_ns, lo, hi, 0,
-					       SCAN_MULTIPLES))
+							SCAN_MULTIPLES))
 				e->ev[e->candidates++] = (struct periodic_ev){
 					ev->t_ns, ev->gap_ns / 1000.0, i, false };
 			e->control += cid_scan_periodic_neighbour(mt, nm, ev->t_ns, lo, hi,
@@ -167,7 +167,7 @@ void cid_scan_estimate_analyse(struct wl_run *r, const struct scan_model *sm,
 }
 
 void cid_scan_latency_estimated(struct bench *b, const struct cid_opts *o,
-		       const struct scan_model *sm, struct cid_scan_row *row)
+				const struct scan_model *sm, struct cid_scan_row *row)
 {
 	struct wl_run r = { 0 };
 	struct estimate e = { 0 };

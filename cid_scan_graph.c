@@ -328,7 +328,7 @@ static void graph_report(struct bench *b, const struct cid_opts *o,
 }
 
 void cid_scan_latency_traced(struct bench *b, const struct cid_opts *o,
-		    const struct scan_model *sm, struct cid_scan_row *row)
+			     const struct scan_model *sm, struct cid_scan_row *row)
 {
 	struct wl_run r = { 0 };
 	/*

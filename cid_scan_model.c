@@ -91,7 +91,7 @@ static double model_cost_ns(struct remote_lines *s, int n, int batch, int reps,
  * (then no extrapolation to 100 ms is printed).
  */
 void cid_scan_run_model(struct bench *b, const struct cid_opts *o,
-	       const struct scan_model *sm, const struct cid_scan_row *traced)
+			const struct scan_model *sm, const struct cid_scan_row *traced)
 {
 	static const int batches[] = { 8, 16, 32 };
 	struct remote_lines s;

@@ -20,7 +20,7 @@ int cid_scan_periodic_cmp_double(const void *a, const void *b)
 }
 
 bool cid_scan_periodic_neighbour(const uint64_t *t, size_t n, uint64_t x,
-			uint64_t lo, uint64_t hi, uint64_t shift, int multiples)
+				 uint64_t lo, uint64_t hi, uint64_t shift, int multiples)
 {
 	for (size_t j = 0; j < n; j++) {
 		uint64_t d = t[j] > x ? t[j] - x : x - t[j];

@@ -27,7 +27,7 @@ int cid_scan_periodic_cmp_double(const void *a, const void *b);
  * 1..@multiples.
  */
 bool cid_scan_periodic_neighbour(const uint64_t *t, size_t n, uint64_t x,
-			uint64_t lo, uint64_t hi, uint64_t shift, int multiples);
+				 uint64_t lo, uint64_t hi, uint64_t shift, int multiples);
 
 /* A candidate event: its time and how much it weighs (e.g. its gap). */
 struct periodic_ev {

@@ -193,7 +193,7 @@ static void clock_pair(uint64_t *clk_ns, uint64_t *mono)
 }
 
 int cid_scan_workload_start(struct wl_run *r, const cpu_mask_t *cpus, int nprobe,
-			 int nwl, bool with_workload)
+			    int nwl, bool with_workload)
 {
 	int ncpu = CPU_COUNT(cpus), cpu = cpu_mask_first(cpus);
 	bool procs = with_workload && r->kind == WL_HACKBENCH &&

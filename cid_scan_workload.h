@@ -81,7 +81,7 @@ struct wl_run {
  * failure to create threads.
  */
 int cid_scan_workload_start(struct wl_run *r, const cpu_mask_t *cpus, int nprobe,
-		   int nwl, bool with_wl);
+			    int nwl, bool with_wl);
 /* Stop everything, join the threads, kill and reap the processes. */
 void cid_scan_workload_join(struct wl_run *r);
 void cid_scan_workload_free(struct wl_run *r);

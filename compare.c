@@ -271,7 +271,7 @@ static void sides_make(struct compare *c)
 
 	if (p && (*p == ',' || p[strlen(p) - 1] == ',' || strstr(p, ",,")))
 		compare_die(c, "--labels: '%s': an empty label (a leading, trailing or doubled ',')",
-		    p);
+			    p);
 	for (size_t i = 0; i < c->noperands; i++) {
 		char label[16];
 		struct side *s = NULL;
@@ -281,12 +281,12 @@ static void sides_make(struct compare *c)
 
 			if (!n || n > LABEL_MAX)
 				compare_die(c, "--labels: '%.*s': a label has 1 to %d characters",
-				    (int)n, p, LABEL_MAX);
+					    (int)n, p, LABEL_MAX);
 			snprintf(label, sizeof(label), "%.*s", (int)n, p);
 			p = p[n] ? p + n + 1 : NULL;
 			if (!p && i + 1 < c->noperands)
 				compare_die(c, "--labels: %zu labels for %zu results", i + 1,
-				    c->noperands);
+					    c->noperands);
 			for (size_t k = 0; k < c->nsides && !s; k++)
 				if (!strcmp(c->sides[k].label, label))
 					s = &c->sides[k];
@@ -316,7 +316,7 @@ static void sides_make(struct compare *c)
 				compare_die(c, "%s: %s", c->operands[i], strerror(errno));
 			if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 				compare_die(c, "%s: not a regular file or a directory",
-				    c->operands[i]);
+					    c->operands[i]);
 			c->error_exit = BISECT_UNDECIDED;
 		}
 		side_load(c, s, c->operands[i]);

@@ -60,7 +60,7 @@ static int grow(uint64_t **a, size_t n, size_t want)
 }
 
 int ipistorm_tally_add(struct ipi_tally *t, int cpu, enum ipi_kind kind, uint64_t n,
-		  size_t window, size_t minute)
+		       size_t window, size_t minute)
 {
 	int place = t->cpu_index[cpu];
 
@@ -138,7 +138,7 @@ static void sender_count(struct ipi_tally_source *s, const struct trace_record *
 }
 
 int ipistorm_tally_send(struct ipi_tally *t, const struct ipi_send *s, size_t window,
-		   size_t minute)
+			size_t minute)
 {
 	enum ipi_kind kind = !strcmp(s->callback, "0x0") ? IPI_RESCHED :
 			     strstr(s->callback, "flush_tlb") ? IPI_TLB : IPI_CALL;
@@ -174,7 +174,7 @@ int ipistorm_tally_send(struct ipi_tally *t, const struct ipi_send *s, size_t wi
 }
 
 void ipistorm_tally_queued(struct ipi_tally *t, const struct trace_record *r,
-		      const cpu_mask_t *watched)
+			   const cpu_mask_t *watched)
 {
 	long cpu = trace_field_long(r->fields, "cpu", -1);
 	char func[64];
@@ -251,7 +251,7 @@ static void watch_stacks(struct ipi_watch *w, const char *list)
 }
 
 int ipistorm_watcher_trace_setup(struct ipi_watch *w, bool fall_back, char *err,
-			  size_t errlen)
+				 size_t errlen)
 {
 	char list[512], f[600], why[256];
 
@@ -340,7 +340,7 @@ void ipistorm_watcher_init(struct ipi_watch *w, const cpu_mask_t *cpus, double w
 }
 
 int ipistorm_watcher_open(struct ipi_watch *w, enum ipi_watch_method method,
-		   const cpu_mask_t *cpus, double window_s, char *err, size_t errlen)
+			  const cpu_mask_t *cpus, double window_s, char *err, size_t errlen)
 {
 	struct irq_table pre, post;
 	bool auto_method = method == IPI_WATCH_AUTO;
@@ -419,7 +419,7 @@ static int watch_procfs_sample(struct ipi_watch *w, uint64_t now)
 		if (ipistorm_tally_add(&w->t, cpu, IPI_CALL, cal - tlb, win, minute) ||
 		    ipistorm_tally_add(&w->t, cpu, IPI_TLB, tlb, win, minute) ||
 		    ipistorm_tally_add(&w->t, cpu, IPI_RESCHED,
-				  row_delta(prev, &t, "RES", cpu), win, minute)) {
+				       row_delta(prev, &t, "RES", cpu), win, minute)) {
 			irq_table_free(&t);
 			errno = ENOMEM;
 			return -1;
@@ -551,7 +551,7 @@ size_t ipistorm_watcher_windows(const struct ipi_watch *w)
 }
 
 void ipistorm_watcher_control_count(const struct ipi_watch *w, const char *expect,
-			     const char *const *funcs, uint64_t *named, uint64_t *other,
+				    const char *const *funcs, uint64_t *named, uint64_t *other,
 			     uint64_t *excused)
 {
 	size_t len = strlen(expect);

@@ -89,13 +89,13 @@ void ipistorm_tally_init(struct ipi_tally *t, const cpu_mask_t *cpus);
 void ipistorm_tally_free(struct ipi_tally *t);
 /* Add @n IPIs of @kind to @cpu in @window and @minute; -1 on no memory. */
 int ipistorm_tally_add(struct ipi_tally *t, int cpu, enum ipi_kind kind, uint64_t n,
-		  size_t window, size_t minute);
+		       size_t window, size_t minute);
 /* One traced send (with its source) in @window and @minute; -1 on no memory. */
 int ipistorm_tally_send(struct ipi_tally *t, const struct ipi_send *s, size_t window,
-		   size_t minute);
+			size_t minute);
 /* A csd:csd_queue_cpu record's function, for a watched CPU. */
 void ipistorm_tally_queued(struct ipi_tally *t, const struct trace_record *r,
-		      const cpu_mask_t *watched);
+			   const cpu_mask_t *watched);
 
 struct ipi_watch {
 	enum ipi_watch_method method;	/* trace or procfs once opened */
@@ -146,7 +146,7 @@ void ipistorm_watcher_init(struct ipi_watch *w, const cpu_mask_t *cpus, double w
  * with a reason in @err.
  */
 int ipistorm_watcher_open(struct ipi_watch *w, enum ipi_watch_method method,
-		   const cpu_mask_t *cpus, double window_s, char *err, size_t errlen);
+			  const cpu_mask_t *cpus, double window_s, char *err, size_t errlen);
 /*
  * The trace part of ipistorm_watcher_open() on the instance w->ti (created):
  * events, CPUS{} filters, the stacktrace trigger, clock. When the
@@ -155,7 +155,7 @@ int ipistorm_watcher_open(struct ipi_watch *w, enum ipi_watch_method method,
  * why_procfs says why. 0, or -1 with a reason in @err.
  */
 int ipistorm_watcher_trace_setup(struct ipi_watch *w, bool fall_back, char *err,
-			  size_t errlen);
+				 size_t errlen);
 int ipistorm_watcher_start(struct ipi_watch *w, char *err, size_t errlen);
 /* Collect for about 200 ms. 0, or -1 with errno. */
 int ipistorm_watcher_poll(struct ipi_watch *w);
@@ -183,7 +183,7 @@ uint64_t ipistorm_tally_win(const struct ipi_tally *t, size_t win, int place);
  * NULL-terminated list of the control's own) are *@excused, not *@other.
  */
 void ipistorm_watcher_control_count(const struct ipi_watch *w, const char *expect,
-			     const char *const *funcs, uint64_t *named, uint64_t *other,
+				    const char *const *funcs, uint64_t *named, uint64_t *other,
 			     uint64_t *excused);
 
 #endif

@@ -73,7 +73,7 @@ static void quiet_phase(struct bench *b, const struct ts_opts *o, struct ts_run 
 		timer_softirq_raised_metric(b, o, r, n);
 	snprintf(ctx, sizeof(ctx), "%s busy loop", r->cpu_desc);
 	m = timer_softirq_window_metric(b, "quiet_timer_softirqs_per_s", "quiet TIMER softirqs", ctx,
-			  r->quiet_w, n, &r->quiet_sum);
+					r->quiet_w, n, &r->quiet_sum);
 	/* how long the tick kept running after the warm-up (nohz_full) */
 	if (!isnan(r->tick_quiet_s))
 		metric_extra(m, "tick_last_after_warmup_s", r->tick_quiet_s);
@@ -181,7 +181,7 @@ static void control_phase(struct bench *b, const struct ts_opts *o, struct ts_ru
 	snprintf(ctx, sizeof(ctx), "%s busy loop, %llu recv() timeouts",
 		 r->cpu_desc, (unsigned long long)r->ctl_sum.timeouts);
 	metric_extra(timer_softirq_window_metric(b, "control_timer_softirqs_per_s", "control TIMER softirqs",
-				   ctx, r->ctl_w, n, &r->ctl_sum),
+						 ctx, r->ctl_w, n, &r->ctl_sum),
 		     "recv_timeouts", r->ctl_sum.timeouts);
 	timer_softirq_noise_report(b, o, "control", r, &r->ctl_ns, r->ctl_w, n, false);
 	if (n) {

@@ -102,26 +102,26 @@ void timer_softirq_counters_open(struct bench *b, struct cpu_events *k);
 void timer_softirq_counting_open(struct bench *b, const struct ts_opts *o, struct ts_run *r);
 void timer_softirq_timer_migration_off(struct bench *b, bool nohz, struct knob *k);
 uint64_t timer_softirq_spin_windows(struct bench *b, const struct ts_opts *o, struct ts_run *r,
-		      bool control, struct ts_window *w, char *err, size_t errlen);
+				    bool control, struct ts_window *w, char *err, size_t errlen);
 void timer_softirq_windows_sum(const struct ts_window *w, uint64_t n, struct ts_window *sum);
 void timer_softirq_window_print(const char *what, int cpu, const struct ts_window *s);
 struct metric *timer_softirq_window_metric(struct bench *b, const char *name, const char *label,
-			     const char *ctx, const struct ts_window *w, uint64_t n,
+					   const char *ctx, const struct ts_window *w, uint64_t n,
 			     const struct ts_window *s);
 void timer_softirq_raised_metric(struct bench *b, const struct ts_opts *o, const struct ts_run *r,
-		   uint64_t n);
+				 uint64_t n);
 void timer_softirq_ipis_print(int cpu, const struct cpu_trace_counts *t);
 
 /* timer_softirq_noise.c: the busy loop's gaps, attributed */
 void timer_softirq_noise_window(struct ts_run *r, struct spinner_gaps *g, pid_t sleeper,
-		     uint64_t steal0, struct ts_window *w);
+				uint64_t steal0, struct ts_window *w);
 void timer_softirq_noise_report(struct bench *b, const struct ts_opts *o, const char *what,
-		     struct ts_run *r, const struct noise_sources *ns,
+				struct ts_run *r, const struct noise_sources *ns,
 		     const struct ts_window *w, uint64_t n, bool metrics);
 void timer_softirq_noise_verdict(struct bench *b, const struct ts_run *r, const struct noise_sources *ns,
-		      const char *what);
+				 const char *what);
 void timer_softirq_noise_control_verdict(struct bench *b, const struct ts_run *r,
-			      const struct ts_window *w, uint64_t n, uint64_t timeouts);
+					 const struct ts_window *w, uint64_t n, uint64_t timeouts);
 
 /* timer_softirq_cyclic.c */
 void timer_softirq_cyclic_phase(struct bench *b, const struct ts_opts *o, struct ts_run *r);

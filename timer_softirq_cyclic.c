@@ -203,7 +203,7 @@ static void cyclic_explain(struct bench *b, const struct ts_opts *o, struct ts_r
 		if (n >= o->explain_n && !(o->explain_over_us && lat > o->explain_over_us))
 			break;
 		timer_softirq_gaps_explain(&tr.tl, c.wake_ns[idx[n]] - (uint64_t)(lat * 1e3),
-			      c.wake_ns[idx[n]], &e);
+					   c.wake_ns[idx[n]], &e);
 		explain_one(b, y, &ns, &e, start, lat);
 	}
 	if (counts.lost)

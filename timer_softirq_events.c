@@ -29,7 +29,7 @@ static int ev_slot(struct cpu_events *s, int i)
 }
 
 int timer_softirq_events_tracepoint(struct cpu_events *s, int i, const char *event,
-			  const char *filter)
+				    const char *filter)
 {
 	if (ev_slot(s, i))
 		return -1;
@@ -51,7 +51,7 @@ const char *timer_softirq_events_error(const struct cpu_events *s, int i)
 }
 
 int timer_softirq_events_row(struct cpu_events *s, int i, const char *path,
-		   const char *name)
+			     const char *name)
 {
 	int f;
 

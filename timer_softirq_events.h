@@ -58,14 +58,14 @@ void timer_softirq_events_init(struct cpu_events *s, int cpu);
  * counted).
  */
 int timer_softirq_events_tracepoint(struct cpu_events *s, int i, const char *event,
-			  const char *filter);
+				    const char *filter);
 /* Event @i is not counted, for @reason. */
 void timer_softirq_events_missing(struct cpu_events *s, int i, const char *reason);
 /* Why event @i is not counted ("" when it is). */
 const char *timer_softirq_events_error(const struct cpu_events *s, int i);
 /* Row @i: the row @name of @path (/proc/interrupts, /proc/softirqs). */
 int timer_softirq_events_row(struct cpu_events *s, int i, const char *path,
-		   const char *name);
+			     const char *name);
 /* Start a window: enable the events, snapshot the rows and jiffies. */
 void timer_softirq_events_begin(struct cpu_events *s);
 /* End the window begun last, into @w. */

@@ -251,7 +251,7 @@ static bool sleeper_armed(const struct noise_timeline *tl, const char *fields)
 }
 
 bool timer_softirq_gaps_timeline_line(struct noise_timeline *tl, struct noise_sources *ns,
-			 const char *line)
+				      const char *line)
 {
 	struct trace_record r;
 	char name[48];
@@ -350,7 +350,7 @@ static bool overlaps(const struct noise_act *a, const struct noise_gap *g)
 }
 
 void timer_softirq_gaps_attribute(struct noise_timeline *tl, struct noise_sources *ns,
-		     const struct noise_gap *gaps, size_t n)
+				  const struct noise_gap *gaps, size_t n)
 {
 	uint64_t longest;
 
@@ -401,7 +401,7 @@ void timer_softirq_gaps_timeline_sort(struct noise_timeline *tl)
 }
 
 void timer_softirq_gaps_explain(const struct noise_timeline *tl, uint64_t programmed, uint64_t woke,
-		   struct noise_explain *e)
+				struct noise_explain *e)
 {
 	struct noise_gap span = { programmed, woke };
 	uint64_t longest = longest_act(tl);
@@ -455,7 +455,7 @@ void timer_softirq_gaps_explain(const struct noise_timeline *tl, uint64_t progra
 }
 
 void timer_softirq_gaps_thread_recall(const struct noise_timeline *tl, pid_t pid,
-			 const struct noise_gap *gaps, size_t n,
+				      const struct noise_gap *gaps, size_t n,
 			 uint64_t *runs, uint64_t *in_gaps)
 {
 	size_t g = 0;

@@ -121,7 +121,7 @@ void timer_softirq_gaps_timeline_begin(struct noise_timeline *tl, int cpu, pid_t
  * sent to it (other lines are ignored). Returns true when it used it.
  */
 bool timer_softirq_gaps_timeline_line(struct noise_timeline *tl, struct noise_sources *ns,
-			 const char *line);
+				      const char *line);
 /* The end of the window's records: open activities end at @end_ns. */
 void timer_softirq_gaps_timeline_end(struct noise_timeline *tl, struct noise_sources *ns, uint64_t end_ns);
 void timer_softirq_gaps_timeline_free(struct noise_timeline *tl);
@@ -132,7 +132,7 @@ void timer_softirq_gaps_timeline_free(struct noise_timeline *tl);
  * window's counts (win_gaps, win_unexplained, reset first).
  */
 void timer_softirq_gaps_attribute(struct noise_timeline *tl, struct noise_sources *ns,
-		     const struct noise_gap *gaps, size_t n);
+				  const struct noise_gap *gaps, size_t n);
 
 /*
  * What made one wakeup of the loop thread late, as rtla timerlat's
@@ -156,7 +156,7 @@ struct noise_explain {
 
 /* After timer_softirq_gaps_attribute() or timer_softirq_gaps_timeline_sort(). */
 void timer_softirq_gaps_explain(const struct noise_timeline *tl, uint64_t programmed, uint64_t woke,
-		   struct noise_explain *e);
+				struct noise_explain *e);
 /* The activities in start order (timer_softirq_gaps_attribute() does it too). */
 void timer_softirq_gaps_timeline_sort(struct noise_timeline *tl);
 
@@ -167,7 +167,7 @@ void timer_softirq_gaps_timeline_sort(struct noise_timeline *tl);
  * timer_softirq_gaps_attribute() (activities in start order).
  */
 void timer_softirq_gaps_thread_recall(const struct noise_timeline *tl, pid_t pid,
-			 const struct noise_gap *gaps, size_t n,
+				      const struct noise_gap *gaps, size_t n,
 			 uint64_t *runs, uint64_t *in_gaps);
 
 #endif

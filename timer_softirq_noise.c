@@ -18,7 +18,7 @@
 #define RECALL_MIN_PCT	95	/* of the control's runs found in gaps */
 
 void timer_softirq_noise_window(struct ts_run *r, struct spinner_gaps *g, pid_t sleeper,
-		     uint64_t steal0, struct ts_window *w)
+				uint64_t steal0, struct ts_window *w)
 {
 	struct noise_sources *ns = r->tr.ns;
 	struct ts_noise *n = &w->noise;
@@ -44,7 +44,7 @@ void timer_softirq_noise_window(struct ts_run *r, struct spinner_gaps *g, pid_t 
 	n->src_gaps[NOISE_SOURCES] = ns->other.win_gaps;
 	if (sleeper > 0)
 		timer_softirq_gaps_thread_recall(&r->tr.tl, sleeper, gaps, cnt, &n->sleeper_runs,
-				    &n->sleeper_in_gaps);
+						 &n->sleeper_in_gaps);
 	if (!cpu_steal_ns(r->tr.cpu, &steal1) && steal1 >= steal0)
 		n->steal_ns = steal1 - steal0;
 	free(gaps);
@@ -116,7 +116,7 @@ static void noise_metrics(struct bench *b, const char *what, const struct noise_
 }
 
 void timer_softirq_noise_report(struct bench *b, const struct ts_opts *o, const char *what,
-		     struct ts_run *r, const struct noise_sources *ns,
+				struct ts_run *r, const struct noise_sources *ns,
 		     const struct ts_window *w, uint64_t n, bool metrics)
 {
 	int idx[NOISE_SOURCES], nsrc = noise_sorted(ns, idx);
@@ -151,7 +151,7 @@ void timer_softirq_noise_report(struct bench *b, const struct ts_opts *o, const 
 }
 
 void timer_softirq_noise_verdict(struct bench *b, const struct ts_run *r, const struct noise_sources *ns,
-		      const char *what)
+				 const char *what)
 {
 	if (!r->tr.noise) {
 		bench_verdict(b, KSFT_SKIP, "the CPU's interrupts and threads are not traced here",
@@ -170,7 +170,7 @@ void timer_softirq_noise_verdict(struct bench *b, const struct ts_run *r, const 
  * noticed as a gap (clocks and attribution agree).
  */
 void timer_softirq_noise_control_verdict(struct bench *b, const struct ts_run *r,
-			      const struct ts_window *w, uint64_t n, uint64_t timeouts)
+					 const struct ts_window *w, uint64_t n, uint64_t timeouts)
 {
 	uint64_t runs = 0, in = 0;
 

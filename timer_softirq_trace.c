@@ -20,7 +20,7 @@ const char *const timer_softirq_trace_dep_names[CPU_TRACE_DEPS] = {
 };
 
 void timer_softirq_trace_parse_begin(struct cpu_trace_parser *p, int cpu,
-			   struct cpu_trace_counts *c)
+				     struct cpu_trace_counts *c)
 {
 	p->cpu = cpu;
 	p->pending = 0;

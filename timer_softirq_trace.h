@@ -123,7 +123,7 @@ struct cpu_trace {
 
 /* Start reading a window's records for @cpu into @c (zeroed). */
 void timer_softirq_trace_parse_begin(struct cpu_trace_parser *p, int cpu,
-			   struct cpu_trace_counts *c);
+				     struct cpu_trace_counts *c);
 /* One record line of trace_pipe. */
 void timer_softirq_trace_parse_line(struct cpu_trace_parser *p, const char *line);
 /* End of the window's records. */

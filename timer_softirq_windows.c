@@ -235,7 +235,7 @@ static double quiet_settle(int cpu)
  * interrupted).
  */
 uint64_t timer_softirq_spin_windows(struct bench *b, const struct ts_opts *o, struct ts_run *r,
-		      bool control, struct ts_window *w, char *err, size_t errlen)
+				    bool control, struct ts_window *w, char *err, size_t errlen)
 {
 	uint64_t runs = b->opt.runs, done = 0;
 	double max_s = o->warmup_s + runs * (b->opt.duration_s + 2) + 10;
@@ -353,7 +353,7 @@ void timer_softirq_window_print(const char *what, int cpu, const struct ts_windo
 
 /* A phase's windows as one metric, a sample per window, totals as extras. */
 struct metric *timer_softirq_window_metric(struct bench *b, const char *name, const char *label,
-			     const char *ctx, const struct ts_window *w, uint64_t n,
+					   const char *ctx, const struct ts_window *w, uint64_t n,
 			     const struct ts_window *s)
 {
 	struct metric *m = bench_metric(b, name, "softirqs/s", BETTER_LOWER,
@@ -395,7 +395,7 @@ struct metric *timer_softirq_window_metric(struct bench *b, const char *name, co
  * sample per window.
  */
 void timer_softirq_raised_metric(struct bench *b, const struct ts_opts *o, const struct ts_run *r,
-		   uint64_t n)
+				 uint64_t n)
 {
 	struct metric *m = bench_metric(b, "timer_softirq_raised_per_tick", "softirqs/tick",
 					BETTER_LOWER,

@@ -18,7 +18,7 @@ static const struct result_metric *bisect_metric(const struct compare *c,
 			return NULL;
 		if (m->better == BETTER_NONE)
 			compare_die(c, "%s: metric %s has no better direction to bisect on",
-			    base->path, m->name);
+				    base->path, m->name);
 		return m;
 	}
 	for (size_t i = 0; i < base->nmetrics; i++)

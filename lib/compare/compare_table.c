@@ -411,7 +411,7 @@ static void check_common_test(const struct compare *c)
 			common = compare_side_find(&c->sides[0], s->res[k].test);
 		if (!common)
 			compare_die(c, "%s (%s) and %s (%s) have no test in common: nothing to compare",
-			    c->sides[0].path, c->sides[0].res[0].test, s->path,
+				    c->sides[0].path, c->sides[0].res[0].test, s->path,
 			    s->res[0].test);
 	}
 }

@@ -65,7 +65,7 @@ static bool ends_with(const char *s, const char *tail)
  * optional "kind" member says it; without it the unit and name do.
  */
 static int metric_kind_read(const struct jr_value *m, struct result_metric *rm,
-		       char *err, size_t errlen)
+			    char *err, size_t errlen)
 {
 	static const char *const time_units[] = { "ns", "us", "ms", "s", "cycles" };
 	const char *kind = jr_get_string(m, "kind");
