@@ -22,7 +22,7 @@ LDLIBS += -lhwloc -lnuma -lm -lpthread
 # A program is its main file NAME.c and its parts NAME_*.c (timer_softirq.c,
 # timer_softirq_cyclic.c, ...), with NAME.h where they share types.
 .SECONDEXPANSION:
-PARTS = $$(wildcard $$*_*.c) $$(wildcard $$*.h)
+PARTS = $$(wildcard $$*_*.c) $$(wildcard $$*.h $$*_*.h)
 
 ifneq ($(wildcard ../lib.mk),)
 # Inside a kernel tree: kselftest's lib.mk drives all/run_tests/install.

@@ -3,8 +3,11 @@
  * cid_scan's parts (cid_scan.c reads as the experiment): what the kernel
  * has (cid_scan_detect.c), the scan timed by function_graph
  * (cid_scan_graph.c) or estimated from user space (cid_scan_estimate.c),
+ * with what both share (cid_scan_run.c), the calls grouped into passes
+ * and walks (cid_scan_passes.c), the periodic marks the estimate finds
+ * (cid_scan_periodic.c), the workloads (cid_scan_workload.c),
  * compaction and the CID invariants (cid_scan_compaction.c), the model
- * (cid_scan_model.c).
+ * (cid_scan_model.c) and its remote cache lines (cid_scan_remote.c).
  */
 #ifndef ISOLBENCH_CID_SCAN_H
 #define ISOLBENCH_CID_SCAN_H

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* function_graph calls grouped into passes: see graph_passes.h. */
+/* function_graph calls grouped into passes: see cid_scan_passes.h. */
 #include <stdlib.h>
 #include <string.h>
 

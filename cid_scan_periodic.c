@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Periodic event matching and order quantiles: see periodic.h. */
+/* Periodic event matching and order quantiles: see cid_scan_periodic.h. */
 #include <math.h>
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Cache lines kept remote by a writer on another CPU: see remote_lines.h. */
+/* Cache lines kept remote by a writer on another CPU: see cid_scan_remote.h. */
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>

@@ -2,7 +2,10 @@
 /*
  * timer_softirq's parts (timer_softirq.c reads as the experiment): the
  * counted windows of the quiet and control phases in
- * timer_softirq_windows.c, the cyclic phase in timer_softirq_cyclic.c.
+ * timer_softirq_windows.c, their per-CPU events (timer_softirq_events.c)
+ * and trace (timer_softirq_trace.c), the gaps of the busy loop and their
+ * sources (timer_softirq_gaps.c, judged in timer_softirq_noise.c), the
+ * cyclic phase in timer_softirq_cyclic.c.
  */
 #ifndef ISOLBENCH_TIMER_SOFTIRQ_H
 #define ISOLBENCH_TIMER_SOFTIRQ_H
