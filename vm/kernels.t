@@ -32,10 +32,9 @@ plan 28
 cd "$TOP" || exit 1
 SERIES=$TOP/vm/patches/bisect-demo
 BATCH=$TOP/vm/patches/cid-scan-batch.patch
-PLANTED=$SERIES/0005-timers-Let-the-softirq-decide-whether-timers-expired.patch
-# the second: the timekeeping CPU sends the last nohz_full CPU (3) an
-# IPI every 100 ms from its tick
-PLANTED_IPI=$SERIES/0007-tick-nohz-Refresh-the-statistics-of-nohz_full-CPUs-e.patch
+# The planted commits: 0005 raises the TIMER softirq on every tick;
+# 0007 has the timekeeping CPU send the last nohz_full CPU (3) an IPI
+# every 100 ms from its tick.
 METRIC=timer_softirq_raised_per_tick
 # A quiet cpu 1 raises 1 to 4 TIMER softirqs in a window of 250 ticks,
 # about 0.01 per tick: as a percentage of that, windows vary by +-150%
@@ -232,47 +231,48 @@ else
 	ok $? "a scratch git tree: linux-source-6.12 with the batch patch, and the 9 commits ($(elapsed "$t"))"
 fi
 base=$(git -C "$G" rev-list --max-parents=0 HEAD)
+
+# bisect_series P WHAT METRIC JUDGE... -- ARGS...: the baseline of the
+# test ARGS on the base commit in $TMP/${P}baseline (one check: "WHAT on
+# the base commit"), then git bisect run over the series judging METRIC
+# with the options JUDGE, its log in $TMP/${P}bisect.out; sets first,
+# the commit it named.
+bisect_series() {
+	local p=$1 what=$2 metric=$3 judge=() t rc
+	shift 3
+	while [ "$1" != -- ]; do judge+=("$1"); shift; done
+	shift
+	t=$(date +%s)
+	(cd "$G" && git checkout -q "$base" &&
+		"$TOP/vm/bisect-step.sh" --save-baseline "$TMP/${p}baseline" -- "$@") \
+		>"$TMP/${p}baseline.out" 2>&1
+	ok $? "$what on the base commit ($(elapsed "$t"))"
+	t=$(date +%s)
+	(cd "$G" && git checkout -q master && git bisect start master "$base" &&
+		git bisect run "$TOP/vm/bisect-step.sh" --baseline "$TMP/${p}baseline" \
+			--metric "$metric" "${judge[@]}" -- "$@") >"$TMP/${p}bisect.out" 2>&1
+	rc=$?
+	grep -E 'is the first bad commit|^vm/bisect-step.sh: [0-9a-f]{12}|^bisect: (verdict|[a-z_]+ [a-z_0-9]+:)' \
+		"$TMP/${p}bisect.out" | sed 's/^/# /'
+	diag "git bisect run on $metric: exit $rc, wall time $(elapsed "$t")"
+	first=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' "$TMP/${p}bisect.out")
+	git -C "$G" bisect reset >/dev/null 2>&1
+}
+
 planted=$(git -C "$G" log --format=%H -1 --grep='^timers: Let the softirq decide' master)
-t=$(date +%s)
-(cd "$G" && git checkout -q "$base" &&
-	"$TOP/vm/bisect-step.sh" --save-baseline "$TMP/baseline" -- "${TEST_ARGS[@]}") \
-	>"$TMP/baseline.out" 2>&1
-ok $? "the baseline on the base commit ($(elapsed "$t"))"
-t=$(date +%s)
-(cd "$G" && git checkout -q master && git bisect start master "$base" &&
-	git bisect run "$TOP/vm/bisect-step.sh" --baseline "$TMP/baseline" \
-		--metric "$METRIC" "${THRESHOLD[@]}" -- "${TEST_ARGS[@]}") >"$TMP/bisect.out" 2>&1
-rc=$?
-wall=$(elapsed "$t")
-grep -E 'is the first bad commit|^vm/bisect-step.sh: [0-9a-f]{12}|^bisect: verdict' "$TMP/bisect.out" | sed 's/^/# /'
-diag "git bisect run: exit $rc, wall time $wall"
-first=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' "$TMP/bisect.out")
+bisect_series "" "the baseline" "$METRIC" "${THRESHOLD[@]}" -- "${TEST_ARGS[@]}"
 [ -n "$planted" ] && [ "$first" = "$planted" ]
 ok $? "git bisect run named the planted commit (${first:-none}; planted ${planted:-not found})"
 steps=$(grep -c '^vm/bisect-step.sh: [0-9a-f]\{12\} ' "$TMP/bisect.out")
 [ "$steps" -ge 2 ] && [ "$steps" -le 4 ]; ok $? "in $steps steps (9 commits)"
-git -C "$G" bisect reset >/dev/null 2>&1
 
 # 4b. The same series bisected on the watch's IPIs to cpu 3: the commit
 # that sends them every 100 ms, not the TIMER one (kernels of the steps
 # above are in the cache: a commit visited twice is booted, not rebuilt)
 planted_ipi=$(git -C "$G" log --format=%H -1 --grep='^tick/nohz: Refresh the statistics' master)
-t=$(date +%s)
-(cd "$G" && git checkout -q "$base" &&
-	"$TOP/vm/bisect-step.sh" --save-baseline "$TMP/wbaseline" -- "${WATCH_ARGS[@]}") \
-	>"$TMP/wbaseline.out" 2>&1
-ok $? "the watch's baseline on the base commit ($(elapsed "$t"))"
-t=$(date +%s)
-(cd "$G" && git checkout -q master && git bisect start master "$base" &&
-	git bisect run "$TOP/vm/bisect-step.sh" --baseline "$TMP/wbaseline" \
-		--metric "$WATCH_METRIC" "${WATCH_THRESHOLD[@]}" -- "${WATCH_ARGS[@]}") >"$TMP/wbisect.out" 2>&1
-rc=$?
-grep -E 'is the first bad commit|^vm/bisect-step.sh: [0-9a-f]{12}|^bisect: (verdict|ipistorm_watch)' "$TMP/wbisect.out" | sed 's/^/# /'
-diag "git bisect run on $WATCH_METRIC: exit $rc, wall time $(elapsed "$t")"
-first=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' "$TMP/wbisect.out")
+bisect_series w "the watch's baseline" "$WATCH_METRIC" "${WATCH_THRESHOLD[@]}" -- "${WATCH_ARGS[@]}"
 [ -n "$planted_ipi" ] && [ "$first" = "$planted_ipi" ]
 ok $? "git bisect run on the watch's IPIs to cpu 3 named the commit that sends them (${first:-none}; planted ${planted_ipi:-not found})"
-git -C "$G" bisect reset >/dev/null 2>&1
 
 # bisect-step's own exits: a commit that does not build is skipped (125)
 (cd "$G" && git checkout -q master && git apply "$TMP/broken.patch" &&
