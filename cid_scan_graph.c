@@ -89,10 +89,9 @@ static void walks_report(struct bench *b, const struct scan_model *sm,
 		metric_extra(gp->call, "walk_offset_min", gp->n_min);
 		metric_extra(gp->call, "walk_offset_max", gp->n_max);
 	}
-	if (code == KSFT_SKIP)
-		bench_verdict(b, code, why, "calls per complete scan");
-	else
-		bench_verdict(b, code, NULL, "calls per complete scan: %s", why);
+	if (code != KSFT_SKIP)
+		ksft_print_msg("calls per complete scan: %s\n", why);
+	bench_verdict(b, code, code == KSFT_SKIP ? why : NULL, "calls per complete scan");
 	row->walks_judged = true;
 }
 
@@ -245,7 +244,7 @@ static int graph_run(struct bench *b, const struct cid_opts *o,
 		snprintf(kb, sizeof(kb), "%llu", (unsigned long long)o->trace_buffer_kb);
 		if (tracefs_set("buffer_size_kb", kb, err, sizeof(err))) {
 			tracefs_restore_all();
-			bench_verdict(b, KSFT_FAIL, NULL, "function_graph: %s", err);
+			bench_verdict(b, KSFT_FAIL, err, "function_graph timed %s", sm->func);
 			return -1;
 		}
 	}
@@ -364,10 +363,11 @@ void cid_scan_latency_traced(struct bench *b, const struct cid_opts *o,
 		       (unsigned long long)lost, (unsigned long long)info.lost_lines,
 		       (unsigned long long)info.overwritten, (unsigned long long)info.overrun,
 		       info.unmatched);
+	ksft_print_msg("function_graph timed %zu calls of %s in %.1f s (%s)%s\n",
+		       gp.calls, sm->func, run_s, cid_scan_workload_names[o->workload],
+		       lost ? ", but the trace lost events: calls are missing" : "");
 	bench_verdict(b, gp.calls && !lost ? KSFT_PASS : KSFT_FAIL, NULL,
-		      "function_graph timed %zu calls of %s in %.1f s (%s)%s",
-		      gp.calls, sm->func, run_s, cid_scan_workload_names[o->workload],
-		      lost ? ", but the trace lost events: calls are missing" : "");
+		      "function_graph timed %s", sm->func);
 	if (gp.by_retval || gp.by_nested)
 		walks_report(b, sm, &gp, lost, row);
 	cid_scan_passes_free(&gp);

@@ -365,13 +365,15 @@ static void verdict_kernel_count(struct getpid_run *g)
 	else
 		ret = syscalls_seen_by_kernel(g->o.entry, g->nr, g->expected,
 					      10000, &seen, why, sizeof(why));
-	if (ret)
-		bench_verdict(&g->b, KSFT_SKIP, why, "kernel counted the %s syscalls",
+	if (ret) {
+		bench_verdict(&g->b, KSFT_SKIP, why, "kernel counts the %s syscalls",
 			      g->name);
-	else
-		bench_verdict(&g->b, seen >= 10000 ? KSFT_PASS : KSFT_FAIL, NULL,
-			      "kernel counted %llu of 10000 %s syscalls (raw_syscalls:sys_enter)",
-			      (unsigned long long)seen, g->name);
+		return;
+	}
+	ksft_print_msg("raw_syscalls:sys_enter counted %llu of 10000 %s syscalls\n",
+		       (unsigned long long)seen, g->name);
+	bench_verdict(&g->b, seen >= 10000 ? KSFT_PASS : KSFT_FAIL, NULL,
+		      "kernel counts the %s syscalls", g->name);
 }
 
 static void verdict_distribution(struct getpid_run *g)
@@ -387,9 +389,11 @@ static void verdict_distribution(struct getpid_run *g)
 		if (!g->b.opt.quiet)
 			hist_print(h, stdout, "ns", 50);
 	}
+	ksft_print_msg("%llu of %llu calls in the distribution\n",
+		       (unsigned long long)h->count,
+		       (unsigned long long)g->b.opt.loops);
 	bench_verdict(&g->b, h->count == g->b.opt.loops ? KSFT_PASS : KSFT_FAIL,
-		      NULL, "per-call distribution of %llu calls",
-		      (unsigned long long)h->count);
+		      NULL, "per-call distribution of every call");
 }
 
 /* The "runs" phase's four results, then the distribution's. */
@@ -397,21 +401,24 @@ static void getpid_verdicts(struct getpid_run *g)
 {
 	struct bench *b = &g->b;
 
+	ksft_print_msg("%llu calls, expected %ld, %llu wrong\n",
+		       (unsigned long long)(g->runs_done * b->opt.loops),
+		       g->expected, (unsigned long long)g->bad);
 	bench_verdict(b, g->bad ? KSFT_FAIL : KSFT_PASS, NULL,
-		      "%s returned the expected %ld on all %llu calls (%llu wrong)",
-		      g->name, g->expected,
-		      (unsigned long long)(g->runs_done * b->opt.loops),
-		      (unsigned long long)g->bad);
+		      "%s returns the expected value", g->name);
 	verdict_kernel_count(g);
+	ksft_print_msg("%llu of %llu runs completed\n",
+		       (unsigned long long)g->runs_done, (unsigned long long)b->opt.runs);
 	bench_verdict(b, g->runs_done == b->opt.runs ? KSFT_PASS : KSFT_FAIL,
-		      bench_stop ? "interrupted" : NULL, "%llu of %llu runs completed",
-		      (unsigned long long)g->runs_done, (unsigned long long)b->opt.runs);
-	if (g->mig.fd >= 0)
+		      bench_stop ? "interrupted" : NULL, "every run completed");
+	if (g->mig.fd < 0) {
+		bench_verdict(b, KSFT_SKIP, g->mig.error, "stayed on the target cpu");
+	} else {
+		ksft_print_msg("cpu %d, %llu migrations\n", b->target,
+			       (unsigned long long)g->migrations);
 		bench_verdict(b, g->migrations ? KSFT_FAIL : KSFT_PASS, NULL,
-			      "stayed on cpu %d (%llu migrations)", b->target,
-			      (unsigned long long)g->migrations);
-	else
-		bench_verdict(b, KSFT_SKIP, g->mig.error, "stayed on cpu %d", b->target);
+			      "stayed on the target cpu");
+	}
 	if (g->o.distribution)
 		verdict_distribution(g);
 }

@@ -403,7 +403,7 @@ static void delivery_verdict(struct bench *b, struct pair *p)
 	delivery_print(p, preempted);
 	if (!d->counted || !d->calls) {
 		bench_verdict(b, KSFT_SKIP, d->calls ? d->why : "no counted run was made",
-			      "%s: calls counted on dst", p->desc);
+			      "%s: calls reached dst as a real IPI or an elided send", p->desc);
 		return;
 	}
 	/*
@@ -428,9 +428,10 @@ static void delivery_verdict(struct bench *b, struct pair *p)
 	else
 		snprintf(why, sizeof(why), "%llu calls reached no CPU", (unsigned long long)none);
 	ok = judged == IPI_DELIVERY_OK;
+	ksft_print_msg("%s: %llu of %llu calls reached dst\n", p->desc,
+		       (unsigned long long)reached, (unsigned long long)d->calls);
 	bench_verdict(b, ok ? KSFT_PASS : KSFT_FAIL, ok ? NULL : why,
-		      "%s: %llu of %llu calls reached dst as a real IPI or an elided send",
-		      p->desc, (unsigned long long)reached, (unsigned long long)d->calls);
+		      "%s: calls reached dst as a real IPI or an elided send", p->desc);
 }
 
 /*
@@ -452,11 +453,12 @@ void ipistorm_storm_measure(struct storm *s)
 	for (int i = 0; i < s->np; i++) {
 		struct pair *p = &s->p[i];
 
+		ksft_print_msg("%s: %llu of %llu runs complete, %llu timed calls\n",
+			       p->desc, (unsigned long long)runs_done,
+			       (unsigned long long)b->opt.runs, (unsigned long long)p->calls);
 		bench_verdict(b, runs_done == b->opt.runs ? KSFT_PASS : KSFT_FAIL,
 			      bench_stop ? "interrupted" : p->why[0] ? p->why : NULL,
-			      "%s: %llu of %llu runs complete, %llu timed calls",
-			      p->desc, (unsigned long long)runs_done,
-			      (unsigned long long)b->opt.runs, (unsigned long long)p->calls);
+			      "%s: every run complete", p->desc);
 		delivery_verdict(b, p);
 		if (mode_phase_on(s))
 			s->mode->verdicts(s, p);

@@ -38,6 +38,7 @@
  * of the CPU for its spinner, too few IPIs say nothing of the watch.
  */
 #define CONTROL_MIN_SHARE	0.9
+#define CONTROL_NAME	"control: the watch named membarrier the source of a membarrier storm"
 #define TOP_SOURCES	5	/* sources printed */
 
 
@@ -314,22 +315,22 @@ static void watch_report(struct bench *b, const struct ipistorm_opts *o, struct 
 		       (unsigned long long)w->t.kind[IPI_TLB]);
 	watch_callbacks(b, w, m);
 	watch_sources(b, w);
+	ksft_print_msg("watched cpus %s for %.1f s%s: %llu IPIs, %lld events lost, %llu procfs samples\n",
+		       list, w->seconds, bench_stop ? " (interrupted)" : "",
+		       (unsigned long long)w->t.total, w->lost,
+		       (unsigned long long)w->samples);
 	if (traced)
 		bench_verdict(b, w->lost ? KSFT_FAIL : KSFT_PASS, NULL,
-			      "traced every IPI sent to cpus %s for %.1f s%s: %llu (%lld events lost)",
-			      list, w->seconds, bench_stop ? " (interrupted)" : "",
-			      (unsigned long long)w->t.total, w->lost);
+			      "traced every IPI sent to the watched cpus");
 	else
 		bench_verdict(b, w->samples >= 2 ? KSFT_PASS : KSFT_FAIL, NULL,
-			      "counted the IPIs received by cpus %s for %.1f s%s in /proc/interrupts (%llu samples): %llu",
-			      list, w->seconds, bench_stop ? " (interrupted)" : "",
-			      (unsigned long long)w->samples, (unsigned long long)w->t.total);
+			      "counted the IPIs received by the watched cpus in /proc/interrupts");
 	if (o->max_given)
 		bench_verdict(b, w->t.total > o->max_ipis ? KSFT_FAIL : KSFT_PASS, NULL,
-			      "at most %llu IPIs to the watched cpus (%llu seen)",
-			      (unsigned long long)o->max_ipis, (unsigned long long)w->t.total);
+			      "IPI count to the watched cpus within --max");
 	else
-		bench_verdict(b, KSFT_SKIP, "no --max given", "IPI count under a limit");
+		bench_verdict(b, KSFT_SKIP, "no --max given",
+			      "IPI count to the watched cpus within --max");
 }
 
 /* The control's sender: membarrier calls to @cpu from a housekeeping CPU. */
@@ -430,7 +431,7 @@ static void control_verdict(struct bench *b, const struct ipi_watch *w, const st
 	char why[256];
 
 	if (c->skip) {
-		bench_verdict(b, KSFT_SKIP, c->skip, "control: the watch named a known source");
+		bench_verdict(b, KSFT_SKIP, c->skip, "%s", CONTROL_NAME);
 		return;
 	}
 	ipistorm_watcher_control_count(w, "membarrier", funcs, &named, &other, &excused);
@@ -451,13 +452,12 @@ static void control_verdict(struct bench *b, const struct ipi_watch *w, const st
 			 "cpu %d ran other tasks: the control's spinner had %.0f%% of it, and membarrier sends no IPI while another process runs there (%llu IPIs, %d needed)",
 			 c->cpu, 100 * c->spinner_share, (unsigned long long)(named + other),
 			 CONTROL_MIN);
-		bench_verdict(b, KSFT_SKIP, why, "control: the watch named a known source");
+		bench_verdict(b, KSFT_SKIP, why, "%s", CONTROL_NAME);
 		return;
 	}
 	bench_verdict(b, named + other >= CONTROL_MIN && named * 100 >= (named + other) * 99 ?
 		      KSFT_PASS : KSFT_FAIL, NULL,
-		      "control: the watch named membarrier the source of a membarrier storm to cpu %d (%llu of %llu IPIs)",
-		      c->cpu, (unsigned long long)named, (unsigned long long)(named + other));
+		      "%s", CONTROL_NAME);
 }
 
 noreturn void ipistorm_watch_main(struct bench *b, const struct ipistorm_opts *o)

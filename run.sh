@@ -465,7 +465,8 @@ for t in $tests; do
 	elif [ $rc -eq 4 ]; then
 		echo "ok $n selftests: isolbench: $t # SKIP"
 	elif [ $rc -gt 128 ]; then
-		echo "not ok $n selftests: isolbench: $t # exit=$rc (ended by $(signame $((rc - 128))) after $elapsed s)"
+		echo "# $t: ended by $(signame $((rc - 128))) after $elapsed s"
+		echo "not ok $n selftests: isolbench: $t # exit=$rc"
 		failed=1
 	else
 		echo "not ok $n selftests: isolbench: $t # exit=$rc"

@@ -90,41 +90,42 @@ static void quiet_verdicts(struct bench *b, const struct ts_opts *o, const struc
 	char why[160];
 
 	/* no record at all is a quiet CPU (6.1 guest, nohz_full): the control shows the counting works */
+	ksft_print_msg("quiet: %d windows of busy loop on cpu %d, %lld events lost, %llu records\n",
+		       t->windows, b->target, t->lost, (unsigned long long)t->lines);
 	bench_verdict(b, q->seconds > 0 && !t->lost ? KSFT_PASS : KSFT_FAIL, NULL,
-		      "quiet: counted %d windows of busy loop on cpu %d, no event lost (%lld lost, %llu records)",
-		      t->windows, b->target, t->lost, (unsigned long long)t->lines);
+		      "quiet: windows of busy loop counted, no event lost");
+	ksft_print_msg("quiet: %llu of %llu TIMER softirqs ran no timer, %llu ticks: %.4f/tick, max %g\n",
+		       (unsigned long long)t->raised_without_expiry,
+		       (unsigned long long)t->timer_raised, (unsigned long long)s->ticks,
+		       per(t->raised_without_expiry, s->ticks), o->max_needless_per_tick);
 	bench_verdict(b, timer_softirq_trace_raise_ok(t, o->max_needless_per_tick) ? KSFT_PASS : KSFT_FAIL,
-		      NULL, "quiet: cpu %d raised TIMER softirqs for due timers only (%llu of %llu ran none, %llu ticks: %.4f/tick, max %g)",
-		      b->target, (unsigned long long)t->raised_without_expiry,
-		      (unsigned long long)t->timer_raised, (unsigned long long)s->ticks,
-		      per(t->raised_without_expiry, s->ticks), o->max_needless_per_tick);
+		      NULL, "quiet: TIMER softirqs raised for due timers only");
 	timer_softirq_ipis_print(b->target, t);
-	if (!r->tr.have_ipi_cpu)
-		bench_verdict(b, KSFT_SKIP, r->tr.ipi_error,
-			      "quiet: the counting sent no IPI to cpu %d inside the windows", b->target);
-	else
-		bench_verdict(b, t->ipis_self > t->ipis_self_resched ? KSFT_FAIL : KSFT_PASS, NULL,
-			      "quiet: the counting sent no IPI to cpu %d inside the windows (%llu function calls of %llu IPIs to it were ours)",
-			      b->target,
-			      (unsigned long long)(t->ipis_self - t->ipis_self_resched),
-			      (unsigned long long)t->ipis);
+	if (r->tr.have_ipi_cpu)
+		ksft_print_msg("quiet: %llu function calls of %llu IPIs to cpu %d were ours\n",
+			       (unsigned long long)(t->ipis_self - t->ipis_self_resched),
+			       (unsigned long long)t->ipis, b->target);
+	bench_verdict(b, !r->tr.have_ipi_cpu ? KSFT_SKIP :
+		      t->ipis_self > t->ipis_self_resched ? KSFT_FAIL : KSFT_PASS,
+		      r->tr.have_ipi_cpu ? NULL : r->tr.ipi_error,
+		      "quiet: the counting sent no IPI to the cpu inside the windows");
 	snprintf(why, sizeof(why), "cpu %d is not nohz_full (--assert-nohz asserts it anyway)",
 		 b->target);
-	if (!nohz)
-		bench_verdict(b, KSFT_SKIP, why, "quiet: the tick stopped on cpu %d", b->target);
-	else
+	if (!nohz) {
+		bench_verdict(b, KSFT_SKIP, why, "quiet: the tick stopped");
+		bench_verdict(b, KSFT_SKIP, why, "quiet: TIMER softirqs within --max-softirqs");
+	} else {
+		ksft_print_msg("quiet: cpu %d: %.1f local timer interrupts/s, max %g; tick_stop success %llu\n",
+			       b->target, ticks, o->max_ticks_per_s,
+			       (unsigned long long)t->tick_stopped);
 		bench_verdict(b, q->row[ROW_LOC] >= 0 && ticks <= o->max_ticks_per_s ?
-			      KSFT_PASS : KSFT_FAIL, NULL,
-			      "quiet: the tick stopped on cpu %d (%.1f local timer interrupts/s, max %g; tick_stop success %llu)",
-			      b->target, ticks, o->max_ticks_per_s,
-			      (unsigned long long)t->tick_stopped);
-	if (!nohz)
-		bench_verdict(b, KSFT_SKIP, why, "quiet: TIMER softirqs on cpu %d within --max-softirqs", b->target);
-	else
+			      KSFT_PASS : KSFT_FAIL, NULL, "quiet: the tick stopped");
+		ksft_print_msg("quiet: at most %llu TIMER softirqs in a %.1f s window, max %llu\n",
+			       (unsigned long long)r->quiet_max_softirqs,
+			       b->opt.duration_s, (unsigned long long)o->max_softirqs);
 		bench_verdict(b, r->quiet_max_softirqs <= o->max_softirqs ? KSFT_PASS : KSFT_FAIL,
-			      NULL, "quiet: at most %llu TIMER softirqs on cpu %d in a %.1f s window (max %llu)",
-			      (unsigned long long)r->quiet_max_softirqs, b->target,
-			      b->opt.duration_s, (unsigned long long)o->max_softirqs);
+			      NULL, "quiet: TIMER softirqs within --max-softirqs");
+	}
 	timer_softirq_noise_verdict(b, r, &r->quiet_ns, "quiet");
 }
 
@@ -134,11 +135,12 @@ static void control_verdicts(struct bench *b, const struct ts_run *r)
 	uint64_t tmo = c->timeouts;
 
 	/* timer_softirq_trace.h: timer_softirq_trace_sleep_ok() */
+	ksft_print_msg("control: %llu timeouts, process_timeout armed on cpu %d expired %llu there, %llu on other cpus\n",
+		       (unsigned long long)tmo, b->target,
+		       (unsigned long long)c->t.sleep_expiries,
+		       (unsigned long long)c->t.sleep_expiries_elsewhere);
 	bench_verdict(b, tmo >= 10 && timer_softirq_trace_sleep_ok(&c->t, tmo) ? KSFT_PASS : KSFT_FAIL,
-		      NULL, "control: each recv() timeout expired a process_timeout armed on cpu %d, most of them there (%llu there, %llu on other cpus, %llu timeouts)",
-		      b->target, (unsigned long long)c->t.sleep_expiries,
-		      (unsigned long long)c->t.sleep_expiries_elsewhere,
-		      (unsigned long long)tmo);
+		      NULL, "control: each recv() timeout expired a process_timeout armed on the cpu, most of them there");
 	/*
 	 * The TIMER softirq runs on the target that expired a timer the
 	 * control armed (followed from its timer_start): the same softirq
@@ -147,12 +149,13 @@ static void control_verdicts(struct bench *b, const struct ts_run *r)
 	 * quiet windows they swung by more than the control adds). One run
 	 * may expire several timers: 1 in 4 timeouts suffices.
 	 */
+	ksft_print_msg("control: %llu TIMER softirq runs in %.1f s for %llu timeouts (other sleepers: %.1f/s, quiet %.1f/s)\n",
+		       (unsigned long long)c->t.own_sleep_runs, c->w.seconds,
+		       (unsigned long long)tmo,
+		       (c->t.sleep_runs - c->t.own_sleep_runs) / c->w.seconds,
+		       q->t.sleep_runs / q->w.seconds);
 	bench_verdict(b, tmo >= 10 && c->t.own_sleep_runs >= tmo / 4 ? KSFT_PASS : KSFT_FAIL, NULL,
-		      "control: TIMER softirqs on cpu %d ran the control's timers: %llu runs in %.1f s for %llu timeouts (other sleepers: %.1f/s, quiet %.1f/s)",
-		      b->target, (unsigned long long)c->t.own_sleep_runs, c->w.seconds,
-		      (unsigned long long)tmo,
-		      (c->t.sleep_runs - c->t.own_sleep_runs) / c->w.seconds,
-		      q->t.sleep_runs / q->w.seconds);
+		      "control: TIMER softirqs on the cpu ran the control's timers");
 }
 
 /* control: the same windows with process_timeout timers armed on the target */

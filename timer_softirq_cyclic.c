@@ -312,6 +312,38 @@ static void cyclic_report(struct bench *b, const struct ts_opts *o, const struct
 }
 
 /* cyclic: cyclictest's measurement on the target */
+/* at least half: under emulation many sleeps are already past due */
+static void cyclic_expiry_verdict(struct bench *b, uint64_t expiries, uint64_t wakeups)
+{
+	ksft_print_msg("cyclic: %llu hrtimer expiries, %llu wakeups of the counted pass\n",
+		       (unsigned long long)expiries, (unsigned long long)wakeups);
+	bench_verdict(b, wakeups && 2 * expiries >= wakeups ? KSFT_PASS : KSFT_FAIL, NULL,
+		      "cyclic: the wakeups were hrtimer expiries");
+}
+
+static void cyclic_explain_verdict(struct bench *b, const struct ts_opts *o,
+				   const struct cyclic_result *c)
+{
+	const char *name = "cyclic: the worst wakeups explained";
+
+	if (!o->explain_n && !o->explain_over_us) {
+		bench_verdict(b, KSFT_SKIP, "--explain 0", "%s", name);
+		return;
+	}
+	if (!c->explained) {
+		bench_verdict(b, bench_stop ? KSFT_SKIP : KSFT_FAIL,
+			      bench_stop ? "interrupted" : c->explain_error[0] ? c->explain_error :
+			      "no wakeup in the explained pass", "%s", name);
+		return;
+	}
+	ksft_print_msg("cyclic: the %llu worst wakeups of an explained pass of %llu taken apart, their timer's expiry traced for %llu\n",
+		       (unsigned long long)c->explained, (unsigned long long)c->explain_wakeups,
+		       (unsigned long long)c->explained_traced);
+	bench_verdict(b, c->explained_traced == c->explained && !c->explain_error[0] ?
+		      KSFT_PASS : KSFT_FAIL, c->explain_error[0] ? c->explain_error : NULL,
+		      "%s", name);
+}
+
 void timer_softirq_cyclic_phase(struct bench *b, const struct ts_opts *o, struct ts_run *r)
 {
 	struct cyclic_result *c = &r->cyc;
@@ -333,39 +365,22 @@ void timer_softirq_cyclic_phase(struct bench *b, const struct ts_opts *o, struct
 	locked = mlock_locked_kb();
 	cyclic_report(b, o, r);
 
+	ksft_print_msg("cyclic: %llu wakeups on cpu %d in %llu runs, %llu early\n",
+		       (unsigned long long)c->c.wakeups, b->target,
+		       (unsigned long long)c->runs, (unsigned long long)c->c.early);
 	bench_verdict(b, c->c.wakeups && !c->c.early ? KSFT_PASS : KSFT_FAIL,
-		      bench_stop ? "interrupted" : NULL,
-		      "cyclic: %llu wakeups on cpu %d in %llu runs, none early (%llu early)",
-		      (unsigned long long)c->c.wakeups, b->target,
-		      (unsigned long long)c->runs, (unsigned long long)c->c.early);
+		      bench_stop ? "interrupted" : NULL, "cyclic: wakeups, none early");
 	if (k->ev[EV_HRTIMER_EXPIRE] == UINT64_MAX)
 		bench_verdict(b, KSFT_SKIP, bench_stop ? "interrupted" :
 			      timer_softirq_events_error(&r->k, EV_HRTIMER_EXPIRE),
-			      "cyclic: the wakeups were hrtimer expiries on cpu %d", b->target);
+			      "cyclic: the wakeups were hrtimer expiries");
 	else
-		/* at least half: under emulation many sleeps are already past due */
-		bench_verdict(b, c->counted_wakeups &&
-			      2 * k->ev[EV_HRTIMER_EXPIRE] >= c->counted_wakeups ?
-			      KSFT_PASS : KSFT_FAIL, NULL,
-			      "cyclic: the wakeups were hrtimer expiries on cpu %d (%llu expiries, %llu wakeups of the counted pass)",
-			      b->target, (unsigned long long)k->ev[EV_HRTIMER_EXPIRE],
-			      (unsigned long long)c->counted_wakeups);
-	if (!o->explain_n && !o->explain_over_us)
-		bench_verdict(b, KSFT_SKIP, "--explain 0", "cyclic: the worst wakeups explained");
-	else if (!c->explained)
-		bench_verdict(b, bench_stop ? KSFT_SKIP : KSFT_FAIL,
-			      bench_stop ? "interrupted" : c->explain_error[0] ? c->explain_error :
-			      "no wakeup in the explained pass",
-			      "cyclic: the worst wakeups explained");
-	else
-		bench_verdict(b, c->explained_traced == c->explained && !c->explain_error[0] ?
-			      KSFT_PASS : KSFT_FAIL, c->explain_error[0] ? c->explain_error : NULL,
-			      "cyclic: the %llu worst wakeups of an explained pass of %llu taken apart (their timer's expiry traced for %llu)",
-			      (unsigned long long)c->explained, (unsigned long long)c->explain_wakeups,
-			      (unsigned long long)c->explained_traced);
+		cyclic_expiry_verdict(b, k->ev[EV_HRTIMER_EXPIRE], c->counted_wakeups);
+	cyclic_explain_verdict(b, o, c);
+	ksft_print_msg("cyclic: after: policy %d, %ld kB locked, cpu_dma_latency %s\n",
+		       pol_after, locked, dl.fd < 0 ? "released" : "still held");
 	bench_verdict(b, pol_after == pol_before &&
 		      after.sched_priority == before.sched_priority &&
 		      (ms.was_locked || locked == 0) && dl.fd < 0 ? KSFT_PASS : KSFT_FAIL, NULL,
-		      "cyclic: scheduling policy, memory locking and cpu_dma_latency restored (policy %d, %ld kB locked, cpu_dma_latency %s)",
-		      pol_after, locked, dl.fd < 0 ? "released" : "still held");
+		      "cyclic: scheduling policy, memory locking and cpu_dma_latency restored");
 }

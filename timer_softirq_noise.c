@@ -158,10 +158,11 @@ void timer_softirq_noise_verdict(struct bench *b, const struct ts_run *r, const 
 			      "%s: every gap of the busy loop attributed or counted unexplained", what);
 		return;
 	}
+	ksft_print_msg("%s: cpu %d: %llu gaps, %llu unexplained, %llu lost\n",
+		       what, b->target, (unsigned long long)ns->gaps,
+		       (unsigned long long)ns->unexplained, (unsigned long long)ns->lost);
 	bench_verdict(b, ns->lost ? KSFT_FAIL : KSFT_PASS, NULL,
-		      "%s: every gap of the busy loop on cpu %d attributed or counted unexplained (%llu gaps, %llu unexplained, %llu lost)",
-		      what, b->target, (unsigned long long)ns->gaps,
-		      (unsigned long long)ns->unexplained, (unsigned long long)ns->lost);
+		      "%s: every gap of the busy loop attributed or counted unexplained", what);
 }
 
 /*
@@ -183,9 +184,10 @@ void timer_softirq_noise_control_verdict(struct bench *b, const struct ts_run *r
 		runs += w[i].noise.sleeper_runs;
 		in += w[i].noise.sleeper_in_gaps;
 	}
+	ksft_print_msg("control: %llu sleeper runs in gaps of %llu, %llu timeouts, at least %d%% wanted\n",
+		       (unsigned long long)in, (unsigned long long)runs,
+		       (unsigned long long)timeouts, RECALL_MIN_PCT);
 	bench_verdict(b, timeouts >= 10 && in * 100 >= timeouts * RECALL_MIN_PCT ?
 		      KSFT_PASS : KSFT_FAIL, NULL,
-		      "control: the sleeper's preemptions of the busy loop attributed to it (%llu runs in gaps of %llu, %llu timeouts, at least %d%%)",
-		      (unsigned long long)in, (unsigned long long)runs,
-		      (unsigned long long)timeouts, RECALL_MIN_PCT);
+		      "control: the sleeper's preemptions of the busy loop attributed to it");
 }

@@ -17,6 +17,26 @@ static void path_part(char *dst, size_t len, const char *s)
 	dst[i] = '\0';
 }
 
+/*
+ * A check's name as one path part: the same name gives the same path on
+ * every run (the farms follow a test by it); runs of other characters
+ * become one underscore, so the name's dots add no level.
+ */
+static void check_part(char *dst, size_t len, const char *s)
+{
+	size_t i = 0;
+
+	for (; *s && i + 1 < len; s++) {
+		if (isalnum((unsigned char)*s) || *s == '-')
+			dst[i++] = *s;
+		else if (i && dst[i - 1] != '_')
+			dst[i++] = '_';
+	}
+	while (i && dst[i - 1] == '_')
+		i--;
+	dst[i] = '\0';
+}
+
 static void build_id_of(const struct result *r, const char *given,
 			char *buf, size_t len)
 {
@@ -112,7 +132,7 @@ static const char *exit_status(int code)
 static void result_records(struct json *j, const struct result *r,
 			   const char *build_id)
 {
-	char prog[64], name[64], path[256];
+	char prog[64], name[192], path[320];
 
 	path_part(prog, sizeof(prog), r->test);
 	snprintf(path, sizeof(path), "isolbench.%s", prog);
@@ -124,7 +144,8 @@ static void result_records(struct json *j, const struct result *r,
 	for (size_t i = 0; i < r->nverdicts; i++) {
 		const struct result_verdict *v = &r->verdicts[i];
 
-		snprintf(path, sizeof(path), "isolbench.%s.check_%zu", prog, i + 1);
+		check_part(name, sizeof(name), v->name);
+		snprintf(path, sizeof(path), "isolbench.%s.%s", prog, name);
 		record_start(j, r, path, build_id, verdict_status(v->result));
 		json_string(j, "comment", v->name);
 		if (v->reason[0]) {
