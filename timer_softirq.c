@@ -90,21 +90,21 @@ static void quiet_verdicts(struct bench *b, const struct ts_opts *o, const struc
 	char why[160];
 
 	/* no record at all is a quiet CPU (6.1 guest, nohz_full): the control shows the counting works */
-	ksft_print_msg("quiet: %d windows of busy loop on cpu %d, %lld events lost, %llu records\n",
-		       t->windows, b->target, t->lost, (unsigned long long)t->lines);
+	ksft_print_msg("quiet cpu %d: %d windows of busy loop, %lld events lost, %llu records\n",
+		       b->target, t->windows, t->lost, (unsigned long long)t->lines);
 	bench_verdict(b, q->seconds > 0 && !t->lost ? KSFT_PASS : KSFT_FAIL, NULL,
 		      "quiet: windows of busy loop counted, no event lost");
-	ksft_print_msg("quiet: %llu of %llu TIMER softirqs ran no timer, %llu ticks: %.4f/tick, max %g\n",
-		       (unsigned long long)t->raised_without_expiry,
+	ksft_print_msg("quiet cpu %d: %llu of %llu TIMER softirqs ran no timer, %llu ticks: %.4f/tick, max %g\n",
+		       b->target, (unsigned long long)t->raised_without_expiry,
 		       (unsigned long long)t->timer_raised, (unsigned long long)s->ticks,
 		       per(t->raised_without_expiry, s->ticks), o->max_needless_per_tick);
 	bench_verdict(b, timer_softirq_trace_raise_ok(t, o->max_needless_per_tick) ? KSFT_PASS : KSFT_FAIL,
 		      NULL, "quiet: TIMER softirqs raised for due timers only");
 	timer_softirq_ipis_print(b->target, t);
 	if (r->tr.have_ipi_cpu)
-		ksft_print_msg("quiet: %llu function calls of %llu IPIs to cpu %d were ours\n",
-			       (unsigned long long)(t->ipis_self - t->ipis_self_resched),
-			       (unsigned long long)t->ipis, b->target);
+		ksft_print_msg("quiet cpu %d: %llu function calls of %llu IPIs to it were ours\n",
+			       b->target, (unsigned long long)(t->ipis_self - t->ipis_self_resched),
+			       (unsigned long long)t->ipis);
 	bench_verdict(b, !r->tr.have_ipi_cpu ? KSFT_SKIP :
 		      t->ipis_self > t->ipis_self_resched ? KSFT_FAIL : KSFT_PASS,
 		      r->tr.have_ipi_cpu ? NULL : r->tr.ipi_error,
@@ -115,13 +115,13 @@ static void quiet_verdicts(struct bench *b, const struct ts_opts *o, const struc
 		bench_verdict(b, KSFT_SKIP, why, "quiet: the tick stopped");
 		bench_verdict(b, KSFT_SKIP, why, "quiet: TIMER softirqs within --max-softirqs");
 	} else {
-		ksft_print_msg("quiet: cpu %d: %.1f local timer interrupts/s, max %g; tick_stop success %llu\n",
+		ksft_print_msg("quiet cpu %d: %.1f local timer interrupts/s, max %g; tick_stop success %llu\n",
 			       b->target, ticks, o->max_ticks_per_s,
 			       (unsigned long long)t->tick_stopped);
 		bench_verdict(b, q->row[ROW_LOC] >= 0 && ticks <= o->max_ticks_per_s ?
 			      KSFT_PASS : KSFT_FAIL, NULL, "quiet: the tick stopped");
-		ksft_print_msg("quiet: at most %llu TIMER softirqs in a %.1f s window, max %llu\n",
-			       (unsigned long long)r->quiet_max_softirqs,
+		ksft_print_msg("quiet cpu %d: at most %llu TIMER softirqs in a %.1f s window, max %llu\n",
+			       b->target, (unsigned long long)r->quiet_max_softirqs,
 			       b->opt.duration_s, (unsigned long long)o->max_softirqs);
 		bench_verdict(b, r->quiet_max_softirqs <= o->max_softirqs ? KSFT_PASS : KSFT_FAIL,
 			      NULL, "quiet: TIMER softirqs within --max-softirqs");
@@ -135,8 +135,8 @@ static void control_verdicts(struct bench *b, const struct ts_run *r)
 	uint64_t tmo = c->timeouts;
 
 	/* timer_softirq_trace.h: timer_softirq_trace_sleep_ok() */
-	ksft_print_msg("control: %llu timeouts, process_timeout armed on cpu %d expired %llu there, %llu on other cpus\n",
-		       (unsigned long long)tmo, b->target,
+	ksft_print_msg("control cpu %d: %llu timeouts, their process_timeout expired %llu there, %llu on other cpus\n",
+		       b->target, (unsigned long long)tmo,
 		       (unsigned long long)c->t.sleep_expiries,
 		       (unsigned long long)c->t.sleep_expiries_elsewhere);
 	bench_verdict(b, tmo >= 10 && timer_softirq_trace_sleep_ok(&c->t, tmo) ? KSFT_PASS : KSFT_FAIL,
@@ -149,8 +149,8 @@ static void control_verdicts(struct bench *b, const struct ts_run *r)
 	 * quiet windows they swung by more than the control adds). One run
 	 * may expire several timers: 1 in 4 timeouts suffices.
 	 */
-	ksft_print_msg("control: %llu TIMER softirq runs in %.1f s for %llu timeouts (other sleepers: %.1f/s, quiet %.1f/s)\n",
-		       (unsigned long long)c->t.own_sleep_runs, c->w.seconds,
+	ksft_print_msg("control cpu %d: %llu TIMER softirq runs of its timers in %.1f s for %llu timeouts (other sleepers: %.1f/s, quiet %.1f/s)\n",
+		       b->target, (unsigned long long)c->t.own_sleep_runs, c->w.seconds,
 		       (unsigned long long)tmo,
 		       (c->t.sleep_runs - c->t.own_sleep_runs) / c->w.seconds,
 		       q->t.sleep_runs / q->w.seconds);

@@ -158,7 +158,7 @@ void timer_softirq_noise_verdict(struct bench *b, const struct ts_run *r, const 
 			      "%s: every gap of the busy loop attributed or counted unexplained", what);
 		return;
 	}
-	ksft_print_msg("%s: cpu %d: %llu gaps, %llu unexplained, %llu lost\n",
+	ksft_print_msg("%s cpu %d: %llu gaps, %llu unexplained, %llu lost\n",
 		       what, b->target, (unsigned long long)ns->gaps,
 		       (unsigned long long)ns->unexplained, (unsigned long long)ns->lost);
 	bench_verdict(b, ns->lost ? KSFT_FAIL : KSFT_PASS, NULL,
@@ -184,8 +184,8 @@ void timer_softirq_noise_control_verdict(struct bench *b, const struct ts_run *r
 		runs += w[i].noise.sleeper_runs;
 		in += w[i].noise.sleeper_in_gaps;
 	}
-	ksft_print_msg("control: %llu sleeper runs in gaps of %llu, %llu timeouts, at least %d%% wanted\n",
-		       (unsigned long long)in, (unsigned long long)runs,
+	ksft_print_msg("control cpu %d: %llu sleeper runs in gaps of %llu, %llu timeouts, at least %d%% wanted\n",
+		       b->target, (unsigned long long)in, (unsigned long long)runs,
 		       (unsigned long long)timeouts, RECALL_MIN_PCT);
 	bench_verdict(b, timeouts >= 10 && in * 100 >= timeouts * RECALL_MIN_PCT ?
 		      KSFT_PASS : KSFT_FAIL, NULL,

@@ -186,11 +186,12 @@ echo "ipi_ns: ipistorm's own figure (its own sends, share from its paired counte
 printf "%-6s %13s %13s %13s %13s %13s\n" round loop_ns/call loop_ns/IPI ipist_ns/call ipist_ns/IPI ipi_ns
 # why FILE: the reason a tool gave, one line: its first "not ok" line,
 # else the last line it printed
+# why OUT: the first failed check, then the counts its "# " line gave
 why() {
 	local l
-	l=$(grep -m1 '^not ok' "$1")
+	l=$(awk '/^not ok/ { print $0 (d != "" ? " (" d ")" : ""); exit } { d = /^# / ? substr($0, 3) : "" }' "$1")
 	[ -n "$l" ] || l=$(grep -v '^[[:space:]]*$' "$1" | tail -n1)
-	echo "${l:-no output}" | cut -c1-160
+	echo "${l:-no output}" | cut -c1-240
 }
 : >"$tmp/rows"
 measured=0

@@ -190,6 +190,16 @@ def rows(path):
         }
 
 
+def verdict_text(v):
+    """A verdict's name, its reason (the counts) after it, and its result."""
+    if v is None:
+        return "no calls-per-walk verdict"
+    text = v.get("name", "")
+    if v.get("reason"):
+        text += ": " + v["reason"]
+    return text + " [" + v.get("result", "?") + "]"
+
+
 def rng(v, scale=1.0, fmt="%.1f"):
     if not v:
         return "-"
@@ -265,15 +275,11 @@ def check(all_rows):
             v = r["walk_verdict"]
             ok = v is not None and v.get("result") == "fail"
             res.append((ok, "%s: calls per walk judged against batches of %d, not %d, must fail: %s" % (
-                where, r["expect"], r["batch"],
-                (v.get("name", "") + " [" + v.get("result", "?") + "]") if v else
-                "no calls-per-walk verdict")))
+                where, r["expect"], r["batch"], verdict_text(v))))
         elif r["batch"] > 0:
             v = r["walk_verdict"]
             ok = v is not None and v.get("result") == "pass" and bool(r["walks_expected"])
-            res.append((ok, "%s: calls per walk: %s" % (
-                where, (v.get("name", "") + " [" + v.get("result", "?") + "]") if v else
-                "no calls-per-walk verdict")))
+            res.append((ok, "%s: calls per walk: %s" % (where, verdict_text(v))))
     return res
 
 

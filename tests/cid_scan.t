@@ -45,24 +45,27 @@ fi
 if grep -q '^# function_graph not usable' "$TMP/out"; then
 	grep -Eq '^# estimate: [0-9]+ recorded gaps, [0-9]+ marked without a context switch \([0-9]+ more with one\), [0-9]+ periodic' "$TMP/out"
 	ok $? "no function tracer: the user-space estimate ran and says what it counted"
-	grep -Eq '^ok 1 scan seen from user space: [0-9]+ scans attributed \(about [0-9]+ expected, at most [0-9]+\)' "$TMP/out" && latency_ok
+	grep -q '^ok 1 scan seen from user space$' "$TMP/out" && latency_ok
 	ok $? "estimate verdict passed: scan seen, not swamped, not above the period's count"
 	json_check "$TMP/c.json" '[m for m in d["metrics"] if m["name"] == "scan_call_estimate_us"] and all(m["samples"] and min(m["samples"]) > 0 and len(m["samples"]) + m["extra"]["picked_below_tick"] == m["extra"]["attributed_scans"] for m in d["metrics"] if m["name"] == "scan_call_estimate_us")'
 	ok $? "estimate samples: all above 0; the attributed scans no longer than a tick counted apart"
 else
-	grep -Eq '^ok 1 function_graph timed [1-9][0-9]* calls' "$TMP/out"
+	grep -Eq '^# function_graph timed [1-9][0-9]* calls of ' "$TMP/out" &&
+		grep -Eq '^ok 1 function_graph timed [a-z_]+$' "$TMP/out"
 	ok $? "function_graph timed the scan"
 	skip "function_graph used" "estimate verdict"
 	skip "function_graph used" "estimate samples"
 fi
 if [ $periodic -eq 1 ]; then
-	grep -Eq "^ok 2 compaction by the scan: cid [1-9][0-9]* kept 0.[0-9]+ s asleep, 0 after [0-9.]+ s running" "$TMP/out"
+	grep -Eq "^# compaction: cid [1-9][0-9]* kept 0.[0-9]+ s asleep, 0 after [0-9.]+ s running" "$TMP/out" &&
+		grep -q "^ok 2 compaction by the scan$" "$TMP/out"
 	ok $? "compaction: the survivor's high cid survived the exits and a scan-free sleep, then the scan made it 0"
 else
 	grep -q '^ok 2 .*# SKIP no periodic scan' "$TMP/out"
 	ok $? "compaction by the scan skips without a periodic scan"
 fi
-grep -Eq '^ok 3 mm_cid invariants over [1-9][0-9]* running stretches of [0-9]+ threads: max cid [0-9]+ < [0-9]+ possible CPUs \(0 above\), 0 duplicates' "$TMP/out"
+grep -Eq '^# mm_cid invariants over [1-9][0-9]* running stretches of [0-9]+ threads: max cid [0-9]+ < [0-9]+ possible CPUs \(0 above\), 0 duplicates' "$TMP/out" &&
+	grep -q '^ok 3 mm_cid invariants$' "$TMP/out"
 ok $? "CID invariants held: below the possible CPUs, unique at each moment"
 grep -Eq '^#   (full scan|batch [0-9]+) +spin ' "$TMP/out"
 ok $? "paste-ready table row"
@@ -78,15 +81,17 @@ ok $? "tracefs current_tracer unchanged ($tracer_before)"
 
 # glibc's registration switched off: cid_scan registers its own areas.
 GLIBC_TUNABLES=glibc.pthread.rseq=0 run_prog cid_scan --quick -D 0.5 --method estimate
-grep -Eq "^ok 2 compaction by the scan: cid [1-9]" "$TMP/out" && grep -q '^# rseq: registered by cid_scan itself' "$TMP/out" &&
-	grep -Eq '^ok 3 mm_cid invariants over [1-9]' "$TMP/out"
+grep -Eq "^# compaction: cid [1-9][0-9]* kept" "$TMP/out" && grep -q "^ok 2 compaction by the scan$" "$TMP/out" &&
+	grep -q '^# rseq: registered by cid_scan itself' "$TMP/out" &&
+	grep -Eq '^# mm_cid invariants over [1-9]' "$TMP/out" && grep -q '^ok 3 mm_cid invariants$' "$TMP/out"
 ok $? "own rseq registration when glibc's is off: compaction and invariants hold (rc=$RC)"
 
 # The negative control: the survivor sleeps through the bound, so no
 # scan can run: the compaction verdict must fail.
 if [ $periodic -eq 1 ]; then
 	run_prog cid_scan --quick -D 0.2 --method estimate --compaction-control --compaction-timeout 0.5
-	[ "$RC" -eq 1 ] && grep -Eq "^not ok 2 compaction by the scan: cid [1-9][0-9]* kept [0-9.]+ s asleep, through the 0.5 s bound \(control\)" "$TMP/out"
+	[ "$RC" -eq 1 ] && grep -q "^not ok 2 compaction by the scan$" "$TMP/out" &&
+		grep -Eq "^# cid [1-9][0-9]* kept [0-9.]+ s asleep, through the 0.5 s bound \(control\)" "$TMP/out"
 	ok $? "compaction fails when no scan can run (negative control, rc=$RC)"
 else
 	skip "no periodic scan here" "compaction fails when no scan can run"

@@ -200,8 +200,8 @@ json_check "$TMP/k.json" 'all(t["id"].startswith("isolbench:") and t["origin"]==
 ok $? "kcidb: every record has id, origin, build_id, a dotted path and a KCIDB status"
 json_check "$TMP/k.json" '[t for t in d["tests"] if t["path"]=="isolbench.getpid_bench.syscall_ns" and t["status"]=="DONE" and t["number"]=="x" or t["path"]=="isolbench.getpid_bench.syscall_ns" and t["status"]=="DONE" and abs(t["number"]["value"]-1340)<1e-9 and t["number"]["unit"]=="ns" and t["environment"]["misc"]["kernel_release"]=="6.17.0-defer-ipi+"]'
 ok $? "kcidb: a metric is DONE with number value and unit, and the environment"
-json_check "$TMP/k.json" '[t for t in d["tests"] if t["path"]=="isolbench.getpid_bench" and t["status"]=="PASS"] and [t for t in d["tests"] if t["path"]=="isolbench.getpid_bench.check_2" and t["status"]=="SKIP"]'
-ok $? "kcidb: the program and its verdicts are PASS/SKIP records"
+json_check "$TMP/k.json" '[t for t in d["tests"] if t["path"]=="isolbench.getpid_bench" and t["status"]=="PASS"] and [t for t in d["tests"] if t["path"]=="isolbench.getpid_bench.getpid_returns_the_expected_value" and t["status"]=="PASS"] and [t for t in d["tests"] if t["path"]=="isolbench.getpid_bench.stayed_on_the_target_cpu" and t["status"]=="SKIP"]'
+ok $? "kcidb: the program and its verdicts are PASS/SKIP records, each check's path from its name"
 json_check "$TMP/k.json" '[t for t in d["tests"] if t["path"]=="isolbench.getpid_bench.syscall_ns.vs_base" and t["status"]=="FAIL"] and not [t for t in d["tests"] if t["environment"]["misc"]["kernel_release"]=="6.17.0"]'
 ok $? "kcidb: the comparison is a FAIL record; the base is not exported"
 json_check "$TMP/k.json" 'not (lambda f: f(f, d))(lambda f, v: v is None or (isinstance(v, dict) and any(f(f, x) for x in v.values())) or (isinstance(v, list) and any(f(f, x) for x in v)))'

@@ -8,12 +8,15 @@ plan 42
 run_prog getpid_bench -n 20000 -r 3 -o "$TMP/g.json"
 ok $RC "small run passes (rc=$RC)"
 ktap_valid "$TMP/out"; ok $? "output is valid KTAP"
-grep -q '^ok 1 getpid returned the expected' "$TMP/out"; ok $? "return value verdict"
+grep -q '^ok 1 getpid returns the expected value$' "$TMP/out" &&
+	grep -q '^# 60000 calls, expected [0-9]*, 0 wrong$' "$TMP/out"
+ok $? "return value verdict, its counts in the # line before"
 if is_root; then
-	grep -q '^ok 2 kernel counted 10000 of 10000 getpid syscalls (raw_syscalls:sys_enter)$' "$TMP/out"
+	grep -q '^# raw_syscalls:sys_enter counted 10000 of 10000 getpid syscalls$' "$TMP/out" &&
+		grep -q '^ok 2 kernel counts the getpid syscalls$' "$TMP/out"
 	ok $? "kernel counted all 10000 syscalls of the check pass"
 else
-	grep -Eq '^ok 2 kernel counted the getpid syscalls # SKIP .+' "$TMP/out"
+	grep -Eq '^ok 2 kernel counts the getpid syscalls # SKIP .+' "$TMP/out"
 	ok $? "not root: the kernel count is a SKIP with its reason"
 fi
 grep -Eq '^# getpid: cpu [0-9]+ \(.*\) 20000 calls, entry libc, avg [0-9.]+ ns \(median [0-9.]+, 95% CI \+-[0-9.]+%, 3 runs\)$' "$TMP/out"
@@ -40,13 +43,13 @@ ok $? "--entry raw is recorded in the JSON"
 for e in libc raw; do
 	run_prog getpid_bench -n 100000 -r 2 --syscall none --entry $e
 	[ $RC -eq 0 ] && grep -q "^# none: .* 100000 calls, entry $e, avg " "$TMP/out" &&
-		grep -q '^ok 2 kernel counted the none syscalls # SKIP --syscall none issues no syscall' "$TMP/out"
+		grep -q '^ok 2 kernel counts the none syscalls # SKIP --syscall none issues no syscall' "$TMP/out"
 	ok $? "--syscall none --entry $e: the harness baseline of that entry (rc=$RC)"
 done
 
 for sc in getppid gettid getpriority; do
 	run_prog getpid_bench -n 1000 -r 2 --syscall $sc
-	[ $RC -eq 0 ] && grep -q "^ok 1 $sc returned the expected" "$TMP/out"
+	[ $RC -eq 0 ] && grep -q "^ok 1 $sc returns the expected value$" "$TMP/out"
 	ok $? "--syscall $sc returns the value the kernel should"
 done
 
@@ -91,14 +94,16 @@ else
 	ASAN_OPTIONS=$ASAN_OPTIONS:verify_asan_link_order=0 LD_PRELOAD="$TMP/cached_getpid.so" \
 		"$BIN/getpid_bench" -n 20000 -r 2 >"$TMP/out" 2>&1
 	RC=$?
-	[ $RC -eq 1 ] && grep -q '^not ok 2 kernel counted 0 of 10000 getpid syscalls' "$TMP/out"
+	[ $RC -eq 1 ] && grep -q '^# raw_syscalls:sys_enter counted 0 of 10000 getpid syscalls' "$TMP/out" &&
+		grep -q '^not ok 2 kernel counts the getpid syscalls$' "$TMP/out"
 	ok $? "calls answered in user space: the kernel-count check fails, exit 1 (rc=$RC)"
-	grep -q '^ok 1 getpid returned the expected' "$TMP/out"
+	grep -q '^ok 1 getpid returns the expected value$' "$TMP/out"
 	ok $? "... while every return value was right (only the count can tell)"
 	ASAN_OPTIONS=$ASAN_OPTIONS:verify_asan_link_order=0 LD_PRELOAD="$TMP/cached_getpid.so" \
 		"$BIN/getpid_bench" -n 20000 -r 2 --entry raw >"$TMP/out" 2>&1
 	RC=$?
-	[ $RC -eq 0 ] && grep -q '^ok 2 kernel counted 10000 of 10000 getpid syscalls' "$TMP/out"
+	[ $RC -eq 0 ] && grep -q '^# raw_syscalls:sys_enter counted 10000 of 10000 getpid syscalls' "$TMP/out" &&
+		grep -q '^ok 2 kernel counts the getpid syscalls$' "$TMP/out"
 	ok $? "--entry raw does not go through libc: counted in full (rc=$RC)"
 fi
 
@@ -107,7 +112,7 @@ if is_root && command -v setpriv >/dev/null; then
 	cp "$BIN/getpid_bench" "$TMP/gb" && chmod 755 "$TMP" "$TMP/gb"
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/gb" -n 1000 -r 2 >"$TMP/out" 2>&1
 	RC=$?
-	[ $RC -eq 0 ] && grep -q '^ok 2 kernel counted the getpid syscalls # SKIP ' "$TMP/out"
+	[ $RC -eq 0 ] && grep -q '^ok 2 kernel counts the getpid syscalls # SKIP ' "$TMP/out"
 	ok $? "as an unprivileged user: the syscall count is a SKIP with a reason (rc=$RC)"
 	ktap_valid "$TMP/out"; ok $? "unprivileged output is valid KTAP"
 else

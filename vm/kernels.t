@@ -120,10 +120,11 @@ grep -E 'built .* in [0-9]+ s' "$TMP/nocpus.err" | sed 's/^/# /'
 k=$TMP/nocpus/suite
 grep -E 'CPUS|^(not )?ok' "$k/ipistorm.ktap" "$k/ipistorm_watch.ktap" 2>/dev/null | sed 's/^/# /'
 [ $rc -eq 0 ] && grep -q 'trace filters without CPUS{} (Linux 6.3-6.5).*none were made' "$k/ipistorm.ktap" &&
-	grep -Eq '^ok [0-9]+ .*[0-9]+ of [0-9]+ calls reached dst' "$k/ipistorm.ktap"
+	grep -Eq '^# .*[0-9]+ of [0-9]+ calls reached dst' "$k/ipistorm.ktap" &&
+	grep -Eq '^ok [0-9]+ .*calls reached dst as a real IPI or an elided send$' "$k/ipistorm.ktap"
 ok $? "no CPUS{} filter (as 6.3-6.5): the storm counted its sends to dst all the same (rc=$rc)"
 grep -q 'the kernel refused the CPUS{} trace filter.*counting the IPIs received instead' "$k/ipistorm_watch.ktap" &&
-	grep -Eq '^ok 1 counted the IPIs received by cpus [0-9,-]+ for .* in /proc/interrupts' "$k/ipistorm_watch.ktap"
+	grep -q '^ok 1 counted the IPIs received by the watched cpus in /proc/interrupts$' "$k/ipistorm_watch.ktap"
 ok $? "no CPUS{} filter: the watch counted the IPIs received (/proc/interrupts) and passed"
 
 # 2. Bad input that needs a real tree.
