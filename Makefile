@@ -3,7 +3,12 @@
 # isolbench: builds standalone (make; make run_tests) or from a kernel
 # tree's tools/testing/selftests/isolbench through the kselftest lib.mk.
 
-TEST_GEN_PROGS := getpid_bench timer_softirq ipistorm cid_scan
+PROGS := getpid_bench timer_softirq ipistorm cid_scan
+# The tests are run.sh's table, in its order; a test that runs a program
+# with arguments (ipistorm_watch: ipistorm --mode watch) is a script made
+# from the table, so that the kselftest runner reaches every one.
+TEST_GEN_PROGS := $(shell ./scripts/test_wrapper.sh --tests)
+VARIANTS := $(filter-out $(PROGS),$(TEST_GEN_PROGS))
 # Built and installed with the tests, not run as one: compare is a tool.
 TOOLS := compare
 
@@ -28,8 +33,10 @@ ifneq ($(wildcard ../lib.mk),)
 # Inside a kernel tree: kselftest's lib.mk drives all/run_tests/install.
 TEST_GEN_FILES += $(TOOLS)
 include ../lib.mk
-$(TEST_GEN_PROGS) $(addprefix $(OUTPUT)/,$(TOOLS)): $(OUTPUT)/%: %.c $(PARTS) $(LIB_SRCS) $(LIB_HDRS)
+$(addprefix $(OUTPUT)/,$(PROGS) $(TOOLS)): $(OUTPUT)/%: %.c $(PARTS) $(LIB_SRCS) $(LIB_HDRS)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) $(filter %.c,$^) $(LDLIBS) -o $@
+$(addprefix $(OUTPUT)/,$(VARIANTS)): $(OUTPUT)/%: run.sh scripts/test_wrapper.sh
+	./scripts/test_wrapper.sh $* >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 else
 # Standalone.
 OUTPUT := $(CURDIR)
@@ -49,8 +56,11 @@ $(BUILD)/lib/%.o: lib/%.c $(LIB_HDRS)
 
 LIB_OBJS := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS:$(dir $(lastword $(MAKEFILE_LIST)))lib/%=lib/%))
 
-$(TEST_GEN_PROGS) $(TOOLS): %: %.c $(PARTS) $(LIB_OBJS) $(LIB_HDRS)
+$(PROGS) $(TOOLS): %: %.c $(PARTS) $(LIB_OBJS) $(LIB_HDRS)
 	$(CC) $(CFLAGS) $(filter %.c,$^) $(LIB_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
+
+$(VARIANTS): %: run.sh scripts/test_wrapper.sh
+	./scripts/test_wrapper.sh $* >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 
 # The same programs and the unit tests with ASan and UBSan, for make check.
 $(BUILD)/san/lib/%.o: lib/%.c $(LIB_HDRS)
@@ -58,7 +68,7 @@ $(BUILD)/san/lib/%.o: lib/%.c $(LIB_HDRS)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
 
 SAN_OBJS := $(patsubst $(BUILD)/lib/%,$(BUILD)/san/lib/%,$(LIB_OBJS))
-SAN_PROGS := $(addprefix $(BUILD)/san/,$(TEST_GEN_PROGS) $(TOOLS))
+SAN_PROGS := $(addprefix $(BUILD)/san/,$(PROGS) $(TOOLS))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_PROGS := $(patsubst tests/unit/%.c,$(BUILD)/san/unit/%,$(UNIT_SRCS))
 # Programs the tests run to check the harness itself (tests/plan.t).
@@ -70,7 +80,7 @@ $(SAN_PROGS): $(BUILD)/san/%: %.c $(PARTS) $(SAN_OBJS) $(LIB_HDRS)
 
 # The unit tests also test the programs' parts (NAME_*.c, not their main
 # files): one archive of them, from which each test takes what it uses.
-PART_SRCS := $(foreach p,$(TEST_GEN_PROGS) $(TOOLS),$(wildcard $(p)_*.c))
+PART_SRCS := $(foreach p,$(PROGS) $(TOOLS),$(wildcard $(p)_*.c))
 PART_OBJS := $(patsubst %.c,$(BUILD)/san/parts/%.o,$(PART_SRCS))
 
 $(BUILD)/san/parts/%.o: %.c $(wildcard *.h) $(LIB_HDRS)

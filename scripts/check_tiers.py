@@ -47,7 +47,7 @@ def programs(root):
     names = []
     with open(os.path.join(root, "Makefile")) as f:
         for line in f:
-            m = re.match(r"^(TEST_GEN_PROGS|TOOLS)\s*:?=\s*(.*)$", line)
+            m = re.match(r"^(PROGS|TOOLS)\s*:?=\s*(.*)$", line)
             if m:
                 names += m.group(2).split()
     return names

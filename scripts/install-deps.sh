@@ -6,8 +6,9 @@
 # present are left alone. Run as root (or it uses sudo).
 #
 #   --vm    also what vm/ needs to boot kernels in qemu
-#   --dev   also what the project's own checks use: checkpatch.pl from
-#           the linux-source package, clang for the libFuzzer run
+#   --dev   also what the project's own checks use: checkpatch.pl and
+#           the kselftest runner from the linux-source package (whose
+#           install needs rsync), clang for the libFuzzer run
 
 set -eu
 
@@ -35,7 +36,7 @@ sudo=""
 if command -v apt-get >/dev/null; then
 	pkgs=$apt_pkgs
 	[ -n "$vm" ] && pkgs="$pkgs $apt_vm_pkgs"
-	[ -n "$dev" ] && pkgs="$pkgs linux-source clang"
+	[ -n "$dev" ] && pkgs="$pkgs linux-source rsync clang"
 	missing=""
 	for p in $pkgs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
