@@ -15,14 +15,32 @@ TOOLS := compare
 TEST_PROGS_EXTENDED := run.sh
 TEST_FILES := settings config
 
-# lib/ is in tiers, one folder each (docs/design.md, scripts/check_tiers.py).
-LIB_SRCS := $(wildcard $(dir $(lastword $(MAKEFILE_LIST)))lib/*/*.c)
+# hwloc and libnuma where pkg-config finds them (a libnuma-dev without
+# numa.pc: where <numa.h> compiles and links); without one, or with
+# HWLOC=0 or NUMA=0, its facts come from sysfs (lib/base/topo.h).
+ifndef HWLOC
+HWLOC := $(shell pkg-config --exists hwloc 2>/dev/null && echo 1 || echo 0)
+endif
+ifndef NUMA
+NUMA := $(shell pkg-config --exists numa 2>/dev/null && echo 1 || \
+	  { printf '\043include <numa.h>\nint main(void) { return numa_available(); }\n' | \
+	    $(CC) -x c - -lnuma -o /dev/null 2>/dev/null && echo 1 || echo 0; })
+endif
+TOPO_LIBS := $(if $(filter 1,$(HWLOC)),$(shell pkg-config --libs hwloc))
+NUMA_LIBS := $(if $(filter 1,$(NUMA)),$(shell pkg-config --libs numa 2>/dev/null || echo -lnuma))
+
+# lib/ is in tiers, one folder each (docs/design.md, scripts/check_tiers.py);
+# of the topology and NUMA sources, the one picked above.
+LIB_SRCS := $(filter-out %/lib/base/topo_$(if $(filter 1,$(HWLOC)),sysfs,hwloc).c \
+			 %/lib/base/numa_$(if $(filter 1,$(NUMA)),sysfs,libnuma).c, \
+	      $(wildcard $(dir $(lastword $(MAKEFILE_LIST)))lib/*/*.c))
 LIB_HDRS := $(wildcard $(dir $(lastword $(MAKEFILE_LIST)))lib/*/*.h)
 
 CFLAGS += -O2 -g -std=gnu11 -D_GNU_SOURCE= -Wall -Wextra -Werror \
 	  -Wmissing-prototypes -Wstrict-prototypes -Wshadow -Wformat=2 \
 	  -Wno-format-nonliteral
-LDLIBS += -lhwloc -lnuma -lm -lpthread
+CFLAGS += $(if $(filter 1,$(HWLOC)),$(shell pkg-config --cflags hwloc))
+LDLIBS += $(TOPO_LIBS) $(NUMA_LIBS) -lm -lpthread
 
 # A program is its main file NAME.c and its parts NAME_*.c (timer_softirq.c,
 # timer_softirq_cyclic.c, ...), with NAME.h where they share types.

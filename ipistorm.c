@@ -22,6 +22,7 @@
  */
 #include "ipistorm.h"
 #include "ipistorm_watcher.h"
+#include "lib/base/topo.h"
 #include "lib/base/util.h"
 
 _Static_assert(MAX_PAIRS <= BENCH_MAX_PAIRS, "the harness keeps every pair");

@@ -39,6 +39,17 @@ TIERS = {
     "compare": ["base", "result"],
 }
 
+# Sources of which the build links one (the Makefile's HWLOC and NUMA):
+# each defines the same names as the others of its set.
+ALTERNATIVES = [
+    {"lib/base/topo_hwloc.c", "lib/base/topo_sysfs.c"},
+    {"lib/base/numa_libnuma.c", "lib/base/numa_sysfs.c"},
+]
+
+
+def alternatives(a, b):
+    return any(a in alt and b in alt for alt in ALTERNATIVES)
+
 CFLAGS = ["-c", "-O0", "-std=gnu11", "-D_GNU_SOURCE=", "-w"]
 
 
@@ -168,7 +179,7 @@ class Shape:
                     undefined[path].append(sym)
                 elif t in "TDBRGSVW":	# global definitions
                     have = defined.setdefault(scope, {})
-                    if sym in have and have[sym] != path:
+                    if sym in have and have[sym] != path and not alternatives(path, have[sym]):
                         self.error(f"{path}: defines {sym}, as {have[sym]} does")
                     have[sym] = path
         lib = defined.get(None, {})

@@ -2,7 +2,7 @@
 /*
  * CPU sets: kernel cpulist syntax, the sysfs masks (online, isolated,
  * nohz_full), the default target rule, the housekeeping set, pinning,
- * and the topology relation of two CPUs (hwloc, libnuma).
+ * and the names of the topology relations of two CPUs (topo.h).
  */
 #ifndef ISOLBENCH_CPU_H
 #define ISOLBENCH_CPU_H
@@ -87,24 +87,6 @@ enum cpu_relation {
 const char *cpu_relation_name(enum cpu_relation rel);
 /* Parse "smt", "core", "llc" (same as core), "cross-llc", "cross-node". */
 int cpu_relation_parse(const char *s, enum cpu_relation *rel);
-/* Topology from hwloc and libnuma; -1 if the topology cannot be read. */
-int cpu_relation(int a, int b, enum cpu_relation *rel);
-/* NUMA node of @cpu (libnuma), 0 when NUMA is not available. */
-int cpu_numa_node(int cpu);
-/*
- * Find a pair (@src, @dst) in @allowed with relation @rel, preferring
- * non-isolated @src; 0 on success, -1 if the machine has none.
- */
-int cpu_pair_find(const cpu_mask_t *allowed, enum cpu_relation rel,
-		  int *src, int *dst);
-
-struct cpu_topology {
-	int packages, numa_nodes, llcs, cores, pus;
-};
-
-/* Counts of the machine's topology objects (hwloc); -1 if unreadable. */
-int cpu_topology_read(struct cpu_topology *t);
-
 /*
  * Parse "8:16,9:17" into at most @max pairs. Returns the number of
  * pairs, or -1 with a reason in @err.

@@ -8,6 +8,7 @@
 #include "../base/arch_x86.h"
 #include "../base/clock.h"
 #include "sysinfo.h"
+#include "../base/topo.h"
 #include "../base/util.h"
 
 const char *sysinfo_hypervisor(bool *emulated)
@@ -108,6 +109,8 @@ void sysinfo_json(struct json *j, const struct cpu_sets *sets, int target)
 		json_i64(j, "cores", topo.cores);
 		json_i64(j, "pus", topo.pus);
 		json_i64(j, "target_numa_node", cpu_numa_node(target));
+		json_string(j, "source", topo.source);
+		json_string(j, "numa_source", topo.numa_source);
 		json_object_end(j);
 	}
 	if (read_file_line("/sys/devices/system/cpu/smt/active", buf, sizeof(buf)) > 0)

@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A build without hwloc and libnuma (make HWLOC=0 NUMA=0, as where
+# pkg-config finds neither): it links neither, takes the topology and the
+# NUMA nodes from sysfs, says so in the result, finds the same facts as
+# the libraries on this machine, and runs the quick suite.
+. "$(dirname "$0")/lib.sh"
+
+plan 6
+
+src=$TMP/src
+mkdir -p "$src"
+git -C "$TOP" ls-files -co --exclude-standard | grep -v '^tests/data/\|^docs/results/' |
+	(cd "$TOP" && tar -cf - -T -) | tar -xf - -C "$src"
+make -s -j2 -C "$src" HWLOC=0 NUMA=0 >"$TMP/build" 2>&1
+ok $? "make HWLOC=0 NUMA=0 builds ($(tail -n 2 "$TMP/build" | tr '\n' ' '))"
+! ldd "$src/getpid_bench" | grep -E 'libhwloc|libnuma' &&
+	! grep -E -- '-lhwloc|-lnuma' "$TMP/build"
+ok $? "it links neither libhwloc nor libnuma"
+
+# topo JSON: the topology object without its source names
+topo() {
+	python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["system"]["topology"]
+print(t.pop("source"), t.pop("numa_source"), json.dumps(t, sort_keys=True))' "$1"
+}
+"$BIN/getpid_bench" -n 1000 -r 2 -o "$TMP/lib.json" >/dev/null 2>&1
+"$src/getpid_bench" -n 1000 -r 2 -o "$TMP/sysfs.json" >/dev/null 2>&1
+read -r s1 n1 t1 < <(topo "$TMP/lib.json")
+read -r s2 n2 t2 < <(topo "$TMP/sysfs.json")
+[ "$s1 $n1" = "hwloc libnuma" ] && [ "$s2 $n2" = "sysfs sysfs" ]
+ok $? "the result says which source gave the topology and the NUMA nodes: $s1 $n1 / $s2 $n2"
+[ -n "$t1" ] && [ "$t1" = "$t2" ]
+ok $? "the same topology facts from sysfs as from hwloc and libnuma: $t2"
+
+# every pair's relation, as ipistorm names it
+rels() {
+	local bin=$1 a b
+	for a in $(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0))[:4])'); do
+		for b in $(python3 -c 'import os; print(*sorted(os.sched_getaffinity(0))[:4])'); do
+			[ "$a" = "$b" ] && continue
+			"$bin/ipistorm" -m perf-read --pairs "$a:$b" -n 1000 -r 1 2>&1 |
+				sed -n 's/^ok 1 \(cpu .*\): every run complete$/\1/p'
+		done
+	done
+}
+r1=$(rels "$BIN")
+r2=$(rels "$src")
+[ -n "$r1" ] && [ "$r1" = "$r2" ]
+ok $? "the same relation for every pair: $(echo "$r2" | tr '\n' ';')"
+
+"$src/run.sh" --quick -o "$TMP/q" >"$TMP/stream" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q '^ok 1 selftests: isolbench: getpid_bench$' "$TMP/stream"
+ok $? "the quick suite of that build runs and passes (rc=$rc: $(grep '^not ok' "$TMP/stream" | tr '\n' ' '))"
