@@ -4,7 +4,7 @@
 
 #include "numa_source.h"
 
-const char numa_source[] = "libnuma";
+const char *const numa_source = "libnuma";
 
 int numa_cpu_node(int cpu)
 {

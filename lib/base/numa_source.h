@@ -6,7 +6,7 @@
 #ifndef ISOLBENCH_NUMA_SOURCE_H
 #define ISOLBENCH_NUMA_SOURCE_H
 
-extern const char numa_source[];	/* "libnuma" or "sysfs" */
+extern const char *const numa_source;	/* "libnuma" or "sysfs" */
 /* The node of @cpu, -1 if unknown or NUMA is not available. */
 int numa_cpu_node(int cpu);
 

@@ -11,7 +11,7 @@
 #include "numa_source.h"
 #include "util.h"
 
-const char numa_source[] = "sysfs";
+const char *const numa_source = "sysfs";
 
 int numa_cpu_node(int cpu)
 {

@@ -4,7 +4,7 @@
 
 #include "topo_source.h"
 
-const char topo_source[] = "hwloc";
+const char *const topo_source = "hwloc";
 
 static hwloc_topology_t topo;
 

@@ -11,7 +11,7 @@ struct cpu_topology {
 	const char *source, *numa_source;	/* "hwloc"/"sysfs", "libnuma"/"sysfs" */
 };
 
-extern const char topo_source[];	/* "hwloc" or "sysfs" */
+extern const char *const topo_source;	/* "hwloc" or "sysfs" */
 /* 0 when the topology can be read (loaded once). */
 int topo_load(void);
 /* Whether @a and @b share a core, or any cache: 1, else 0. */

@@ -12,7 +12,7 @@
 #include "topo_source.h"
 #include "util.h"
 
-const char topo_source[] = "sysfs";
+const char *const topo_source = "sysfs";
 
 /* The CPUs of cpu@cpu's @what (a cpulist file below it), online ones only. */
 static int cpus_of(int cpu, const char *what, cpu_mask_t *m)
