@@ -132,6 +132,11 @@ void cleanup_child_signals(void)
 
 void cleanup_init(void)
 {
+	sigset_t set;
+
 	stop_signals_handle(stop_handler);
+	/* a mask inherited from the parent would keep them from stopping the run */
+	cleanup_stop_signals(&set);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	atexit(cleanup_run_all);
 }
