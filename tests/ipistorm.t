@@ -288,7 +288,7 @@ rc=$?
 ok $? "SIGINT ends a watch: counts reported and saved, trace instance removed (rc=$rc)"
 
 # a duration is printed as given, not rounded to whole seconds
-run_prog ipistorm --watch $dst -D 0.35 --method procfs
+run_prog ipistorm --watch "$dst" -D 0.35 --method procfs
 grep -q "^# watching the IPIs received by cpus $dst for 0.35 s in 1 s windows" "$TMP/out" &&
 	grep -Eq "^# IPIs per minute to watched cpus: cpus $dst, 0\.[3-9] s," "$TMP/out"
 ok $? "watch -D 0.35: says 0.35 s, not 0 s (rc=$RC)"
@@ -300,15 +300,15 @@ for method in auto procfs; do
 	echo '{"kept": true}' >"$TMP/early.json"
 	rm -f "$TMP/early.fifo"
 	mkfifo "$TMP/early.fifo"
-	"$BIN/ipistorm" --watch $dst -D 5 --method $method -o "$TMP/early.json" >"$TMP/early.fifo" 2>/dev/null &
+	"$BIN/ipistorm" --watch "$dst" -D 5 --method "$method" -o "$TMP/early.json" >"$TMP/early.fifo" 2>/dev/null &
 	pid=$!
 	while IFS= read -r line; do
 		echo "$line"
-		case $line in "# watching the IPIs"*) kill -INT $pid ;; esac
+		case $line in "# watching the IPIs"*) kill -INT "$pid" ;; esac
 	done <"$TMP/early.fifo" >"$TMP/early.out"
-	wait $pid
+	wait "$pid"
 	rc=$?
-	[ $rc -eq 130 ] && [ "$(cat "$TMP/early.json")" = '{"kept": true}' ] &&
+	[ "$rc" -eq 130 ] && [ "$(cat "$TMP/early.json")" = '{"kept": true}' ] &&
 		grep -q "^# $TMP/early.json was left as it was: this run measured nothing" "$TMP/early.out"
 	ok $? "watch --method $method SIGINT before its first window: -o file left as it was (rc=$rc)"
 done

@@ -7,6 +7,8 @@
 
 # --- results are never lost -------------------------------------------
 good='{"schema": "isolbench-result", "kept": true}'
+# no_tmp_left NAME: no temporary file .NAME.tmp-* of -o NAME in $TMP
+no_tmp_left() { ! compgen -G "$TMP/.$1.tmp-*" >/dev/null; }
 echo "$good" >"$TMP/r.json"
 run_prog ipistorm --pairs 0:0 -o "$TMP/r.json"
 [ $RC -eq 1 ] && [ "$(cat "$TMP/r.json")" = "$good" ]
@@ -27,7 +29,7 @@ rm -f "$TMP"/.r.json.tmp-*
 run_prog getpid_bench --quick -o "$TMP/r.json"
 [ $RC -eq 0 ] && json_check "$TMP/r.json" 'd["program"] == "getpid_bench"' &&
 	[ "$(stat -c %a "$TMP/r.json")" = "$(umask -S >/dev/null; printf '%o' $((0666 & ~$(umask))))" ] &&
-	[ -z "$(ls -A "$TMP" | grep '^\.r\.json\.tmp')" ]
+	no_tmp_left r.json
 ok $? "a finished run replaces it whole, with the usual mode, no temporary file left"
 
 # a run that measured nothing (a skip before any measurement: --load with
@@ -105,9 +107,9 @@ closed_stdout() {	# closed_stdout NAME ARGS...: stdout read by `head -1`
 	RC=${PIPESTATUS[0]}
 }
 closed_ok() {	# the exit, the JSON and no temporary file
-	[ $RC -eq 141 ] && [ "$(cat "$TMP/out")" = "KTAP version 1" ] &&
+	[ "$RC" -eq 141 ] && [ "$(cat "$TMP/out")" = "KTAP version 1" ] &&
 		json_check "$TMP/c.json" "d['run']['interrupted'] and d['run']['signal'] == 13 and d['run']['exit_code'] == 141" &&
-		[ -z "$(ls -A "$TMP" | grep '^\.c\.json\.tmp')" ]
+		no_tmp_left c.json
 }
 closed_stdout getpid_bench --quick
 closed_ok; ok $? "getpid_bench | head -1: saved as interrupted by SIGPIPE, exit 141, no temporary file (rc=$RC)"
@@ -135,7 +137,7 @@ closed_stdout_ignored
 closed_ok; ok $? "SIGPIPE ignored and blocked by the parent: the same end, exit 141 (rc=$RC)"
 # a kernel without modules skips the kmod mode: the skip is saved the same way
 closed_stdout ipistorm -m kmod -n 100
-closed_ok || { [ $RC -eq 4 ] && json_check "$TMP/c.json" 'd["verdicts"][0]["result"] == "skip"'; }
+closed_ok || { [ "$RC" -eq 4 ] && json_check "$TMP/c.json" 'd["verdicts"][0]["result"] == "skip"'; }
 ok $? "ipistorm -m kmod | head -1: saved, exit 141 or its skip (rc=$RC)"
 
 # A signal that finds the reader gone (a signal to run.sh's group kills
@@ -148,22 +150,22 @@ for sig in TERM HUP; do
 	"$BIN/getpid_bench" -n 10000000 -r 20 -o "$TMP/s.json" >"$TMP/fifo" 2>/dev/null &
 	pid=$!
 	head -1 "$TMP/fifo" >/dev/null
-	kill -STOP $pid
-	kill -$sig $pid
-	kill -CONT $pid
-	wait $pid
+	kill -STOP "$pid"
+	kill -"$sig" "$pid"
+	kill -CONT "$pid"
+	wait "$pid"
 	RC=$?
-	num=$(kill -l $sig)
-	[ $RC -eq $((128 + num)) ] &&
+	num=$(kill -l "$sig")
+	[ "$RC" -eq $((128 + num)) ] &&
 		json_check "$TMP/s.json" "d['run']['signal'] == $num and d['run']['exit_code'] == $((128 + num))" &&
-		[ -z "$(ls -A "$TMP" | grep '^\.s\.json\.tmp')" ]
+		no_tmp_left s.json
 	ok $? "SIG$sig with the reader gone: saved, ends by SIG$sig (rc=$RC)"
 done
 
 # stdout a full disk: the report is lost, the result is not; a pass is not a pass
 "$BIN/getpid_bench" --quick -o "$TMP/f.json" >/dev/full 2>"$TMP/err"
 RC=$?
-[ $RC -eq 1 ] && grep -qx 'getpid_bench: writing the report to stdout failed: No space left on device' "$TMP/err" &&
+[ "$RC" -eq 1 ] && grep -qx 'getpid_bench: writing the report to stdout failed: No space left on device' "$TMP/err" &&
 	json_check "$TMP/f.json" 'd["run"]["exit_code"] == 1 and not d["run"]["interrupted"] and all(m["samples"] for m in d["metrics"])'
 ok $? "stdout /dev/full: the result saved whole, the lost report said on stderr, exit 1 (rc=$RC)"
 
