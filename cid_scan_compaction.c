@@ -311,9 +311,7 @@ static void compact_fork(struct bench *b, const struct cid_opts *o,
 	if (pid < 0)
 		ksft_exit_fail_msg("fork: %s\n", strerror(errno));
 	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
+		cleanup_child_signals();
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		compact_child(cs, &b->opt.cpus, o->compaction_timeout_s,
 			      o->compaction_control);

@@ -216,10 +216,7 @@ int cid_scan_workload_start(struct wl_run *r, const cpu_mask_t *cpus, int nprobe
 	 * which sleeps through the run in cid_scan_workload_wait_until() (no wakeup
 	 * that would preempt a busy loop) and wakes on them.
 	 */
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
+	cleanup_stop_signals(&stop);
 	pthread_sigmask(SIG_BLOCK, &stop, &old);
 	for (int i = 0; i < r->nworkers; i++) {
 		struct wl_worker *w = &r->w[i];

@@ -163,11 +163,9 @@ static void ipistorm_cpu_plan(struct bench *b, void *ctx)
 		pairs_plan(b, o);
 }
 
-/* The options that only go together. */
+/* A storm runs -n calls unless -D is given. */
 static void opts_check(struct bench *b, struct ipistorm_opts *o)
 {
-	if (o->offset_given != o->src_list_given)
-		bench_usage_error(b, "--src-list and --offset go together");
 	if (o->mode != MODE_WATCH && !b->opt.duration_given)
 		b->opt.duration_s = 0;	/* storms: -n calls unless -D is given */
 }
@@ -187,6 +185,8 @@ static const struct opt_rule ipistorm_rules[] = {
 	{ "loops", OPT_CONFLICTS, "watch|mode=watch" },
 	{ "runs", OPT_CONFLICTS, "watch|mode=watch" },
 	{ "pairs", OPT_CONFLICTS, "pair" },
+	{ "src-list", OPT_NEEDS, "offset" },
+	{ "offset", OPT_NEEDS, "src-list" },
 	{ "src-list", OPT_CONFLICTS, "pairs" },
 	{ "src-list", OPT_CONFLICTS, "pair" },
 	{ "target", OPT_NEEDS, "mode=perf-read" },

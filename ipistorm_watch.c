@@ -40,6 +40,7 @@
 #define CONTROL_MIN_SHARE	0.9
 #define CONTROL_NAME	"control: the watch named membarrier the source of a membarrier storm"
 #define TOP_SOURCES	5	/* sources printed */
+#define TOP_SENDERS	4	/* senders printed per source */
 
 
 static void watch_collect(struct bench *b, struct ipi_watch *w, double dur_s)
@@ -51,7 +52,7 @@ static void watch_collect(struct bench *b, struct ipi_watch *w, double dur_s)
 			ksft_exit_fail_msg("watching the IPIs: %s\n", strerror(errno));
 		if (bench_progress_wanted(b) && now - last_progress > 1000000000ULL) {
 			last_progress = now;
-			fprintf(stderr, "\ripistorm watch: %.0f/%.0f s, %llu IPIs to watched CPUs (%s) ",
+			fprintf(stderr, "\ripistorm watch: %.0f/%g s, %llu IPIs to watched CPUs (%s) ",
 				(now - w->start_ns) / 1e9, dur_s,
 				(unsigned long long)w->t.total, w->how);
 		}
@@ -159,13 +160,9 @@ static int sources_sorted(const struct ipi_tally *t, int *idx)
 
 static void source_print(const struct ipi_tally_source *s, const struct ipi_watch *w)
 {
-	char senders[200] = "";
-	size_t off = 0;
+	char senders[320];
 
-	for (int k = 0; k < s->nsenders && off < sizeof(senders); k++)
-		off += snprintf(senders + off, sizeof(senders) - off, "%s%s on cpu %d (%llu)",
-				k ? ", " : "", s->senders[k].comm, s->senders[k].cpu,
-				(unsigned long long)s->senders[k].n);
+	ipistorm_tally_senders(s, TOP_SENDERS, senders, sizeof(senders));
 	ksft_print_msg("source %s: %llu IPIs (%.2f/s), callback %s, %s%s; from %s\n",
 		       s->name, (unsigned long long)s->n,
 		       w->seconds > 0 ? s->n / w->seconds : 0, s->callback,
@@ -254,6 +251,8 @@ static void watch_minutes(struct ipi_watch *w, struct metric *m)
 	double part_s = w->seconds - full * 60.0;
 	uint64_t part = full < w->t.nmin ? w->t.per_min[full] : 0;
 
+	if (!ipistorm_watcher_windows(w))
+		return;	/* interrupted before its first window: no minute either */
 	for (size_t i = 0; i < full && i < w->t.nmin; i++)
 		metric_add(m, w->t.per_min[i]);
 	for (size_t i = w->t.nmin; i < full; i++)
@@ -293,7 +292,7 @@ static void watch_report(struct bench *b, const struct ipistorm_opts *o, struct 
 	metric_kind(m, KIND_COUNT);	/* IPIs in a minute of the machine's own time */
 	watch_minutes(w, m);
 	metric_sample_noun(m, "minute", "minutes");
-	metric_summary(m, "IPIs per minute to watched cpus", "cpus %s, %.0f s%s, %llu in all, %s",
+	metric_summary(m, "IPIs per minute to watched cpus", "cpus %s, %.1f s%s, %llu in all, %s",
 		       list, w->seconds, b->opt.load ? " with housekeeping load" : "",
 		       (unsigned long long)w->t.total, w->how);
 	metric_extra(m, "ipis_total", w->t.total);
@@ -484,7 +483,7 @@ noreturn void ipistorm_watch_main(struct bench *b, const struct ipistorm_opts *o
 	if (w->note[0])
 		bench_note(b, "%s", w->note);
 	bench_note(b, "method: %s", w->how);
-	ksft_print_msg("watching the IPIs %s cpus %s for %.0f s in %g s windows%s\n",
+	ksft_print_msg("watching the IPIs %s cpus %s for %g s in %g s windows%s\n",
 		       w->method == IPI_WATCH_TRACE ? "sent to" : "received by", list,
 		       b->opt.duration_s, o->window_s,
 		       b->opt.load ? " under the housekeeping load" : "");

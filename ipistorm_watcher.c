@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/base/cleanup.h"
 #include "lib/base/clock.h"
 #include "ipistorm_watcher.h"
 #include "lib/base/util.h"
@@ -128,13 +129,50 @@ static void sender_count(struct ipi_tally_source *s, const struct trace_record *
 		if (s->senders[i].cpu == r->cpu && !strcmp(s->senders[i].comm, r->comm))
 			break;
 	if (i == s->nsenders) {
-		if (s->nsenders == IPI_TALLY_SENDERS)
-			return;		/* the first senders are kept */
+		if (s->nsenders == IPI_TALLY_SENDERS) {
+			s->senders_other += n;	/* the first senders are kept */
+			return;
+		}
 		s->nsenders++;
 		snprintf(s->senders[i].comm, sizeof(s->senders[i].comm), "%s", r->comm);
 		s->senders[i].cpu = r->cpu;
 	}
 	s->senders[i].n += n;
+}
+
+/* Sender @a before @b: more IPIs first, then by name and CPU. */
+static bool sender_before(const struct ipi_sender *a, const struct ipi_sender *b)
+{
+	int c = strcmp(a->comm, b->comm);
+
+	if (a->n != b->n)
+		return a->n > b->n;
+	return c ? c < 0 : a->cpu < b->cpu;
+}
+
+void ipistorm_tally_senders(const struct ipi_tally_source *s, int max, char *buf,
+			    size_t len)
+{
+	const struct ipi_sender *by[IPI_TALLY_SENDERS];
+	uint64_t rest = s->senders_other;
+	size_t off = 0;
+	int i, j;
+
+	for (i = 0; i < s->nsenders; i++) {
+		for (j = i; j > 0 && sender_before(&s->senders[i], by[j - 1]); j--)
+			by[j] = by[j - 1];
+		by[j] = &s->senders[i];
+	}
+	buf[0] = '\0';
+	for (i = 0; i < s->nsenders && i < max && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s on cpu %d (%llu)", i ? ", " : "",
+				by[i]->comm, by[i]->cpu, (unsigned long long)by[i]->n);
+	for (j = i; j < s->nsenders; j++)
+		rest += by[j]->n;
+	if (rest && off < len)
+		snprintf(buf + off, len - off, " and %s%d more (%llu IPIs)",
+			 s->senders_other ? "at least " : "",
+			 s->nsenders - i + (s->senders_other ? 1 : 0), (unsigned long long)rest);
 }
 
 int ipistorm_tally_send(struct ipi_tally *t, const struct ipi_send *s, size_t window,
@@ -510,6 +548,7 @@ int ipistorm_watcher_end_window(struct ipi_watch *w)
 {
 	w->end_ns = mono_ns();
 	w->seconds = (w->end_ns - w->start_ns) / 1e9;
+	w->cut = bench_stop;
 	if (w->method == IPI_WATCH_PROCFS)
 		return watch_procfs_poll(w, true);
 	return watch_trace_read(w, false);
@@ -547,7 +586,7 @@ size_t ipistorm_watcher_windows(const struct ipi_watch *w)
 {
 	size_t full = (size_t)(w->seconds / w->window_s + 1e-9);
 
-	return full ? full : 1;
+	return full ? full : !w->cut;
 }
 
 void ipistorm_watcher_control_count(const struct ipi_watch *w, const char *expect,

@@ -34,7 +34,7 @@ extern const char *const ipistorm_ipi_kind_keys[IPI_NKINDS];
 
 #define IPI_TALLY_NAMES		32	/* callbacks and queued functions told apart */
 #define IPI_TALLY_SOURCES	48	/* sources told apart; the rest is "other" */
-#define IPI_TALLY_SENDERS	4	/* senders told apart per source */
+#define IPI_TALLY_SENDERS	16	/* senders told apart per source */
 
 struct ipi_name_count {
 	char name[64];
@@ -56,6 +56,7 @@ struct ipi_tally_source {
 	size_t nwin;
 	struct ipi_sender senders[IPI_TALLY_SENDERS];
 	int nsenders;
+	uint64_t senders_other;	/* IPIs of senders beyond the table */
 };
 
 /* What the watched CPUs got. */
@@ -93,6 +94,13 @@ int ipistorm_tally_add(struct ipi_tally *t, int cpu, enum ipi_kind kind, uint64_
 /* One traced send (with its source) in @window and @minute; -1 on no memory. */
 int ipistorm_tally_send(struct ipi_tally *t, const struct ipi_send *s, size_t window,
 			size_t minute);
+/*
+ * The senders of @s as text: the @max with most IPIs, most first (ties
+ * by name, then CPU), "comm on cpu N (IPIs)", and "and K more (M IPIs)"
+ * for the rest ("at least K" when the table was full).
+ */
+void ipistorm_tally_senders(const struct ipi_tally_source *s, int max, char *buf,
+			    size_t len);
 /* A csd:csd_queue_cpu record's function, for a watched CPU. */
 void ipistorm_tally_queued(struct ipi_tally *t, const struct trace_record *r,
 			   const cpu_mask_t *watched);
@@ -122,6 +130,7 @@ struct ipi_watch {
 	long long lost;		/* trace: events the ring buffer dropped */
 	uint64_t samples;	/* procfs: /proc/interrupts reads */
 	double seconds;		/* how long it watched */
+	bool cut;		/* its window ended by the stop flag, not by time */
 	/*
 	 * IPIs (CAL + RES) the watched CPUs received while the watch set
 	 * itself up (enabling tracepoints patches kernel text, which
@@ -168,7 +177,11 @@ int ipistorm_watcher_end_window(struct ipi_watch *w);
 int ipistorm_watcher_stop(struct ipi_watch *w);
 /* trace: read every record left (tracing switched off first). 0, or -1 with errno. */
 int ipistorm_watcher_drain(struct ipi_watch *w);
-/* The full windows of the watch (a shorter last one is left out, unless it is the only one). */
+/*
+ * The full windows of the watch (a shorter last one is left out, unless
+ * it is the only one of a watch that ran its time: a watch interrupted
+ * before its first window ended has none, it measured nothing).
+ */
 size_t ipistorm_watcher_windows(const struct ipi_watch *w);
 /* IPIs to the @place-th watched CPU in window @win. */
 uint64_t ipistorm_tally_win(const struct ipi_tally *t, size_t win, int place);

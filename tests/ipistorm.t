@@ -9,7 +9,7 @@
 # (our affinity mask, sysfs topology), not from literals.
 . "$(dirname "$0")/lib.sh"
 
-plan 63
+plan 67
 
 # cal CPU: the "Function call interrupts" count of CPU right now
 cal() {
@@ -55,7 +55,7 @@ PY
 }
 
 if ! is_root || [ "$(nproc)" -lt 2 ]; then
-	for i in $(seq 60); do skip "needs root and 2 CPUs" "ipistorm"; done
+	for i in $(seq 67); do skip "needs root and 2 CPUs" "ipistorm"; done
 	done_testing
 fi
 # the pair: the first and the last CPU of our affinity mask
@@ -294,6 +294,32 @@ rc=$?
 	! ls -d /sys/kernel/tracing/instances/isolbench-ipistorm-$pid 2>/dev/null
 ok $? "SIGINT ends a watch: counts reported and saved, trace instance removed (rc=$rc)"
 
+# a duration is printed as given, not rounded to whole seconds
+run_prog ipistorm --watch "$dst" -D 0.35 --method procfs
+grep -q "^# watching the IPIs received by cpus $dst for 0.35 s in 1 s windows" "$TMP/out" &&
+	grep -Eq "^# IPIs per minute to watched cpus: cpus $dst, 0\.[3-9] s," "$TMP/out"
+ok $? "watch -D 0.35: says 0.35 s, not 0 s (rc=$RC)"
+
+# Interrupted before its first window ended: nothing measured, so an
+# existing -o file is left as it was (the signal is sent the moment the
+# watch says it starts, well inside its first 1 s window).
+for method in auto procfs; do
+	echo '{"kept": true}' >"$TMP/early.json"
+	rm -f "$TMP/early.fifo"
+	mkfifo "$TMP/early.fifo"
+	"$BIN/ipistorm" --watch "$dst" -D 5 --method "$method" -o "$TMP/early.json" >"$TMP/early.fifo" 2>/dev/null &
+	pid=$!
+	while IFS= read -r line; do
+		echo "$line"
+		case $line in "# watching the IPIs"*) kill -INT "$pid" ;; esac
+	done <"$TMP/early.fifo" >"$TMP/early.out"
+	wait "$pid"
+	rc=$?
+	[ "$rc" -eq 130 ] && [ "$(cat "$TMP/early.json")" = '{"kept": true}' ] &&
+		grep -q "^# $TMP/early.json was left as it was: this run measured nothing" "$TMP/early.out"
+	ok $? "watch --method $method SIGINT before its first window: -o file left as it was (rc=$rc)"
+done
+
 # SIGTERM during a storm with a spinner: reported, nothing left behind
 "$BIN/ipistorm" -m membarrier -n 100000000 -r 1 >"$TMP/st.out" 2>&1 &
 pid=$!
@@ -319,6 +345,7 @@ expect_usage_error "negative count" ipistorm -n -5
 expect_usage_error "unknown mode" ipistorm --mode smoke
 expect_usage_error "unknown pair relation" ipistorm --pair sibling
 expect_usage_error "--offset without --src-list" ipistorm --offset 1
+expect_refused "--src-list without --offset" "--src-list needs --offset" ipistorm --src-list 0
 expect_usage_error "--max without --watch" ipistorm --max 3
 expect_usage_error "offline watched CPU" ipistorm --watch 1000 -D 1
 expect_usage_error "unknown --method" ipistorm --watch 1 -D 1 --method smoke

@@ -7,6 +7,8 @@
 
 # --- results are never lost -------------------------------------------
 good='{"schema": "isolbench-result", "kept": true}'
+# no_tmp_left NAME: no temporary file .NAME.tmp-* of -o NAME in $TMP
+no_tmp_left() { ! compgen -G "$TMP/.$1.tmp-*" >/dev/null; }
 echo "$good" >"$TMP/r.json"
 run_prog ipistorm --pairs 0:0 -o "$TMP/r.json"
 [ $RC -eq 1 ] && [ "$(cat "$TMP/r.json")" = "$good" ]
@@ -27,7 +29,7 @@ rm -f "$TMP"/.r.json.tmp-*
 run_prog getpid_bench --quick -o "$TMP/r.json"
 [ $RC -eq 0 ] && json_check "$TMP/r.json" 'd["program"] == "getpid_bench"' &&
 	[ "$(stat -c %a "$TMP/r.json")" = "$(umask -S >/dev/null; printf '%o' $((0666 & ~$(umask))))" ] &&
-	[ -z "$(ls -A "$TMP" | grep '^\.r\.json\.tmp')" ]
+	no_tmp_left r.json
 ok $? "a finished run replaces it whole, with the usual mode, no temporary file left"
 
 # a run that measured nothing (a skip before any measurement: --load with
@@ -92,6 +94,80 @@ for d in 0.05 1.2; do
 	interrupted_ok 2 "$TMP/i.json"
 	ok $? "cid_scan SIGINT after $d s: phases cut short are SKIP interrupted, no -1.000 s, exit 130 (rc=$RC)"
 done
+
+# --- a closed stdout is an interruption like SIGHUP ----------------------
+# The reader of the report gone (`| head -1`, run.sh's tee killed): the
+# run ends as interrupted by SIGPIPE (141), its result saved whole, no
+# temporary file left.
+closed_stdout() {	# closed_stdout NAME ARGS...: stdout read by `head -1`
+	local p=$1
+	shift
+	rm -f "$TMP/c.json" "$TMP"/.c.json.tmp-*
+	"$BIN/$p" "$@" -o "$TMP/c.json" 2>"$TMP/err" | head -1 >"$TMP/out"
+	RC=${PIPESTATUS[0]}
+}
+closed_ok() {	# the exit, the JSON and no temporary file
+	[ "$RC" -eq 141 ] && [ "$(cat "$TMP/out")" = "KTAP version 1" ] &&
+		json_check "$TMP/c.json" "d['run']['interrupted'] and d['run']['signal'] == 13 and d['run']['exit_code'] == 141" &&
+		no_tmp_left c.json
+}
+closed_stdout getpid_bench --quick
+closed_ok; ok $? "getpid_bench | head -1: saved as interrupted by SIGPIPE, exit 141, no temporary file (rc=$RC)"
+t0=$SECONDS
+closed_stdout timer_softirq -D 30
+closed_ok && [ $((SECONDS - t0)) -lt 25 ]
+ok $? "timer_softirq -D 30 | head -1: ends early, saved, exit 141 (rc=$RC, $((SECONDS - t0)) s)"
+closed_stdout ipistorm --watch 1 -D 30 --method procfs
+closed_ok; ok $? "ipistorm --watch | head -1: saved, exit 141 (rc=$RC)"
+closed_stdout ipistorm -m membarrier -n 100000000 -r 1
+closed_ok; ok $? "ipistorm storm | head -1: saved, exit 141 (rc=$RC)"
+closed_stdout cid_scan -D 30
+closed_ok; ok $? "cid_scan | head -1: saved, exit 141 (rc=$RC)"
+# SIGPIPE ignored and blocked by the parent (Python ignores it): the
+# same end, not a run that goes on with its report lost
+closed_stdout_ignored() {
+	rm -f "$TMP/c.json" "$TMP"/.c.json.tmp-*
+	python3 -c 'import os, signal, sys
+signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGPIPE])
+os.execv(sys.argv[1], sys.argv[1:])' "$BIN/getpid_bench" --quick -o "$TMP/c.json" 2>"$TMP/err" | head -1 >"$TMP/out"
+	RC=${PIPESTATUS[0]}
+}
+closed_stdout_ignored
+closed_ok; ok $? "SIGPIPE ignored and blocked by the parent: the same end, exit 141 (rc=$RC)"
+# a kernel without modules skips the kmod mode: the skip is saved the same way
+closed_stdout ipistorm -m kmod -n 100
+closed_ok || { [ "$RC" -eq 4 ] && json_check "$TMP/c.json" 'd["verdicts"][0]["result"] == "skip"'; }
+ok $? "ipistorm -m kmod | head -1: saved, exit 141 or its skip (rc=$RC)"
+
+# A signal that finds the reader gone (a signal to run.sh's group kills
+# tee too): the writes of the report fail, the run still saves and ends
+# by the signal it was sent. Stopped while the reader leaves and the
+# signal is queued, so that the signal comes first.
+mkfifo "$TMP/fifo"
+for sig in TERM HUP; do
+	rm -f "$TMP/s.json"
+	"$BIN/getpid_bench" -n 10000000 -r 20 -o "$TMP/s.json" >"$TMP/fifo" 2>/dev/null &
+	pid=$!
+	head -1 "$TMP/fifo" >/dev/null
+	kill -STOP "$pid"
+	kill -"$sig" "$pid"
+	kill -CONT "$pid"
+	wait "$pid"
+	RC=$?
+	num=$(kill -l "$sig")
+	[ "$RC" -eq $((128 + num)) ] &&
+		json_check "$TMP/s.json" "d['run']['signal'] == $num and d['run']['exit_code'] == $((128 + num))" &&
+		no_tmp_left s.json
+	ok $? "SIG$sig with the reader gone: saved, ends by SIG$sig (rc=$RC)"
+done
+
+# stdout a full disk: the report is lost, the result is not; a pass is not a pass
+"$BIN/getpid_bench" --quick -o "$TMP/f.json" >/dev/full 2>"$TMP/err"
+RC=$?
+[ "$RC" -eq 1 ] && grep -qx 'getpid_bench: writing the report to stdout failed: No space left on device' "$TMP/err" &&
+	json_check "$TMP/f.json" 'd["run"]["exit_code"] == 1 and not d["run"]["interrupted"] and all(m["samples"] for m in d["metrics"])'
+ok $? "stdout /dev/full: the result saved whole, the lost report said on stderr, exit 1 (rc=$RC)"
 
 # --- nothing left behind -----------------------------------------------
 inst=/sys/kernel/tracing/instances

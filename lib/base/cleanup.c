@@ -8,6 +8,10 @@
 
 #define CLEANUP_MAX	32
 
+/* What ends a run early: a user, a supervisor, a lost terminal or reader. */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+#define NSTOP_SIGNALS	((int)(sizeof(stop_signals) / sizeof(stop_signals[0])))
+
 volatile sig_atomic_t bench_stop;
 static volatile sig_atomic_t stop_signal;
 
@@ -76,6 +80,12 @@ static void stop_handler(int sig)
 	struct timespec ts;
 	long now_ms;
 
+	/*
+	 * Every write to a closed stdout raises SIGPIPE again while the run
+	 * reports and saves: only the first one is a request.
+	 */
+	if (sig == SIGPIPE && bench_stop)
+		return;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now_ms = ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
 	/*
@@ -96,16 +106,37 @@ static void stop_handler(int sig)
 	bench_stop = 1;
 }
 
-void cleanup_init(void)
+static void stop_signals_handle(void (*handler)(int))
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = stop_handler;
+	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);
 	/* No SA_RESTART: a blocking call returns EINTR and the loop sees the flag. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	for (int i = 0; i < NSTOP_SIGNALS; i++)
+		sigaction(stop_signals[i], &sa, NULL);
+}
+
+void cleanup_stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	for (int i = 0; i < NSTOP_SIGNALS; i++)
+		sigaddset(set, stop_signals[i]);
+}
+
+void cleanup_child_signals(void)
+{
+	stop_signals_handle(SIG_DFL);
+}
+
+void cleanup_init(void)
+{
+	sigset_t set;
+
+	stop_signals_handle(stop_handler);
+	/* a mask inherited from the parent would keep them from stopping the run */
+	cleanup_stop_signals(&set);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	atexit(cleanup_run_all);
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cleanup.h"
 #include "ktap.h"
@@ -10,18 +12,34 @@ static struct {
 	unsigned int num;
 	unsigned int pass, fail, skip, xfail;
 } ktap;
+/* The first failed write of the report (stdout), 0 while none failed. */
+static int report_errno;
+
+static void ktap_flush(void)
+{
+	if (fflush(stdout) && !report_errno)
+		report_errno = errno ? errno : EIO;
+}
+
+int ktap_report_errno(void)
+{
+	ktap_flush();
+	if (ferror(stdout) && !report_errno)
+		report_errno = EIO;
+	return report_errno;
+}
 
 void ksft_print_header(void)
 {
 	printf("KTAP version 1\n");
-	fflush(stdout);
+	ktap_flush();
 }
 
 void ksft_set_plan(unsigned int plan)
 {
 	ktap.plan = plan;
 	printf("1..%u\n", plan);
-	fflush(stdout);
+	ktap_flush();
 }
 
 unsigned int ksft_test_num(void)
@@ -42,7 +60,7 @@ void ksft_print_msg(const char *fmt, ...)
 	printf("# ");
 	vprintf(fmt, ap);
 	va_end(ap);
-	fflush(stdout);
+	ktap_flush();
 }
 
 static void ktap_result(const char *status, const char *directive,
@@ -54,7 +72,7 @@ static void ktap_result(const char *status, const char *directive,
 		printf(" # %s%s%s", directive, reason ? " " : "",
 		       reason ? reason : "");
 	printf("\n");
-	fflush(stdout);
+	ktap_flush();
 }
 
 void ksft_test_result_pass(const char *fmt, ...)
@@ -87,7 +105,7 @@ void ksft_test_result_skip(const char *fmt, ...)
 	printf("ok %u # SKIP ", ++ktap.num);
 	vprintf(fmt, ap);
 	printf("\n");
-	fflush(stdout);
+	ktap_flush();
 	va_end(ap);
 }
 
@@ -142,14 +160,22 @@ void ksft_test_result_code(int code, const char *reason, const char *fmt, ...)
 /*
  * An interrupted run ends the way the signal would have ended it (exit
  * status 128 + signal in a shell), after reporting and saving what it
- * measured: see cleanup_exit_interrupted().
+ * measured: see cleanup_exit_interrupted(). A pass or skip whose report
+ * could not be written (stdout at a full disk) is not one: exit 1.
  */
 static noreturn void ktap_exit(int code)
 {
+	int lost;
+
 	cleanup_run_all();
-	fflush(stdout);
+	lost = ktap_report_errno();
 	if (bench_stop)
 		cleanup_exit_interrupted();
+	if (lost && (code == KSFT_PASS || code == KSFT_SKIP)) {
+		fprintf(stderr, "%s: writing the report to stdout failed: %s\n",
+			program_invocation_short_name, strerror(report_errno));
+		code = KSFT_FAIL;
+	}
 	exit(code);
 }
 
@@ -206,7 +232,7 @@ void ksft_exit_skip(const char *fmt, ...)
 void exit_usage_status(int status, const char *prog, const char *fmt,
 		       va_list ap)
 {
-	fflush(stdout);
+	ktap_flush();
 	fprintf(stderr, "%s: ", prog);
 	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "\n");

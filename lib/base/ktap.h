@@ -36,6 +36,11 @@ void ksft_test_result_code(int code, const char *reason,
 unsigned int ksft_get_fail_cnt(void);
 
 /* Exit with the code the counted results call for. */
+/*
+ * The error of the first write of the report (stdout) that failed, 0
+ * when every one so far succeeded (it flushes stdout first).
+ */
+int ktap_report_errno(void);
 noreturn void ksft_finished(void);
 noreturn void ksft_exit_pass(void);
 noreturn void ksft_exit_fail(void);

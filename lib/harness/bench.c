@@ -419,6 +419,8 @@ static int bench_exit_code(const struct bench *b)
 
 	if (bench_stop)		/* see cleanup_exit_interrupted() */
 		return 128 + bench_stop_signal();
+	if (ktap_report_errno())	/* as ktap_exit() will end */
+		return KSFT_FAIL;
 	for (int i = 0; i < b->nverdicts; i++) {
 		if (b->verdicts[i].code == KSFT_FAIL)
 			return KSFT_FAIL;

@@ -34,13 +34,7 @@ struct load_stats {
 /* Children only: make sure a dead benchmark never leaves load behind. */
 static void load_child_setup(const cpu_mask_t *hk, pid_t parent)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	cleanup_child_signals();
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(0);

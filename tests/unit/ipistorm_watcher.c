@@ -247,18 +247,70 @@ static void test_control(const char *dir)
 	watch_close(&w);
 }
 
+/* @n sends to cpu 1 from task @comm on @cpu, all of one source. */
+static void sends_from(struct ipi_tally *t, const char *comm, int cpu, int n)
+{
+	struct ipi_send s;
+
+	memset(&s, 0, sizeof(s));
+	snprintf(s.rec.comm, sizeof(s.rec.comm), "%s", comm);
+	s.rec.cpu = cpu;
+	CPU_SET(1, &s.targets);
+	snprintf(s.callback, sizeof(s.callback), "f");
+	snprintf(s.source, sizeof(s.source), "src");
+	while (n--)
+		if (ipistorm_tally_send(t, &s, 0, 0))
+			ksft_exit_fail_msg("no memory\n");
+}
+
+/*
+ * The senders of a source, most IPIs first, ties by name, the rest
+ * counted as "and N more"; beyond the table "at least N more".
+ */
+static void test_senders(void)
+{
+	const char *want = "w on cpu 1 (5), a on cpu 0 (3), b on cpu 0 (3), b on cpu 1 (3) and 2 more (3 IPIs)";
+	struct ipi_tally t;
+	cpu_mask_t one;
+	char text[320];
+	char comm[16];
+
+	CPU_ZERO(&one);
+	CPU_SET(1, &one);
+	ipistorm_tally_init(&t, &one);
+	sends_from(&t, "z", 0, 1);
+	sends_from(&t, "b", 1, 3);
+	sends_from(&t, "y", 0, 2);
+	sends_from(&t, "b", 0, 3);
+	sends_from(&t, "a", 0, 3);
+	sends_from(&t, "w", 1, 5);
+	ipistorm_tally_senders(&t.src[0], 4, text, sizeof(text));
+	ksft_print_msg("senders: %s\n", text);
+	ksft_test_result(!strcmp(text, want), "senders sorted by IPIs, then name; the rest counted");
+	for (int i = 0; i < IPI_TALLY_SENDERS; i++) {
+		snprintf(comm, sizeof(comm), "t%02d", i);
+		sends_from(&t, comm, 0, 1);
+	}
+	ipistorm_tally_senders(&t.src[0], 4, text, sizeof(text));
+	ksft_print_msg("senders: %s\n", text);
+	ksft_test_result(strstr(text, " and at least 13 more (") != NULL,
+			 "senders beyond the table: at least so many more");
+	ipistorm_tally_free(&t);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/isolbench-iw-XXXXXX", cmd[512];
 
 	ksft_print_header();
-	ksft_set_plan(9);
+	ksft_set_plan(11);
 	if (!mkdtemp(tmpl))
 		ksft_exit_fail_msg("mkdtemp\n");
 	fake_instance(tmpl);
 	test_filter_refused(tmpl);
 	test_windows_and_sources(tmpl);
 	test_control(tmpl);
+	test_senders();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
 	if (system(cmd))
 		ksft_print_msg("could not remove %s\n", tmpl);
