@@ -6,7 +6,7 @@
 # UPDATE_GOLDEN=1 after checking the difference by eye).
 . "$(dirname "$0")/lib.sh"
 
-plan 100
+plan 145
 cd "$TOP" || exit 1
 D=tests/data
 
@@ -178,6 +178,41 @@ ok $? "--bisect --labels: the operands of one name are one kernel, their runs po
 rc=$?
 [ $rc -eq 0 ] && json_check "$TMP/kb.json" '[t for t in d["tests"] if t["path"].endswith(".vs_base") and t["misc"]["base"] == "a"]'
 ok $? "--bisect --labels with --kcidb: the base's label is in the records (rc=$rc)"
+# a member of the wrong type is refused, naming the file and the member,
+# never read as missing ("interrupted": "yes" is not false)
+while read -r f member; do
+	bad_input "hostile types: $f" $D/base.json "$D/hostile/$f.json"
+	case $(cat "$TMP/err") in
+	"compare: $D/hostile/$f.json: $member "*) ok 0 "... names the file and $member";;
+	*) ok 1 "... names the file and $member ($(cat "$TMP/err"))";;
+	esac
+done <<'EOF'
+argv-number run.argv: argument 3 is a number,
+argv-string run.argv is a string,
+better-number metric syscall_ns: better is a number,
+duration-string run.duration_s is a string,
+emulated-string system.emulated is a string,
+exit-code-range run.exit_code is 300,
+exit-code-string run.exit_code is a string,
+interrupted-string run.interrupted is a string,
+kind-bool metric syscall_ns: kind is a boolean,
+metric-string metric 5 is a string,
+name-number metric 1: name is a number,
+release-number system.kernel_release is a number,
+run-string run is a string,
+schema-version-string schema_version is a string,
+signal-string run.signal is a string,
+system-array system is an array,
+test-number test is a number,
+unit-number metric syscall_ns: unit is a number,
+verdict-result verdict 1: result is 'passed',
+verdict-string verdict 3 is a string,
+verdicts-object verdicts is an object,
+EOF
+[ "$(find $D/hostile -name '*.json' | wc -l)" -eq 21 ]
+ok $? "every file of $D/hostile is checked above"
+bisect_rc 125 "a new result with \"interrupted\": \"yes\" cannot be read" $D/base.json $D/hostile/interrupted-string.json
+bisect_rc 255 "a baseline with \"better\": 1 aborts" $D/hostile/better-number.json $D/equal.json
 # a key twice: one reader keeps the first, another the last; refused
 sed 's/"program": "getpid_bench"/"program": "getpid_bench", "program": "timer_softirq"/' \
 	$D/base.json >"$TMP/dupkey.json"

@@ -37,6 +37,7 @@ const char *better_str(enum better b);
 
 struct result_metric {
 	const char *name, *unit, *label, *aggregate;
+	const char *family;	/* a family of counts (docs/result-schema.md), or NULL */
 	enum better better;
 	bool timing;		/* a time or a rate per time, not a count */
 	double *samples;
