@@ -171,6 +171,18 @@ static const char *side_name(struct compare *c, struct side *s, const char *path
 	return s->names[s->nnames++];
 }
 
+/* Keep @path (stat as @st) among the inputs no output may be. */
+static void input_add(struct compare *c, const char *path, const struct stat *st)
+{
+	struct compare_input *in = realloc(c->inputs, (c->ninputs + 1) * sizeof(*in));
+
+	if (!in)
+		compare_die(c, "out of memory");
+	c->inputs = in;
+	in[c->ninputs++] = (struct compare_input){ path, st->st_dev, st->st_ino,
+						   S_ISDIR(st->st_mode) };
+}
+
 /*
  * One result file of operand @op of side @s: a test the side has not
  * seen yet, or another run of one it has from an earlier operand, pooled
@@ -182,8 +194,12 @@ static void side_add_file(struct compare *c, struct side *s, size_t first, const
 	struct result r, *more;
 	char err[1024];
 
+	struct stat st;
+
 	if (result_load(name, &r, err, sizeof(err)))
 		compare_die(c, "%s", err);
+	if (!stat(name, &st))
+		input_add(c, name, &st);
 	for (size_t i = 0; i < s->nres; i++) {
 		if (strcmp(s->res[i].test, r.test))
 			continue;
@@ -207,11 +223,17 @@ static void side_add_file(struct compare *c, struct side *s, size_t first, const
 	s->res[s->nres++] = r;
 }
 
+/* NAME.json, not hidden: a result file of a run.sh -o directory */
+static bool is_result_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 5 && !strcmp(name + n - 5, ".json") && name[0] != '.';
+}
+
 static int is_json(const struct dirent *e)
 {
-	size_t n = strlen(e->d_name);
-
-	return n > 5 && !strcmp(e->d_name + n - 5, ".json") && e->d_name[0] != '.';
+	return is_result_name(e->d_name);
 }
 
 /* Operand @path of side @s: a result file, or every NAME.json of a run.sh -o directory. */
@@ -228,6 +250,7 @@ static void side_load(struct compare *c, struct side *s, const char *path)
 		side_add_file(c, s, first, path);
 		return;
 	}
+	input_add(c, path, &st);
 	n = scandir(path, &list, is_json, alphasort);
 	if (n < 0)
 		compare_die(c, "%s: %s", path, strerror(errno));
@@ -357,6 +380,40 @@ static void print_args(const struct compare *c, const struct result *r)
 	}
 }
 
+/*
+ * No output is an input: the --kcidb file is none of the files read
+ * (by device and inode, whatever the path), nor, when it is new, a
+ * result file it would add to a directory read (by that directory's
+ * device and inode). Checked before anything is written.
+ */
+static void outputs_check(const struct compare *c, const char *opt, const char *path)
+{
+	char dir[PATH_MAX], *slash, *name;
+	struct stat st;
+
+	if (!stat(path, &st)) {
+		for (size_t i = 0; i < c->ninputs; i++)
+			if (c->inputs[i].dev == st.st_dev && c->inputs[i].ino == st.st_ino)
+				compare_die(c, "%s %s is the input %s: an output never replaces an input",
+					    opt, path, c->inputs[i].path);
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	name = slash ? slash + 1 : dir;
+	if (!is_result_name(name))
+		return;
+	if (slash)
+		*slash = '\0';
+	if (stat(slash ? (dir[0] ? dir : "/") : ".", &st))
+		return;
+	for (size_t i = 0; i < c->ninputs; i++)
+		if (c->inputs[i].dir && c->inputs[i].dev == st.st_dev &&
+		    c->inputs[i].ino == st.st_ino)
+			compare_die(c, "%s %s would be a result file of the input directory %s",
+				    opt, path, c->inputs[i].path);
+}
+
 static void write_kcidb(struct compare *c)
 {
 	const struct result *rs[MAX_SIDES * MAX_RESULTS];
@@ -390,6 +447,8 @@ int main(int argc, char **argv)
 	c->o.threshold_pct = 5;
 	parse_args(c, argc, argv);
 	sides_make(c);
+	if (c->o.kcidb)
+		outputs_check(c, "--kcidb", c->o.kcidb);
 	if (c->o.args)
 		print_args(c, &c->sides[0].res[0]);
 	else if (c->o.bisect)
@@ -410,6 +469,7 @@ int main(int argc, char **argv)
 		free(s->more);
 		free(s->names);
 	}
+	free(c->inputs);
 	free(c);
 	return ret;
 }

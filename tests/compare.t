@@ -6,7 +6,7 @@
 # UPDATE_GOLDEN=1 after checking the difference by eye).
 . "$(dirname "$0")/lib.sh"
 
-plan 145
+plan 151
 cd "$TOP" || exit 1
 D=tests/data
 
@@ -241,6 +241,35 @@ json_check "$TMP/k.json" '[t for t in d["tests"] if t["path"]=="isolbench.getpid
 ok $? "kcidb: the comparison is a FAIL record; the base is not exported"
 json_check "$TMP/k.json" 'not (lambda f: f(f, d))(lambda f, v: v is None or (isinstance(v, dict) and any(f(f, x) for x in v.values())) or (isinstance(v, list) and any(f(f, x) for x in v)))'
 ok $? "kcidb: no null anywhere (KCIDB forbids them)"
+
+# no output of compare is one of its inputs: refused before anything is written
+cp $D/base.json "$TMP/in-a.json"
+cp $D/patched.json "$TMP/in-b.json"
+ln "$TMP/in-a.json" "$TMP/in-link.json"
+mkdir -p "$TMP/in-dir"
+cp $D/patched.json "$TMP/in-dir/getpid_bench.json"
+out_refused() {	# out_refused STATUS DESC PATTERN ARGS...
+	local want=$1 desc=$2 pat=$3
+	shift 3
+	"$BIN/compare" "$@" >"$TMP/out" 2>"$TMP/err"
+	local rc=$?
+	[ $rc -eq "$want" ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -qE "$pat" "$TMP/err" &&
+		cmp -s "$TMP/in-a.json" $D/base.json && [ ! -s "$TMP/out" ] &&
+		[ "$(find "$TMP/in-dir" -type f | wc -l)" -eq 1 ]
+	ok $? "$desc: refused (exit $want, one line), the input intact (rc=$rc: $(cat "$TMP/err"))"
+}
+out_refused 2 "--kcidb A A B" "^compare: --kcidb $TMP/in-a.json is the input $TMP/in-a.json: an output never replaces an input\$" \
+	--kcidb "$TMP/in-a.json" "$TMP/in-a.json" "$TMP/in-a.json" "$TMP/in-b.json"
+out_refused 255 "--bisect --kcidb BASE BASE NEW" "is the input $TMP/in-a.json" \
+	--bisect --kcidb "$TMP/in-a.json" "$TMP/in-a.json" "$TMP/in-b.json"
+out_refused 2 "--kcidb a hard link to an input" "^compare: --kcidb $TMP/in-link.json is the input $TMP/in-a.json" \
+	--kcidb "$TMP/in-link.json" "$TMP/in-a.json" "$TMP/in-b.json"
+out_refused 2 "--kcidb a member of an input directory" "is the input $TMP/in-dir/getpid_bench.json" \
+	--kcidb "$TMP/in-dir/getpid_bench.json" "$TMP/in-a.json" "$TMP/in-dir"
+out_refused 2 "--kcidb a new result file in an input directory" "^compare: --kcidb $TMP/in-dir/../in-dir/k.json would be a result file of the input directory $TMP/in-dir\$" \
+	--kcidb "$TMP/in-dir/../in-dir/k.json" "$TMP/in-a.json" "$TMP/in-dir"
+"$BIN/compare" --kcidb "$TMP/in-dir/.k.json" "$TMP/in-a.json" "$TMP/in-dir" >/dev/null 2>&1
+ok $? "--kcidb a hidden file in an input directory (not read as a result) is written"
 
 # run.sh end to end, in a directory of its own with the tools under test
 inst=$TMP/inst

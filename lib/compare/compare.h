@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdnoreturn.h>
+#include <sys/types.h>
 
 #include "cmp.h"
 #include "kcidb.h"
@@ -54,6 +55,14 @@ struct side {
 	size_t nnames;
 };
 
+/* A file or directory compare read: no output may be one. */
+struct compare_input {
+	const char *path;
+	dev_t dev;
+	ino_t ino;
+	bool dir;
+};
+
 struct compare {
 	struct compare_opts o;
 	const char *operands[MAX_OPERANDS];
@@ -63,6 +72,8 @@ struct compare {
 	int error_exit;			/* 2, or 255 with --bisect */
 	struct kcidb_cmp kc[MAX_RESULTS * 16];
 	size_t nkc;
+	struct compare_input *inputs;
+	size_t ninputs;
 };
 
 /*
