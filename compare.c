@@ -184,6 +184,35 @@ static void input_add(struct compare *c, const char *path, const struct stat *st
 }
 
 /*
+ * A result pooled twice would count its samples twice and narrow the
+ * interval: the same content (the same file, a copy) on one side again
+ * is an argument error, also under --bisect (255, not the new run's 125).
+ */
+static void side_check_once(struct compare *c, const struct side *s,
+			    const struct result *first, const struct result *r)
+{
+	const struct result *same = NULL;
+	int eq = jr_equal(first->doc, r->doc);
+
+	if (eq == 1)
+		same = first;
+	for (size_t k = 0; k < s->nmore && eq == 0; k++) {
+		if (strcmp(s->more[k].test, r->test))
+			continue;
+		eq = jr_equal(s->more[k].doc, r->doc);
+		if (eq == 1)
+			same = &s->more[k];
+	}
+	if (eq < 0)
+		compare_die(c, "out of memory");
+	if (!same)
+		return;
+	c->error_exit = c->o.bisect ? BISECT_ERROR : EXIT_USAGE;
+	compare_die(c, "kernel %s: %s and %s are the same result of %s: one run pooled twice",
+		    s->label, same->path, r->path, r->test);
+}
+
+/*
  * One result file of operand @op of side @s: a test the side has not
  * seen yet, or another run of one it has from an earlier operand, pooled
  * into it. The same test twice in one operand is an error.
@@ -206,6 +235,7 @@ static void side_add_file(struct compare *c, struct side *s, size_t first, const
 		if (i >= first)
 			compare_die(c, "%s: two results of %s (%s and %s)", s->path, r.test,
 				    s->res[i].path, r.path);
+		side_check_once(c, s, &s->res[i], &r);
 		more = realloc(s->more, (s->nmore + 1) * sizeof(*more));
 		if (!more)
 			compare_die(c, "out of memory");

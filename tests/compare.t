@@ -6,7 +6,7 @@
 # UPDATE_GOLDEN=1 after checking the difference by eye).
 . "$(dirname "$0")/lib.sh"
 
-plan 151
+plan 156
 cd "$TOP" || exit 1
 D=tests/data
 
@@ -170,7 +170,8 @@ for o in --markdown "--labels a" --emulated-timings "--threshold 5" "--threshold
 		[ ! -e "$TMP/k1.json" ]
 	ok $? "... says why and writes nothing ($(cat "$TMP/err"))"
 done
-"$BIN/compare" --bisect --labels a,b,b $D/base.json $D/equal.json $D/equal.json >"$TMP/out" 2>"$TMP/err"
+sed 's/"finished": "2026-11-01T12:00:00Z"/"finished": "2026-11-01T12:10:00Z"/' $D/equal.json >"$TMP/equal2.json"
+"$BIN/compare" --bisect --labels a,b,b $D/base.json $D/equal.json "$TMP/equal2.json" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [ $rc -eq 0 ] && grep -q '^bisect: verdict good' "$TMP/out"
 ok $? "--bisect --labels: the operands of one name are one kernel, their runs pooled (rc=$rc)"
@@ -213,6 +214,35 @@ EOF
 ok $? "every file of $D/hostile is checked above"
 bisect_rc 125 "a new result with \"interrupted\": \"yes\" cannot be read" $D/base.json $D/hostile/interrupted-string.json
 bisect_rc 255 "a baseline with \"better\": 1 aborts" $D/hostile/better-number.json $D/equal.json
+# one result pooled twice (the same file, a copy, a copy with its members
+# reordered, in a directory) would narrow the interval: refused, in the
+# table, --bisect (255: an argument error) and --kcidb
+python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"), sort_keys=True)' \
+	$D/base.json "$TMP/base-sorted.json"
+mkdir -p "$TMP/dup1" "$TMP/dup2"
+cp $D/base.json "$TMP/dup1/getpid_bench.json"
+cp $D/base.json "$TMP/dup2/getpid_bench.json"
+dup_refused() {	# dup_refused STATUS DESC FILE1 FILE2 ARGS...
+	local want=$1 desc=$2 f1=$3 f2=$4
+	shift 4
+	"$BIN/compare" "$@" >"$TMP/out" 2>"$TMP/err"
+	local rc=$?
+	[ $rc -eq "$want" ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
+		[ "$(cat "$TMP/err")" = "compare: kernel good: $f1 and $f2 are the same result of getpid_bench: one run pooled twice" ] &&
+		[ ! -e "$TMP/kdup.json" ]
+	ok $? "one result pooled twice, $desc: refused, exit $want (rc=$rc: $(cat "$TMP/err"))"
+}
+dup_refused 255 "--bisect --kcidb, the same file" $D/base.json $D/base.json \
+	--bisect --labels good,good,new --kcidb "$TMP/kdup.json" $D/base.json $D/base.json $D/noisy.json
+dup_refused 2 "table, a copy with its members reordered" $D/base.json "$TMP/base-sorted.json" \
+	--labels good,good,new $D/base.json "$TMP/base-sorted.json" $D/patched.json
+dup_refused 2 "--kcidb, copies in two directories" "$TMP/dup1/getpid_bench.json" "$TMP/dup2/getpid_bench.json" \
+	--labels good,good,new --kcidb "$TMP/kdup.json" "$TMP/dup1" "$TMP/dup2" $D/patched.json
+dup_refused 255 "--bisect, the new side" $D/patched.json $D/patched.json \
+	--bisect --labels base,good,good $D/base.json $D/patched.json $D/patched.json
+"$BIN/compare" --bisect $D/base.json $D/base.json >/dev/null 2>&1
+ok $? "the same result as base and new (a baseline against itself) is still judged"
+
 # a key twice: one reader keeps the first, another the last; refused
 sed 's/"program": "getpid_bench"/"program": "getpid_bench", "program": "timer_softirq"/' \
 	$D/base.json >"$TMP/dupkey.json"
