@@ -6,7 +6,7 @@
 # UPDATE_GOLDEN=1 after checking the difference by eye).
 . "$(dirname "$0")/lib.sh"
 
-plan 156
+plan 160
 cd "$TOP" || exit 1
 D=tests/data
 
@@ -271,6 +271,25 @@ json_check "$TMP/k.json" '[t for t in d["tests"] if t["path"]=="isolbench.getpid
 ok $? "kcidb: the comparison is a FAIL record; the base is not exported"
 json_check "$TMP/k.json" 'not (lambda f: f(f, d))(lambda f, v: v is None or (isinstance(v, dict) and any(f(f, x) for x in v.values())) or (isinstance(v, list) and any(f(f, x) for x in v)))'
 ok $? "kcidb: no null anywhere (KCIDB forbids them)"
+
+# KCIDB follows the bisect rule: a run cut short or skipped, on either
+# side, is neither PASS nor FAIL against the base but SKIP, with why
+kcidb_undecided() {	# kcidb_undecided DESC REASON ARGS...
+	local desc=$1 why=$2
+	shift 2
+	rm -f "$TMP/ku.json"
+	"$BIN/compare" --kcidb "$TMP/ku.json" "$@" >/dev/null 2>&1
+	WHY=$why json_check "$TMP/ku.json" '[t for t in d["tests"] if t["path"].endswith(".vs_base")] and all(t["status"] == "SKIP" and t["comment"].endswith(__import__("os").environ["WHY"]) for t in d["tests"] if t["path"].endswith(".vs_base"))'
+	ok $? "kcidb: $desc: vs_base is SKIP ($(python3 -c 'import json, sys; print([(t["status"], t["comment"]) for t in json.load(open(sys.argv[1]))["tests"] if t["path"].endswith(".vs_base")])' "$TMP/ku.json" 2>&1 | head -c 200))"
+}
+kcidb_undecided "an interrupted new result" "getpid_bench was interrupted by Interrupt: it ran only in part" \
+	$D/base.json $D/interrupted.json
+kcidb_undecided "a skipped new result that has samples" "getpid_bench was skipped" \
+	$D/base.json $D/skipped-measured.json
+kcidb_undecided "a base that exited 143" "the baseline's getpid_bench was interrupted by Terminated: it ran only in part" \
+	$D/base-exit143.json $D/equal.json
+kcidb_undecided "--bisect, an interrupted new result" "getpid_bench was interrupted by Interrupt: it ran only in part" \
+	--bisect $D/base.json $D/interrupted.json
 
 # no output of compare is one of its inputs: refused before anything is written
 cp $D/base.json "$TMP/in-a.json"

@@ -264,28 +264,32 @@ static void paste_line(const struct compare *c, const struct result_metric **ms,
 	}
 }
 
-/* The base against side @j in metric @ms: the change, and a KCIDB record. */
+/*
+ * The base against side @j in metric @ms: the change, and a KCIDB record
+ * by the bisect rule (a timing under emulation, a run cut short or
+ * skipped on either side: undecided).
+ */
 static void metric_change(struct compare *c, const struct result **rs,
 			  const struct result_metric **ms, size_t j,
 			  enum better better, struct cmp *x, bool *emu)
 {
+	enum bisect_verdict v;
+	const char *why;
+	char part[192];
+
 	cmp_metrics(&ms[0]->st, &ms[j]->st, x);
 	*emu = compare_emulated_timing(c, rs[0], rs[j], ms[j]);
 	row_change(c, x, better, *emu);
-	if (c->nkc < ARRAY_SIZE(c->kc)) {
-		struct kcidb_cmp *kc = &c->kc[c->nkc++];
-
-		kc->res = rs[j];
-		kc->metric = ms[j];
-		kc->base_label = c->sides[0].label;
-		kc->c = *x;
-		compare_threshold_record(c, kc);
-		kc->verdict = compare_judge(c, x, better, &kc->why);
-		if (*emu) {
-			kc->verdict = BISECT_UNDECIDED;
-			kc->why = COMPARE_EMULATED_WHY;
-		}
+	v = compare_judge(c, x, better, &why);
+	if (*emu) {
+		v = BISECT_UNDECIDED;
+		why = COMPARE_EMULATED_WHY;
 	}
+	if (compare_incomplete(rs[0], rs[j], part, sizeof(part))) {
+		v = BISECT_UNDECIDED;
+		why = part;
+	}
+	compare_kcidb_record(c, rs[j], ms[j], x, v, why);
 }
 
 /* One metric's table (and plot), its paste line kept for the end. */
