@@ -52,6 +52,24 @@ static bool wants_bisect(int argc, char **argv)
 	return false;
 }
 
+/* Whether the comma-separated list @list names something twice. */
+static bool names_repeat(const char *list)
+{
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+
+		for (const char *q = p + n; *q;) {
+			size_t m = strcspn(++q, ",");
+
+			if (m == n && !strncmp(p, q, n))
+				return true;
+			q += m;
+		}
+		p += n + !!p[n];
+	}
+	return false;
+}
+
 /* What the option table cannot check: the operands and combinations. */
 static void args_check(struct compare *c, const char *threshold,
 		       const char *threshold_abs, const struct common_opts *co)
@@ -325,6 +343,9 @@ static void sides_make(struct compare *c)
 	if (p && (*p == ',' || p[strlen(p) - 1] == ',' || strstr(p, ",,")))
 		compare_die(c, "--labels: '%s': an empty label (a leading, trailing or doubled ',')",
 			    p);
+	/* a bisect names its kernels only in KCIDB records: else --labels only pools */
+	if (p && c->o.bisect && !c->o.kcidb && !names_repeat(p))
+		compare_die(c, "--labels with --bisect names the kernels only for --kcidb; without it, give a name twice to pool runs");
 	for (size_t i = 0; i < c->noperands; i++) {
 		char label[16];
 		struct side *s = NULL;
@@ -384,6 +405,7 @@ static void sides_make(struct compare *c)
 				 i ? "new%zu" : "base", i);
 	if (c->o.bisect && c->nsides != 2)
 		compare_die(c, "--bisect needs exactly two kernels: BASELINE RESULT");
+
 	if (c->nsides == 1 && !c->o.kcidb && !c->o.args)
 		compare_die(c, "need a base and at least one result to compare (see --help)");
 }

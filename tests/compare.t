@@ -6,7 +6,7 @@
 # UPDATE_GOLDEN=1 after checking the difference by eye).
 . "$(dirname "$0")/lib.sh"
 
-plan 160
+plan 161
 cd "$TOP" || exit 1
 D=tests/data
 
@@ -175,6 +175,10 @@ sed 's/"finished": "2026-11-01T12:00:00Z"/"finished": "2026-11-01T12:10:00Z"/' $
 rc=$?
 [ $rc -eq 0 ] && grep -q '^bisect: verdict good' "$TMP/out"
 ok $? "--bisect --labels: the operands of one name are one kernel, their runs pooled (rc=$rc)"
+"$BIN/compare" --bisect --labels a,b $D/base.json $D/equal.json >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 255 ] && [ "$(cat "$TMP/err")" = "compare: --labels with --bisect names the kernels only for --kcidb; without it, give a name twice to pool runs" ]
+ok $? "--bisect --labels naming each kernel once, no --kcidb: does nothing, refused (rc=$rc: $(cat "$TMP/err"))"
 "$BIN/compare" --bisect --labels a,b --kcidb "$TMP/kb.json" $D/base.json $D/equal.json >/dev/null 2>&1
 rc=$?
 [ $rc -eq 0 ] && json_check "$TMP/kb.json" '[t for t in d["tests"] if t["path"].endswith(".vs_base") and t["misc"]["base"] == "a"]'
