@@ -411,6 +411,30 @@ static void sides_make(struct compare *c)
 }
 
 /*
+ * A count of a family (one metric per source, written for the sources
+ * that counted something) seen on one kernel is a count on every kernel
+ * whose result of the test declares the family complete: 0 there, in
+ * each of its samples (docs/result-schema.md "Families of counts").
+ */
+static void sides_fill_counts(struct compare *c)
+{
+	for (size_t i = 0; i < c->nsides; i++) {
+		for (size_t k = 0; k < c->sides[i].nres; k++) {
+			struct result *r = &c->sides[i].res[k];
+
+			for (size_t j = 0; j < c->nsides; j++) {
+				const struct result *o = j == i ? NULL :
+							 compare_side_find(&c->sides[j], r->test);
+
+				for (size_t m = 0; o && m < o->nmetrics; m++)
+					if (result_fill_count(r, &o->metrics[m]) < 0)
+						compare_die(c, "out of memory");
+			}
+		}
+	}
+}
+
+/*
  * --args: "test NAME", "exit STATUS", then "arg ARG" for each argument
  * of its run but the program and -o FILE, for run.sh to run the test
  * again as it was.
@@ -499,6 +523,7 @@ int main(int argc, char **argv)
 	c->o.threshold_pct = 5;
 	parse_args(c, argc, argv);
 	sides_make(c);
+	sides_fill_counts(c);
 	if (c->o.kcidb)
 		outputs_check(c, "--kcidb", c->o.kcidb);
 	if (c->o.args)

@@ -6,7 +6,7 @@
 # UPDATE_GOLDEN=1 after checking the difference by eye).
 . "$(dirname "$0")/lib.sh"
 
-plan 161
+plan 170
 cd "$TOP" || exit 1
 D=tests/data
 
@@ -135,6 +135,38 @@ bisect_rc 255 "kind neither timing nor count" $D/bad-kind.json $D/emu-patched.js
 grep -Eq '^  patched +5 +1340.0 .* emulated$' tests/golden/emulated.txt &&
 	grep -Eq '^  patched +5 +2.000 .* regression \*$' tests/golden/emulated.txt
 ok $? "table: an emulated timing says emulated, an emulated count is judged"
+
+# a family of counts (the watch's IPIs per source, written for the
+# sources seen): a source seen on either side is a count on both, 0 in each
+# window where the result declares the family complete
+bisect_rc 1 "a source that appeared (0 in the base's windows), --threshold-abs" \
+	--metric ipis_from_generic_exec_single_per_s --threshold-abs 1 $D/watch-a.json $D/watch-b.json
+bisect_rc 0 "a source that disappeared (0 in the new windows)" \
+	--metric ipis_from_flush_tlb_mm_range_per_s --threshold-abs 1 $D/watch-a.json $D/watch-b.json
+bisect_rc 1 "the default metric of the watch (its first) is unchanged" $D/watch-a.json $D/watch-b.json
+grep -q 'bisect: ipistorm_watch ipis_to_cpu1_per_s: baseline 10.80' "$TMP/out"
+ok $? "... it judges ipis_to_cpu1_per_s"
+"$BIN/compare" $D/watch-a.json $D/watch-b.json >"$TMP/fam.txt" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -Eq '^  watch-a +5 +0.0000 +0.0000 +- *$' "$TMP/fam.txt" &&
+	grep -Eq '^  watch-b +5 +0.0000 +0.0000 +- +-100.0% .* improvement \*$' "$TMP/fam.txt" &&
+	! grep -q 'not measured' "$TMP/fam.txt" &&
+	grep -A1 '^ipis_from_flush_tlb_mm_range_per_s: watch-a avg 1.600 IPIs/s, watch-b$' "$TMP/fam.txt" |
+	grep -q '^  avg 0.0000 IPIs/s (100.0% decrease, significant)$'
+ok $? "table and paste line: a source absent from a complete family is 0 in 5 windows, not 'not measured' (rc=$rc)"
+grep -A1 '^ipistorm_watch: watch-a: ipis_from_generic_exec_single_per_s absent,$' "$TMP/fam.txt" |
+	grep -q '^  counted 0 in each of its 5 samples (family ipi_sources)$'
+ok $? "the table says which counts were absent and taken as 0"
+"$BIN/compare" --kcidb "$TMP/kfam.json" --threshold-abs 1 $D/watch-a.json $D/watch-b.json >/dev/null 2>&1 &&
+	json_check "$TMP/kfam.json" '[t for t in d["tests"] if t["path"] == "isolbench.ipistorm_watch.ipis_from_generic_exec_single_per_s.vs_base" and t["status"] == "FAIL"] and [t for t in d["tests"] if t["path"] == "isolbench.ipistorm_watch.ipis_from_flush_tlb_mm_range_per_s.vs_base" and t["status"] == "PASS"]'
+ok $? "kcidb: a source that appeared FAILs, one that disappeared PASSes, against the base"
+"$BIN/compare" $D/watch-a.json $D/watch-b-lost.json >"$TMP/fam.txt" 2>&1
+grep -q '^ipis_from_flush_tlb_mm_range_per_s: watch-a avg 1.600 IPIs/s, watch-b-' "$TMP/fam.txt" &&
+	grep -A1 '^ipis_from_flush_tlb_mm_range_per_s:' "$TMP/fam.txt" | grep -q 'not measured'
+ok $? "a result that does not declare the family complete (events lost): absent stays not measured"
+"$BIN/compare" --labels a,a,b $D/watch-a.json $D/watch-a2.json $D/watch-b.json >"$TMP/fam.txt" 2>&1
+grep -A3 '^ipistorm_watch: ipis_from_flush_tlb_mm_range_per_s$' "$TMP/fam.txt" | grep -Eq '^  a +10 +0.8000 '
+ok $? "pooled runs: a source absent from one run counts 0 in that run's windows (10 samples)"
 
 # bad input: exit 2 and one line on stderr
 bad_input() {	# bad_input DESC ARGS...

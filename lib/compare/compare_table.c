@@ -375,6 +375,16 @@ static void test_notes(const struct compare *c, const char *test,
 			warn("%s: %s", l, why);
 		if (rs[i]->pooled)
 			printf("%s%s: %s pools %zu runs\n", li, test, l, rs[i]->pooled + 1);
+		for (size_t k = 0; k < rs[i]->nmetrics; k++) {
+			const struct result_metric *m = &rs[i]->metrics[k];
+			char text[256];
+
+			if (!m->filled)
+				continue;
+			snprintf(text, sizeof(text), "%s: %s: %s absent, counted 0 in each of its %zu samples (family %s)",
+				 test, l, m->name, m->n, m->family);
+			compare_wrapped(li, text, 4, 2);
+		}
 		result_args(rs[i], args, sizeof(args));
 		if (i && rs[0] && strcmp(args, base_args))
 			warn("%s ran %s with '%s', %s with '%s'", l, test, args,

@@ -383,6 +383,44 @@ static int verdicts_read(const struct jr_value *root, struct result *r,
 	return 0;
 }
 
+/* "families": the families of counts complete in this result. */
+static int families_read(const struct jr_value *root, struct result *r,
+			 char *err, size_t errlen)
+{
+	const struct jr_value *families;
+
+	if (member(root, "", "families", JR_ARRAY, &families, err, errlen))
+		return -1;
+	if (!families)
+		return 0;
+	r->families = array_alloc(families->count, sizeof(*r->families), err, errlen);
+	if (!r->families)
+		return -1;
+	for (const struct jr_value *v = families->child; v; v = v->next) {
+		struct result_family *f = &r->families[r->nfamilies++];
+		int samples = -1;
+		char where[48];
+
+		snprintf(where, sizeof(where), "family %zu: ", r->nfamilies);
+		if (v->type != JR_OBJECT) {
+			snprintf(err, errlen, "family %zu is a%s %s, not an object", r->nfamilies,
+				 v->type == JR_ARRAY ? "n" : "", jr_type_name(v->type));
+			return -1;
+		}
+		if (string_member(v, where, "name", "", &f->name, err, errlen) ||
+		    int_member(v, where, "samples", 0, (int)RESULT_MAX_SAMPLES, &samples,
+			       err, errlen))
+			return -1;
+		if (!f->name[0] || samples < 0) {
+			snprintf(err, errlen, "family %zu has no %s", r->nfamilies,
+				 f->name[0] ? "samples" : "name");
+			return -1;
+		}
+		f->samples = samples;
+	}
+	return 0;
+}
+
 int result_parse(const char *buf, size_t len, struct result *r,
 		 char *err, size_t errlen)
 {
@@ -397,7 +435,8 @@ int result_parse(const char *buf, size_t len, struct result *r,
 	}
 	if (header_read(r->doc, r, err, errlen) ||
 	    metrics_read(r->doc, r, err, errlen) ||
-	    verdicts_read(r->doc, r, err, errlen)) {
+	    verdicts_read(r->doc, r, err, errlen) ||
+	    families_read(r->doc, r, err, errlen)) {
 		result_free(r);
 		return -1;
 	}
@@ -459,6 +498,7 @@ void result_free(struct result *r)
 		free(r->metrics[i].samples);
 	free(r->metrics);
 	free(r->verdicts);
+	free(r->families);
 	jr_free(r->doc);
 	memset(r, 0, sizeof(*r));
 }
@@ -527,7 +567,77 @@ const char *result_incomplete(const struct result *r, char *buf, size_t len)
 	return NULL;
 }
 
-int result_pool(struct result *r, const struct result *more, char *err, size_t errlen)
+/* @family complete in @r: its samples; else NULL */
+static const struct result_family *family_find(const struct result *r, const char *family)
+{
+	for (size_t i = 0; family && i < r->nfamilies; i++)
+		if (!strcmp(r->families[i].name, family))
+			return &r->families[i];
+	return NULL;
+}
+
+/* @n samples of 0 added to @m */
+static int zeros_add(struct result_metric *m, size_t n)
+{
+	double *s = realloc(m->samples, (m->n + n ? m->n + n : 1) * sizeof(*s));
+
+	if (!s)
+		return -1;
+	memset(s + m->n, 0, n * sizeof(*s));
+	m->samples = s;
+	m->n += n;
+	if (m->n)
+		stats_compute(m->samples, m->n, &m->st);
+	return 0;
+}
+
+/* A copy of @like in @r, without samples: the new metric, or NULL. */
+static struct result_metric *metric_add_like(struct result *r, const struct result_metric *like)
+{
+	struct result_metric *rm = realloc(r->metrics, (r->nmetrics + 1) * sizeof(*rm));
+
+	if (!rm)
+		return NULL;
+	r->metrics = rm;
+	rm = &r->metrics[r->nmetrics++];
+	*rm = *like;
+	rm->samples = NULL;
+	rm->n = 0;
+	rm->dropped = 0;
+	return rm;
+}
+
+int result_fill_count(struct result *r, const struct result_metric *like)
+{
+	const struct result_family *f = family_find(r, like->family);
+	struct result_metric *rm;
+
+	if (!f || result_metric_find(r, like->name))
+		return 0;
+	rm = metric_add_like(r, like);
+	if (!rm || zeros_add(rm, f->samples))
+		return -1;
+	rm->filled = true;
+	return 1;
+}
+
+/* The families complete in both runs stay so, with the samples of both. */
+static void families_pool(struct result *r, const struct result *more)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->nfamilies; i++) {
+		const struct result_family *f = family_find(more, r->families[i].name);
+
+		if (!f)
+			continue;
+		r->families[k] = r->families[i];
+		r->families[k++].samples += f->samples;
+	}
+	r->nfamilies = k;
+}
+
+static int pool_check(const struct result *r, const struct result *more, char *err, size_t errlen)
 {
 	char a[1024], b[1024];
 
@@ -546,21 +656,36 @@ int result_pool(struct result *r, const struct result *more, char *err, size_t e
 		snprintf(err, errlen, "%s ran with '%s', %s with '%s'", r->path, a, more->path, b);
 		return -1;
 	}
+	return 0;
+}
+
+int result_pool(struct result *r, const struct result *more, char *err, size_t errlen)
+{
+	size_t had = r->nmetrics;
+
+	if (pool_check(r, more, err, errlen))
+		return -1;
+	/* a count absent from one run, its family complete there: 0s for that run */
+	for (size_t i = 0; i < had; i++) {
+		const struct result_family *f = family_find(more, r->metrics[i].family);
+
+		if (f && !result_metric_find(more, r->metrics[i].name) &&
+		    zeros_add(&r->metrics[i], f->samples))
+			goto oom;
+	}
 	for (size_t i = 0; i < more->nmetrics; i++) {
 		const struct result_metric *m = &more->metrics[i];
 		struct result_metric *rm = (struct result_metric *)result_metric_find(r, m->name);
 		double *s;
 
-		if (!rm) {
-			rm = realloc(r->metrics, (r->nmetrics + 1) * sizeof(*rm));
-			if (!rm)
-				goto oom;
-			r->metrics = rm;
-			rm = &r->metrics[r->nmetrics++];
-			*rm = *m;
-			rm->samples = NULL;
-			rm->n = 0;
-		}
+		if (!rm && result_fill_count(r, m) < 0)
+			goto oom;
+		rm = (struct result_metric *)result_metric_find(r, m->name);
+		if (!rm)
+			rm = metric_add_like(r, m);
+		if (!rm)
+			goto oom;
+		rm->filled = false;
 		s = realloc(rm->samples, (rm->n + m->n ? rm->n + m->n : 1) * sizeof(*s));
 		if (!s)
 			goto oom;
@@ -571,6 +696,7 @@ int result_pool(struct result *r, const struct result *more, char *err, size_t e
 		if (rm->n)
 			stats_compute(rm->samples, rm->n, &rm->st);
 	}
+	families_pool(r, more);
 	if (more->interrupted) {
 		r->interrupted = true;
 		r->signal = more->signal;
