@@ -52,6 +52,24 @@ static bool wants_bisect(int argc, char **argv)
 	return false;
 }
 
+/* Whether the comma-separated list @list names something twice. */
+static bool names_repeat(const char *list)
+{
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+
+		for (const char *q = p + n; *q;) {
+			size_t m = strcspn(++q, ",");
+
+			if (m == n && !strncmp(p, q, n))
+				return true;
+			q += m;
+		}
+		p += n + !!p[n];
+	}
+	return false;
+}
+
 /* What the option table cannot check: the operands and combinations. */
 static void args_check(struct compare *c, const char *threshold,
 		       const char *threshold_abs, const struct common_opts *co)
@@ -171,6 +189,47 @@ static const char *side_name(struct compare *c, struct side *s, const char *path
 	return s->names[s->nnames++];
 }
 
+/* Keep @path (stat as @st) among the inputs no output may be. */
+static void input_add(struct compare *c, const char *path, const struct stat *st)
+{
+	struct compare_input *in = realloc(c->inputs, (c->ninputs + 1) * sizeof(*in));
+
+	if (!in)
+		compare_die(c, "out of memory");
+	c->inputs = in;
+	in[c->ninputs++] = (struct compare_input){ path, st->st_dev, st->st_ino,
+						   S_ISDIR(st->st_mode) };
+}
+
+/*
+ * A result pooled twice would count its samples twice and narrow the
+ * interval: the same content (the same file, a copy) on one side again
+ * is an argument error, also under --bisect (255, not the new run's 125).
+ */
+static void side_check_once(struct compare *c, const struct side *s,
+			    const struct result *first, const struct result *r)
+{
+	const struct result *same = NULL;
+	int eq = jr_equal(first->doc, r->doc);
+
+	if (eq == 1)
+		same = first;
+	for (size_t k = 0; k < s->nmore && eq == 0; k++) {
+		if (strcmp(s->more[k].test, r->test))
+			continue;
+		eq = jr_equal(s->more[k].doc, r->doc);
+		if (eq == 1)
+			same = &s->more[k];
+	}
+	if (eq < 0)
+		compare_die(c, "out of memory");
+	if (!same)
+		return;
+	c->error_exit = c->o.bisect ? BISECT_ERROR : EXIT_USAGE;
+	compare_die(c, "kernel %s: %s and %s are the same result of %s: one run pooled twice",
+		    s->label, same->path, r->path, r->test);
+}
+
 /*
  * One result file of operand @op of side @s: a test the side has not
  * seen yet, or another run of one it has from an earlier operand, pooled
@@ -182,14 +241,19 @@ static void side_add_file(struct compare *c, struct side *s, size_t first, const
 	struct result r, *more;
 	char err[1024];
 
+	struct stat st;
+
 	if (result_load(name, &r, err, sizeof(err)))
 		compare_die(c, "%s", err);
+	if (!stat(name, &st))
+		input_add(c, name, &st);
 	for (size_t i = 0; i < s->nres; i++) {
 		if (strcmp(s->res[i].test, r.test))
 			continue;
 		if (i >= first)
 			compare_die(c, "%s: two results of %s (%s and %s)", s->path, r.test,
 				    s->res[i].path, r.path);
+		side_check_once(c, s, &s->res[i], &r);
 		more = realloc(s->more, (s->nmore + 1) * sizeof(*more));
 		if (!more)
 			compare_die(c, "out of memory");
@@ -207,11 +271,17 @@ static void side_add_file(struct compare *c, struct side *s, size_t first, const
 	s->res[s->nres++] = r;
 }
 
+/* NAME.json, not hidden: a result file of a run.sh -o directory */
+static bool is_result_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 5 && !strcmp(name + n - 5, ".json") && name[0] != '.';
+}
+
 static int is_json(const struct dirent *e)
 {
-	size_t n = strlen(e->d_name);
-
-	return n > 5 && !strcmp(e->d_name + n - 5, ".json") && e->d_name[0] != '.';
+	return is_result_name(e->d_name);
 }
 
 /* Operand @path of side @s: a result file, or every NAME.json of a run.sh -o directory. */
@@ -228,6 +298,7 @@ static void side_load(struct compare *c, struct side *s, const char *path)
 		side_add_file(c, s, first, path);
 		return;
 	}
+	input_add(c, path, &st);
 	n = scandir(path, &list, is_json, alphasort);
 	if (n < 0)
 		compare_die(c, "%s: %s", path, strerror(errno));
@@ -272,6 +343,9 @@ static void sides_make(struct compare *c)
 	if (p && (*p == ',' || p[strlen(p) - 1] == ',' || strstr(p, ",,")))
 		compare_die(c, "--labels: '%s': an empty label (a leading, trailing or doubled ',')",
 			    p);
+	/* a bisect names its kernels only in KCIDB records: else --labels only pools */
+	if (p && c->o.bisect && !c->o.kcidb && !names_repeat(p))
+		compare_die(c, "--labels with --bisect names the kernels only for --kcidb; without it, give a name twice to pool runs");
 	for (size_t i = 0; i < c->noperands; i++) {
 		char label[16];
 		struct side *s = NULL;
@@ -331,8 +405,33 @@ static void sides_make(struct compare *c)
 				 i ? "new%zu" : "base", i);
 	if (c->o.bisect && c->nsides != 2)
 		compare_die(c, "--bisect needs exactly two kernels: BASELINE RESULT");
+
 	if (c->nsides == 1 && !c->o.kcidb && !c->o.args)
 		compare_die(c, "need a base and at least one result to compare (see --help)");
+}
+
+/*
+ * A count of a family (one metric per source, written for the sources
+ * that counted something) seen on one kernel is a count on every kernel
+ * whose result of the test declares the family complete: 0 there, in
+ * each of its samples (docs/result-schema.md "Families of counts").
+ */
+static void sides_fill_counts(struct compare *c)
+{
+	for (size_t i = 0; i < c->nsides; i++) {
+		for (size_t k = 0; k < c->sides[i].nres; k++) {
+			struct result *r = &c->sides[i].res[k];
+
+			for (size_t j = 0; j < c->nsides; j++) {
+				const struct result *o = j == i ? NULL :
+							 compare_side_find(&c->sides[j], r->test);
+
+				for (size_t m = 0; o && m < o->nmetrics; m++)
+					if (result_fill_count(r, &o->metrics[m]) < 0)
+						compare_die(c, "out of memory");
+			}
+		}
+	}
 }
 
 /*
@@ -355,6 +454,40 @@ static void print_args(const struct compare *c, const struct result *r)
 			compare_die(c, "%s: an argument of more than one line", r->path);
 		printf("arg %s\n", args[i]);
 	}
+}
+
+/*
+ * No output is an input: the --kcidb file is none of the files read
+ * (by device and inode, whatever the path), nor, when it is new, a
+ * result file it would add to a directory read (by that directory's
+ * device and inode). Checked before anything is written.
+ */
+static void outputs_check(const struct compare *c, const char *opt, const char *path)
+{
+	char dir[PATH_MAX], *slash, *name;
+	struct stat st;
+
+	if (!stat(path, &st)) {
+		for (size_t i = 0; i < c->ninputs; i++)
+			if (c->inputs[i].dev == st.st_dev && c->inputs[i].ino == st.st_ino)
+				compare_die(c, "%s %s is the input %s: an output never replaces an input",
+					    opt, path, c->inputs[i].path);
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	name = slash ? slash + 1 : dir;
+	if (!is_result_name(name))
+		return;
+	if (slash)
+		*slash = '\0';
+	if (stat(slash ? (dir[0] ? dir : "/") : ".", &st))
+		return;
+	for (size_t i = 0; i < c->ninputs; i++)
+		if (c->inputs[i].dir && c->inputs[i].dev == st.st_dev &&
+		    c->inputs[i].ino == st.st_ino)
+			compare_die(c, "%s %s would be a result file of the input directory %s",
+				    opt, path, c->inputs[i].path);
 }
 
 static void write_kcidb(struct compare *c)
@@ -390,6 +523,9 @@ int main(int argc, char **argv)
 	c->o.threshold_pct = 5;
 	parse_args(c, argc, argv);
 	sides_make(c);
+	sides_fill_counts(c);
+	if (c->o.kcidb)
+		outputs_check(c, "--kcidb", c->o.kcidb);
 	if (c->o.args)
 		print_args(c, &c->sides[0].res[0]);
 	else if (c->o.bisect)
@@ -410,6 +546,7 @@ int main(int argc, char **argv)
 		free(s->more);
 		free(s->names);
 	}
+	free(c->inputs);
 	free(c);
 	return ret;
 }

@@ -178,6 +178,8 @@ static void source_print(const struct ipi_tally_source *s, const struct ipi_watc
 static void watch_sources(struct bench *b, struct ipi_watch *w)
 {
 	int idx[IPI_TALLY_SOURCES], n = sources_sorted(&w->t, idx);
+	/* complete (absent = 0) unless a source went unnamed, unseen or unwritten */
+	bool complete = !w->lost && !w->t.src_other.n;
 
 	if (w->method != IPI_WATCH_TRACE) {
 		bench_note(b, "sources: unavailable: /proc/interrupts counts interrupts, not their senders");
@@ -198,6 +200,8 @@ static void watch_sources(struct bench *b, struct ipi_watch *w)
 		char name[64], part[48], agg[200];
 		struct metric *m;
 
+		if (s->n && b->nmetrics == BENCH_MAX_METRICS)
+			complete = false;
 		if (!s->n || b->nmetrics == BENCH_MAX_METRICS)
 			continue;
 		name_part(part, sizeof(part), s->name);
@@ -206,9 +210,12 @@ static void watch_sources(struct bench *b, struct ipi_watch *w)
 			 s->name, w->window_s);
 		m = bench_metric(b, name, "IPIs/s", BETTER_LOWER, agg);
 		window_samples(m, w, source_window, s);
+		metric_family(m, "ipi_sources");
 		metric_extra(m, "ipis", s->n);
 		metric_extra(m, "ipis_named_from_stack", s->stacks);
 	}
+	if (complete)
+		bench_count_family(b, "ipi_sources", ipistorm_watcher_windows(w));
 }
 
 /* Per callback and queued function (traced), or why there are none. */

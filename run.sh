@@ -170,8 +170,14 @@ bisect_compare() {
 		files+=("$(baseline_file "$t")")
 		labels="${labels}good,"
 	done
+	# names for KCIDB records, one for the baseline's files of several
+	# tests; else none (compare refuses --labels that do nothing)
+	case " $* " in
+	*" --kcidb "*) ;;
+	*) [ ${#files[@]} -gt 1 ] || labels="" ;;
+	esac
 	"$here/compare" --bisect "${cmp_threshold[@]}" ${metric:+--metric "$metric"} "$@" \
-		--labels "${labels}new" "${files[@]}" "$new"
+		${labels:+--labels "${labels}new"} "${files[@]}" "$new"
 }
 
 if [ -n "$bisect" ]; then

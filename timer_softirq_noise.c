@@ -95,10 +95,14 @@ static void noise_metrics(struct bench *b, const char *what, const struct noise_
 		for (uint64_t j = 0; j < n; j++)
 			metric_add(m, per(w[j].noise.src_gaps[i], w[j].w.seconds));
 		metric_kind(m, KIND_COUNT);
+		metric_family(m, "noise_sources");
 		metric_sample_noun(m, "window", "windows");
 		metric_extra(m, "gaps", s->gaps);
 		metric_extra(m, "stolen_us", s->stolen_ns / 1e3);
 	}
+	/* complete (absent = 0) unless a source went unnamed, unkept or unwritten */
+	if (nsrc <= NOISE_METRICS && !ns->other.gaps && !ns->lost)
+		bench_count_family(b, "noise_sources", n);
 	m = bench_metric(b, "noise_unexplained_per_s", "gaps/s", BETTER_LOWER,
 			 "gaps of the busy loop with nothing traced in them, per second of one window");
 	for (uint64_t j = 0; j < n; j++)

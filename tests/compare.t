@@ -6,7 +6,7 @@
 # UPDATE_GOLDEN=1 after checking the difference by eye).
 . "$(dirname "$0")/lib.sh"
 
-plan 100
+plan 170
 cd "$TOP" || exit 1
 D=tests/data
 
@@ -136,6 +136,38 @@ grep -Eq '^  patched +5 +1340.0 .* emulated$' tests/golden/emulated.txt &&
 	grep -Eq '^  patched +5 +2.000 .* regression \*$' tests/golden/emulated.txt
 ok $? "table: an emulated timing says emulated, an emulated count is judged"
 
+# a family of counts (the watch's IPIs per source, written for the
+# sources seen): a source seen on either side is a count on both, 0 in each
+# window where the result declares the family complete
+bisect_rc 1 "a source that appeared (0 in the base's windows), --threshold-abs" \
+	--metric ipis_from_generic_exec_single_per_s --threshold-abs 1 $D/watch-a.json $D/watch-b.json
+bisect_rc 0 "a source that disappeared (0 in the new windows)" \
+	--metric ipis_from_flush_tlb_mm_range_per_s --threshold-abs 1 $D/watch-a.json $D/watch-b.json
+bisect_rc 1 "the default metric of the watch (its first) is unchanged" $D/watch-a.json $D/watch-b.json
+grep -q 'bisect: ipistorm_watch ipis_to_cpu1_per_s: baseline 10.80' "$TMP/out"
+ok $? "... it judges ipis_to_cpu1_per_s"
+"$BIN/compare" $D/watch-a.json $D/watch-b.json >"$TMP/fam.txt" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -Eq '^  watch-a +5 +0.0000 +0.0000 +- *$' "$TMP/fam.txt" &&
+	grep -Eq '^  watch-b +5 +0.0000 +0.0000 +- +-100.0% .* improvement \*$' "$TMP/fam.txt" &&
+	! grep -q 'not measured' "$TMP/fam.txt" &&
+	grep -A1 '^ipis_from_flush_tlb_mm_range_per_s: watch-a avg 1.600 IPIs/s, watch-b$' "$TMP/fam.txt" |
+	grep -q '^  avg 0.0000 IPIs/s (100.0% decrease, significant)$'
+ok $? "table and paste line: a source absent from a complete family is 0 in 5 windows, not 'not measured' (rc=$rc)"
+grep -A1 '^ipistorm_watch: watch-a: ipis_from_generic_exec_single_per_s absent,$' "$TMP/fam.txt" |
+	grep -q '^  counted 0 in each of its 5 samples (family ipi_sources)$'
+ok $? "the table says which counts were absent and taken as 0"
+"$BIN/compare" --kcidb "$TMP/kfam.json" --threshold-abs 1 $D/watch-a.json $D/watch-b.json >/dev/null 2>&1 &&
+	json_check "$TMP/kfam.json" '[t for t in d["tests"] if t["path"] == "isolbench.ipistorm_watch.ipis_from_generic_exec_single_per_s.vs_base" and t["status"] == "FAIL"] and [t for t in d["tests"] if t["path"] == "isolbench.ipistorm_watch.ipis_from_flush_tlb_mm_range_per_s.vs_base" and t["status"] == "PASS"]'
+ok $? "kcidb: a source that appeared FAILs, one that disappeared PASSes, against the base"
+"$BIN/compare" $D/watch-a.json $D/watch-b-lost.json >"$TMP/fam.txt" 2>&1
+grep -q '^ipis_from_flush_tlb_mm_range_per_s: watch-a avg 1.600 IPIs/s, watch-b-' "$TMP/fam.txt" &&
+	grep -A1 '^ipis_from_flush_tlb_mm_range_per_s:' "$TMP/fam.txt" | grep -q 'not measured'
+ok $? "a result that does not declare the family complete (events lost): absent stays not measured"
+"$BIN/compare" --labels a,a,b $D/watch-a.json $D/watch-a2.json $D/watch-b.json >"$TMP/fam.txt" 2>&1
+grep -A3 '^ipistorm_watch: ipis_from_flush_tlb_mm_range_per_s$' "$TMP/fam.txt" | grep -Eq '^  a +10 +0.8000 '
+ok $? "pooled runs: a source absent from one run counts 0 in that run's windows (10 samples)"
+
 # bad input: exit 2 and one line on stderr
 bad_input() {	# bad_input DESC ARGS...
 	local desc=$1
@@ -170,14 +202,83 @@ for o in --markdown "--labels a" --emulated-timings "--threshold 5" "--threshold
 		[ ! -e "$TMP/k1.json" ]
 	ok $? "... says why and writes nothing ($(cat "$TMP/err"))"
 done
-"$BIN/compare" --bisect --labels a,b,b $D/base.json $D/equal.json $D/equal.json >"$TMP/out" 2>"$TMP/err"
+sed 's/"finished": "2026-11-01T12:00:00Z"/"finished": "2026-11-01T12:10:00Z"/' $D/equal.json >"$TMP/equal2.json"
+"$BIN/compare" --bisect --labels a,b,b $D/base.json $D/equal.json "$TMP/equal2.json" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [ $rc -eq 0 ] && grep -q '^bisect: verdict good' "$TMP/out"
 ok $? "--bisect --labels: the operands of one name are one kernel, their runs pooled (rc=$rc)"
+"$BIN/compare" --bisect --labels a,b $D/base.json $D/equal.json >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 255 ] && [ "$(cat "$TMP/err")" = "compare: --labels with --bisect names the kernels only for --kcidb; without it, give a name twice to pool runs" ]
+ok $? "--bisect --labels naming each kernel once, no --kcidb: does nothing, refused (rc=$rc: $(cat "$TMP/err"))"
 "$BIN/compare" --bisect --labels a,b --kcidb "$TMP/kb.json" $D/base.json $D/equal.json >/dev/null 2>&1
 rc=$?
 [ $rc -eq 0 ] && json_check "$TMP/kb.json" '[t for t in d["tests"] if t["path"].endswith(".vs_base") and t["misc"]["base"] == "a"]'
 ok $? "--bisect --labels with --kcidb: the base's label is in the records (rc=$rc)"
+# a member of the wrong type is refused, naming the file and the member,
+# never read as missing ("interrupted": "yes" is not false)
+while read -r f member; do
+	bad_input "hostile types: $f" $D/base.json "$D/hostile/$f.json"
+	case $(cat "$TMP/err") in
+	"compare: $D/hostile/$f.json: $member "*) ok 0 "... names the file and $member";;
+	*) ok 1 "... names the file and $member ($(cat "$TMP/err"))";;
+	esac
+done <<'EOF'
+argv-number run.argv: argument 3 is a number,
+argv-string run.argv is a string,
+better-number metric syscall_ns: better is a number,
+duration-string run.duration_s is a string,
+emulated-string system.emulated is a string,
+exit-code-range run.exit_code is 300,
+exit-code-string run.exit_code is a string,
+interrupted-string run.interrupted is a string,
+kind-bool metric syscall_ns: kind is a boolean,
+metric-string metric 5 is a string,
+name-number metric 1: name is a number,
+release-number system.kernel_release is a number,
+run-string run is a string,
+schema-version-string schema_version is a string,
+signal-string run.signal is a string,
+system-array system is an array,
+test-number test is a number,
+unit-number metric syscall_ns: unit is a number,
+verdict-result verdict 1: result is 'passed',
+verdict-string verdict 3 is a string,
+verdicts-object verdicts is an object,
+EOF
+[ "$(find $D/hostile -name '*.json' | wc -l)" -eq 21 ]
+ok $? "every file of $D/hostile is checked above"
+bisect_rc 125 "a new result with \"interrupted\": \"yes\" cannot be read" $D/base.json $D/hostile/interrupted-string.json
+bisect_rc 255 "a baseline with \"better\": 1 aborts" $D/hostile/better-number.json $D/equal.json
+# one result pooled twice (the same file, a copy, a copy with its members
+# reordered, in a directory) would narrow the interval: refused, in the
+# table, --bisect (255: an argument error) and --kcidb
+python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"), sort_keys=True)' \
+	$D/base.json "$TMP/base-sorted.json"
+mkdir -p "$TMP/dup1" "$TMP/dup2"
+cp $D/base.json "$TMP/dup1/getpid_bench.json"
+cp $D/base.json "$TMP/dup2/getpid_bench.json"
+dup_refused() {	# dup_refused STATUS DESC FILE1 FILE2 ARGS...
+	local want=$1 desc=$2 f1=$3 f2=$4
+	shift 4
+	"$BIN/compare" "$@" >"$TMP/out" 2>"$TMP/err"
+	local rc=$?
+	[ $rc -eq "$want" ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] &&
+		[ "$(cat "$TMP/err")" = "compare: kernel good: $f1 and $f2 are the same result of getpid_bench: one run pooled twice" ] &&
+		[ ! -e "$TMP/kdup.json" ]
+	ok $? "one result pooled twice, $desc: refused, exit $want (rc=$rc: $(cat "$TMP/err"))"
+}
+dup_refused 255 "--bisect --kcidb, the same file" $D/base.json $D/base.json \
+	--bisect --labels good,good,new --kcidb "$TMP/kdup.json" $D/base.json $D/base.json $D/noisy.json
+dup_refused 2 "table, a copy with its members reordered" $D/base.json "$TMP/base-sorted.json" \
+	--labels good,good,new $D/base.json "$TMP/base-sorted.json" $D/patched.json
+dup_refused 2 "--kcidb, copies in two directories" "$TMP/dup1/getpid_bench.json" "$TMP/dup2/getpid_bench.json" \
+	--labels good,good,new --kcidb "$TMP/kdup.json" "$TMP/dup1" "$TMP/dup2" $D/patched.json
+dup_refused 255 "--bisect, the new side" $D/patched.json $D/patched.json \
+	--bisect --labels base,good,good $D/base.json $D/patched.json $D/patched.json
+"$BIN/compare" --bisect $D/base.json $D/base.json >/dev/null 2>&1
+ok $? "the same result as base and new (a baseline against itself) is still judged"
+
 # a key twice: one reader keeps the first, another the last; refused
 sed 's/"program": "getpid_bench"/"program": "getpid_bench", "program": "timer_softirq"/' \
 	$D/base.json >"$TMP/dupkey.json"
@@ -206,6 +307,54 @@ json_check "$TMP/k.json" '[t for t in d["tests"] if t["path"]=="isolbench.getpid
 ok $? "kcidb: the comparison is a FAIL record; the base is not exported"
 json_check "$TMP/k.json" 'not (lambda f: f(f, d))(lambda f, v: v is None or (isinstance(v, dict) and any(f(f, x) for x in v.values())) or (isinstance(v, list) and any(f(f, x) for x in v)))'
 ok $? "kcidb: no null anywhere (KCIDB forbids them)"
+
+# KCIDB follows the bisect rule: a run cut short or skipped, on either
+# side, is neither PASS nor FAIL against the base but SKIP, with why
+kcidb_undecided() {	# kcidb_undecided DESC REASON ARGS...
+	local desc=$1 why=$2
+	shift 2
+	rm -f "$TMP/ku.json"
+	"$BIN/compare" --kcidb "$TMP/ku.json" "$@" >/dev/null 2>&1
+	WHY=$why json_check "$TMP/ku.json" '[t for t in d["tests"] if t["path"].endswith(".vs_base")] and all(t["status"] == "SKIP" and t["comment"].endswith(__import__("os").environ["WHY"]) for t in d["tests"] if t["path"].endswith(".vs_base"))'
+	ok $? "kcidb: $desc: vs_base is SKIP ($(python3 -c 'import json, sys; print([(t["status"], t["comment"]) for t in json.load(open(sys.argv[1]))["tests"] if t["path"].endswith(".vs_base")])' "$TMP/ku.json" 2>&1 | head -c 200))"
+}
+kcidb_undecided "an interrupted new result" "getpid_bench was interrupted by Interrupt: it ran only in part" \
+	$D/base.json $D/interrupted.json
+kcidb_undecided "a skipped new result that has samples" "getpid_bench was skipped" \
+	$D/base.json $D/skipped-measured.json
+kcidb_undecided "a base that exited 143" "the baseline's getpid_bench was interrupted by Terminated: it ran only in part" \
+	$D/base-exit143.json $D/equal.json
+kcidb_undecided "--bisect, an interrupted new result" "getpid_bench was interrupted by Interrupt: it ran only in part" \
+	--bisect $D/base.json $D/interrupted.json
+
+# no output of compare is one of its inputs: refused before anything is written
+cp $D/base.json "$TMP/in-a.json"
+cp $D/patched.json "$TMP/in-b.json"
+ln "$TMP/in-a.json" "$TMP/in-link.json"
+mkdir -p "$TMP/in-dir"
+cp $D/patched.json "$TMP/in-dir/getpid_bench.json"
+out_refused() {	# out_refused STATUS DESC PATTERN ARGS...
+	local want=$1 desc=$2 pat=$3
+	shift 3
+	"$BIN/compare" "$@" >"$TMP/out" 2>"$TMP/err"
+	local rc=$?
+	[ $rc -eq "$want" ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -qE "$pat" "$TMP/err" &&
+		cmp -s "$TMP/in-a.json" $D/base.json && [ ! -s "$TMP/out" ] &&
+		[ "$(find "$TMP/in-dir" -type f | wc -l)" -eq 1 ]
+	ok $? "$desc: refused (exit $want, one line), the input intact (rc=$rc: $(cat "$TMP/err"))"
+}
+out_refused 2 "--kcidb A A B" "^compare: --kcidb $TMP/in-a.json is the input $TMP/in-a.json: an output never replaces an input\$" \
+	--kcidb "$TMP/in-a.json" "$TMP/in-a.json" "$TMP/in-a.json" "$TMP/in-b.json"
+out_refused 255 "--bisect --kcidb BASE BASE NEW" "is the input $TMP/in-a.json" \
+	--bisect --kcidb "$TMP/in-a.json" "$TMP/in-a.json" "$TMP/in-b.json"
+out_refused 2 "--kcidb a hard link to an input" "^compare: --kcidb $TMP/in-link.json is the input $TMP/in-a.json" \
+	--kcidb "$TMP/in-link.json" "$TMP/in-a.json" "$TMP/in-b.json"
+out_refused 2 "--kcidb a member of an input directory" "is the input $TMP/in-dir/getpid_bench.json" \
+	--kcidb "$TMP/in-dir/getpid_bench.json" "$TMP/in-a.json" "$TMP/in-dir"
+out_refused 2 "--kcidb a new result file in an input directory" "^compare: --kcidb $TMP/in-dir/../in-dir/k.json would be a result file of the input directory $TMP/in-dir\$" \
+	--kcidb "$TMP/in-dir/../in-dir/k.json" "$TMP/in-a.json" "$TMP/in-dir"
+"$BIN/compare" --kcidb "$TMP/in-dir/.k.json" "$TMP/in-a.json" "$TMP/in-dir" >/dev/null 2>&1
+ok $? "--kcidb a hidden file in an input directory (not read as a result) is written"
 
 # run.sh end to end, in a directory of its own with the tools under test
 inst=$TMP/inst

@@ -617,3 +617,82 @@ const char *jr_type_name(enum jr_type t)
 
 	return t <= JR_OBJECT ? names[t] : "?";
 }
+
+int jr_member(const struct jr_value *obj, const char *key, enum jr_type type,
+	      bool null_ok, const struct jr_value **out)
+{
+	const struct jr_value *v = jr_get(obj, key);
+
+	*out = NULL;
+	if (!v || (null_ok && v->type == JR_NULL))
+		return 0;
+	if (v->type != type)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int jr_child_cmp(const void *a, const void *b)
+{
+	return strcmp((*(const struct jr_value *const *)a)->key,
+		      (*(const struct jr_value *const *)b)->key);
+}
+
+/* The children of an object by name: member names are unique (jr_keys_unique). */
+static const struct jr_value **jr_sorted_children(const struct jr_value *obj)
+{
+	const struct jr_value **c = malloc((obj->count ? obj->count : 1) * sizeof(*c));
+	size_t i = 0;
+
+	if (!c)
+		return NULL;
+	for (const struct jr_value *v = obj->child; v; v = v->next)
+		c[i++] = v;
+	qsort(c, obj->count, sizeof(*c), jr_child_cmp);
+	return c;
+}
+
+static int jr_objects_equal(const struct jr_value *a, const struct jr_value *b)
+{
+	const struct jr_value **ca, **cb;
+	int eq = 1;
+
+	ca = jr_sorted_children(a);
+	cb = jr_sorted_children(b);
+	if (!ca || !cb)
+		eq = -1;
+	for (size_t i = 0; eq == 1 && i < a->count; i++) {
+		eq = !strcmp(ca[i]->key, cb[i]->key);
+		if (eq)
+			eq = jr_equal(ca[i], cb[i]);
+	}
+	free(ca);
+	free(cb);
+	return eq;
+}
+
+int jr_equal(const struct jr_value *a, const struct jr_value *b)
+{
+	if (a->type != b->type || a->count != b->count)
+		return 0;
+	switch (a->type) {
+	case JR_NULL:
+		return 1;
+	case JR_BOOL:
+		return a->boolean == b->boolean;
+	case JR_NUMBER:
+		return a->number == b->number;
+	case JR_STRING:
+		return !strcmp(a->string, b->string);
+	case JR_ARRAY:
+		for (a = a->child, b = b->child; a && b; a = a->next, b = b->next) {
+			int eq = jr_equal(a, b);
+
+			if (eq != 1)
+				return eq;
+		}
+		return 1;
+	default:
+		return jr_objects_equal(a, b);
+	}
+}

@@ -46,5 +46,18 @@ const char *jr_get_string(const struct jr_value *obj, const char *key);
 bool jr_get_number(const struct jr_value *obj, const char *key, double *out);
 bool jr_get_bool(const struct jr_value *obj, const char *key, bool *out);
 const char *jr_type_name(enum jr_type t);
+/*
+ * The member @key of @obj when it is of @type (or null where @null_ok,
+ * which leaves *@out NULL, as a missing member does): 0; -1 when it is
+ * there with another type.
+ */
+int jr_member(const struct jr_value *obj, const char *key, enum jr_type type,
+	      bool null_ok, const struct jr_value **out);
+/*
+ * Whether @a and @b hold the same data: the same values in arrays in
+ * the same order, the same members in objects in any order. 1 or 0; -1
+ * when out of memory.
+ */
+int jr_equal(const struct jr_value *a, const struct jr_value *b);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdnoreturn.h>
+#include <sys/types.h>
 
 #include "cmp.h"
 #include "kcidb.h"
@@ -54,6 +55,14 @@ struct side {
 	size_t nnames;
 };
 
+/* A file or directory compare read: no output may be one. */
+struct compare_input {
+	const char *path;
+	dev_t dev;
+	ino_t ino;
+	bool dir;
+};
+
 struct compare {
 	struct compare_opts o;
 	const char *operands[MAX_OPERANDS];
@@ -63,6 +72,8 @@ struct compare {
 	int error_exit;			/* 2, or 255 with --bisect */
 	struct kcidb_cmp kc[MAX_RESULTS * 16];
 	size_t nkc;
+	struct compare_input *inputs;
+	size_t ninputs;
 };
 
 /*
@@ -91,7 +102,19 @@ void compare_wrapped(const char *lead, const char *text, int lines, int indent);
  */
 enum bisect_verdict compare_judge(const struct compare *c, const struct cmp *x,
 				  enum better better, const char **why);
-void compare_threshold_record(const struct compare *c, struct kcidb_cmp *kc);
+/*
+ * Keep the verdict @v on metric @m of result @res against the base (the
+ * change @x, the reason @why) for the vs_base records of --kcidb.
+ */
+void compare_kcidb_record(struct compare *c, const struct result *res,
+			  const struct result_metric *m, const struct cmp *x,
+			  enum bisect_verdict v, const char *why);
+/*
+ * Why @base against @res cannot be judged as whole runs ("the
+ * baseline's ... was interrupted ...", "... was skipped"), or NULL.
+ */
+const char *compare_incomplete(const struct result *base, const struct result *res,
+			       char *buf, size_t len);
 bool compare_emulated_timing(const struct compare *c, const struct result *a,
 			     const struct result *b, const struct result_metric *m);
 

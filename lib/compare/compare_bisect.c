@@ -90,12 +90,12 @@ static int bisect_result(struct compare *c, const struct result *n)
 	if (c->o.metric && !result_metric_find(b, c->o.metric))
 		return -1;	/* another test's metric */
 	/* a run cut short or skipped, on either side, measured only a part */
-	why = result_incomplete(b, part, sizeof(part));
-	if (why) {
-		printf("bisect: %s: the baseline's %s: undecided\n", n->test, why);
+	why = compare_incomplete(b, n, part, sizeof(part));
+	bm = bisect_metric(c, b);
+	if (!bm && why) {
+		printf("bisect: %s: %s: undecided\n", n->test, why);
 		return BISECT_UNDECIDED;
 	}
-	bm = bisect_metric(c, b);
 	if (!bm) {
 		if (c->o.metric)
 			return -1;
@@ -103,10 +103,13 @@ static int bisect_result(struct compare *c, const struct result *n)
 			    b->path, b->test);
 	}
 	nm = result_metric_find(n, bm->name);
-	why = result_incomplete(n, part, sizeof(part));
 	if (why || !nm || !nm->n) {
 		printf("bisect: %s %s: %s: undecided\n", n->test, bm->name,
 		       why ? why : "not measured");
+		if (nm && nm->n) {
+			cmp_metrics(&bm->st, &nm->st, &x);
+			compare_kcidb_record(c, n, nm, &x, BISECT_UNDECIDED, why);
+		}
 		return BISECT_UNDECIDED;
 	}
 	cmp_metrics(&bm->st, &nm->st, &x);
@@ -115,13 +118,7 @@ static int bisect_result(struct compare *c, const struct result *n)
 		v = BISECT_UNDECIDED;
 		why = COMPARE_EMULATED_WHY;
 	}
-	if (c->nkc < ARRAY_SIZE(c->kc)) {
-		struct kcidb_cmp *kc = &c->kc[c->nkc++];
-
-		*kc = (struct kcidb_cmp){ .res = n, .metric = nm, .base_label = bs->label,
-					  .c = x, .verdict = v, .why = why };
-		compare_threshold_record(c, kc);
-	}
+	compare_kcidb_record(c, n, nm, &x, v, why);
 	bisect_line(c, n->test, bm, nm, &x, v);
 	printf("bisect:   %s\n", why);
 	return v;

@@ -61,8 +61,30 @@ enum bisect_verdict compare_judge(const struct compare *c, const struct cmp *x,
 	return cmp_bisect(x, better, c->o.threshold_pct, why);
 }
 
-void compare_threshold_record(const struct compare *c, struct kcidb_cmp *kc)
+void compare_kcidb_record(struct compare *c, const struct result *res,
+			  const struct result_metric *m, const struct cmp *x,
+			  enum bisect_verdict v, const char *why)
 {
+	struct kcidb_cmp *kc;
+
+	if (c->nkc == ARRAY_SIZE(c->kc))
+		return;
+	kc = &c->kc[c->nkc++];
+	*kc = (struct kcidb_cmp){ .res = res, .metric = m, .base_label = c->sides[0].label,
+				  .c = *x, .verdict = v };
+	snprintf(kc->why, sizeof(kc->why), "%s", why);
 	kc->threshold = c->o.abs_threshold ? c->o.threshold_abs : c->o.threshold_pct;
-	kc->threshold_unit = c->o.abs_threshold ? kc->metric->unit : NULL;
+	kc->threshold_unit = c->o.abs_threshold ? m->unit : NULL;
+}
+
+const char *compare_incomplete(const struct result *base, const struct result *res,
+			       char *buf, size_t len)
+{
+	char part[160];
+
+	if (result_incomplete(base, part, sizeof(part))) {
+		snprintf(buf, len, "the baseline's %s", part);
+		return buf;
+	}
+	return result_incomplete(res, buf, len);
 }

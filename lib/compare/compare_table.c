@@ -264,28 +264,32 @@ static void paste_line(const struct compare *c, const struct result_metric **ms,
 	}
 }
 
-/* The base against side @j in metric @ms: the change, and a KCIDB record. */
+/*
+ * The base against side @j in metric @ms: the change, and a KCIDB record
+ * by the bisect rule (a timing under emulation, a run cut short or
+ * skipped on either side: undecided).
+ */
 static void metric_change(struct compare *c, const struct result **rs,
 			  const struct result_metric **ms, size_t j,
 			  enum better better, struct cmp *x, bool *emu)
 {
+	enum bisect_verdict v;
+	const char *why;
+	char part[192];
+
 	cmp_metrics(&ms[0]->st, &ms[j]->st, x);
 	*emu = compare_emulated_timing(c, rs[0], rs[j], ms[j]);
 	row_change(c, x, better, *emu);
-	if (c->nkc < ARRAY_SIZE(c->kc)) {
-		struct kcidb_cmp *kc = &c->kc[c->nkc++];
-
-		kc->res = rs[j];
-		kc->metric = ms[j];
-		kc->base_label = c->sides[0].label;
-		kc->c = *x;
-		compare_threshold_record(c, kc);
-		kc->verdict = compare_judge(c, x, better, &kc->why);
-		if (*emu) {
-			kc->verdict = BISECT_UNDECIDED;
-			kc->why = COMPARE_EMULATED_WHY;
-		}
+	v = compare_judge(c, x, better, &why);
+	if (*emu) {
+		v = BISECT_UNDECIDED;
+		why = COMPARE_EMULATED_WHY;
 	}
+	if (compare_incomplete(rs[0], rs[j], part, sizeof(part))) {
+		v = BISECT_UNDECIDED;
+		why = part;
+	}
+	compare_kcidb_record(c, rs[j], ms[j], x, v, why);
 }
 
 /* One metric's table (and plot), its paste line kept for the end. */
@@ -371,6 +375,16 @@ static void test_notes(const struct compare *c, const char *test,
 			warn("%s: %s", l, why);
 		if (rs[i]->pooled)
 			printf("%s%s: %s pools %zu runs\n", li, test, l, rs[i]->pooled + 1);
+		for (size_t k = 0; k < rs[i]->nmetrics; k++) {
+			const struct result_metric *m = &rs[i]->metrics[k];
+			char text[256];
+
+			if (!m->filled)
+				continue;
+			snprintf(text, sizeof(text), "%s: %s: %s absent, counted 0 in each of its %zu samples (family %s)",
+				 test, l, m->name, m->n, m->family);
+			compare_wrapped(li, text, 4, 2);
+		}
 		result_args(rs[i], args, sizeof(args));
 		if (i && rs[0] && strcmp(args, base_args))
 			warn("%s ran %s with '%s', %s with '%s'", l, test, args,

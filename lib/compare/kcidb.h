@@ -27,7 +27,7 @@ struct kcidb_cmp {
 	const char *base_label;
 	struct cmp c;
 	enum bisect_verdict verdict;
-	const char *why;
+	char why[192];
 	double threshold;
 	const char *threshold_unit;	/* NULL: threshold is % of the base */
 };

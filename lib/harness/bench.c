@@ -258,6 +258,13 @@ struct metric *bench_metric(struct bench *b, const char *name,
 	return m;
 }
 
+void bench_count_family(struct bench *b, const char *name, size_t samples)
+{
+	if (b->nfamilies == BENCH_MAX_FAMILIES)
+		abort();	/* a programming error */
+	b->families[b->nfamilies++] = (struct count_family){ name, samples };
+}
+
 void bench_note(struct bench *b, const char *fmt, ...)
 {
 	char note[sizeof(b->notes[0])];
@@ -389,6 +396,7 @@ static int bench_write_json(struct bench *b, int exit_code)
 		.test = b->test ? b->test : b->spec->name,
 		.metrics = b->metrics, .nmetrics = b->nmetrics,
 		.verdicts = b->verdicts, .nverdicts = b->nverdicts,
+		.families = b->families, .nfamilies = b->nfamilies,
 		.context = run_json, .arg = &rc,
 	};
 

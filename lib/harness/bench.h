@@ -31,6 +31,7 @@
 #define BENCH_MAX_PAIRS		64
 #define BENCH_MAX_METRICS	128
 #define BENCH_MAX_VERDICTS	32
+#define BENCH_MAX_FAMILIES	4
 #define BENCH_MAX_EXTRAS	METRIC_MAX_EXTRAS
 
 struct bench {
@@ -64,6 +65,8 @@ struct bench {
 	int nmetrics;
 	struct verdict verdicts[BENCH_MAX_VERDICTS];
 	int nverdicts;
+	struct count_family families[BENCH_MAX_FAMILIES];	/* complete ones */
+	int nfamilies;
 	char notes[24][320];		/* context remarks stored in the JSON */
 	int nnotes;
 	struct { const char *key, *value; } params[8];	/* run.params */
@@ -109,6 +112,13 @@ void bench_load_stop(struct bench *b);
 struct metric *bench_metric(struct bench *b, const char *name,
 			    const char *unit, enum better better,
 			    const char *aggregate);
+/*
+ * The family of counts @name (metric_family) is complete in this result:
+ * every source that counted anything has its metric, so a member absent
+ * from the result counted 0 in each of its @samples samples. Declare it
+ * only when no source was left out (a table full, events lost).
+ */
+void bench_count_family(struct bench *b, const char *name, size_t samples);
 /* A context remark for the JSON and a "# " line. */
 void bench_note(struct bench *b, const char *fmt, ...) __ktap_printf(2, 3);
 

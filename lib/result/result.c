@@ -18,11 +18,66 @@ const char *better_str(enum better b)
 	return b == BETTER_LOWER ? "lower" : b == BETTER_HIGHER ? "higher" : "none";
 }
 
-static const char *opt_string(const struct jr_value *o, const char *key)
+/*
+ * Member @key of @obj (in @where: "run.", "metric NAME: ") when of type
+ * @t: *@out is left as it is when the member is missing; a member of
+ * another type is refused, never taken for a missing one. Numbers may
+ * be null: the writer's non-finite number, taken as missing.
+ */
+static int member(const struct jr_value *obj, const char *where, const char *key,
+		  enum jr_type t, const struct jr_value **out, char *err, size_t errlen)
 {
-	const char *s = jr_get_string(o, key);
+	const struct jr_value *v = jr_get(obj, key);
 
-	return s ? s : "";
+	if (!jr_member(obj, key, t, t == JR_NUMBER, out))
+		return 0;
+	snprintf(err, errlen, "%s%s is a%s %s, not a%s %s", where, key,
+		 v->type == JR_ARRAY || v->type == JR_OBJECT ? "n" : "",
+		 jr_type_name(v->type), t == JR_ARRAY || t == JR_OBJECT ? "n" : "",
+		 jr_type_name(t));
+	return -1;
+}
+
+/* A string member, @dflt when missing. */
+static int string_member(const struct jr_value *obj, const char *where, const char *key,
+			 const char *dflt, const char **out, char *err, size_t errlen)
+{
+	const struct jr_value *v;
+
+	if (member(obj, where, key, JR_STRING, &v, err, errlen))
+		return -1;
+	*out = v ? v->string : dflt;
+	return 0;
+}
+
+static int bool_member(const struct jr_value *obj, const char *where, const char *key,
+		       bool *out, char *err, size_t errlen)
+{
+	const struct jr_value *v;
+
+	if (member(obj, where, key, JR_BOOL, &v, err, errlen))
+		return -1;
+	*out = v && v->boolean;
+	return 0;
+}
+
+/* A whole number member in [@lo, @hi]; *@out left as it is when missing. */
+static int int_member(const struct jr_value *obj, const char *where, const char *key,
+		      int lo, int hi, int *out, char *err, size_t errlen)
+{
+	const struct jr_value *v;
+
+	if (member(obj, where, key, JR_NUMBER, &v, err, errlen))
+		return -1;
+	if (!v)
+		return 0;
+	if (v->number != floor(v->number) || v->number < lo || v->number > hi) {
+		snprintf(err, errlen, "%s%s is %.17g, not a whole number from %d to %d",
+			 where, key, v->number, lo, hi);
+		return -1;
+	}
+	*out = (int)v->number;
+	return 0;
 }
 
 /* Room for @n members of a JSON array (at least one), or NULL and why. */
@@ -35,20 +90,24 @@ static void *array_alloc(size_t n, size_t size, char *err, size_t errlen)
 	return p;
 }
 
-static void system_read(const struct jr_value *sys, struct result_system *s)
+static int system_read(const struct jr_value *sys, struct result_system *s,
+		       char *err, size_t errlen)
 {
-	s->kernel_release = opt_string(sys, "kernel_release");
-	s->kernel_version = opt_string(sys, "kernel_version");
-	s->machine = opt_string(sys, "machine");
-	s->hostname = opt_string(sys, "hostname");
-	s->cmdline = opt_string(sys, "cmdline");
-	s->cpu_model = opt_string(sys, "cpu_model");
-	s->online = opt_string(sys, "online");
-	s->isolated = opt_string(sys, "isolated");
-	s->nohz_full = opt_string(sys, "nohz_full");
-	s->hypervisor = opt_string(sys, "hypervisor");
-	jr_get_bool(sys, "emulated", &s->emulated);
-	jr_get_bool(sys, "virtualized", &s->virtualized);
+	static const struct { const char *key; size_t off; } strings[] = {
+#define SYSTEM_STRING(m) { #m, offsetof(struct result_system, m) }
+		SYSTEM_STRING(kernel_release), SYSTEM_STRING(kernel_version),
+		SYSTEM_STRING(machine), SYSTEM_STRING(hostname), SYSTEM_STRING(cmdline),
+		SYSTEM_STRING(cpu_model), SYSTEM_STRING(online), SYSTEM_STRING(isolated),
+		SYSTEM_STRING(nohz_full), SYSTEM_STRING(hypervisor),
+#undef SYSTEM_STRING
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(strings); i++)
+		if (string_member(sys, "system.", strings[i].key, "",
+				  (const char **)((char *)s + strings[i].off), err, errlen))
+			return -1;
+	return bool_member(sys, "system.", "emulated", &s->emulated, err, errlen) ||
+	       bool_member(sys, "system.", "virtualized", &s->virtualized, err, errlen) ? -1 : 0;
 }
 
 static bool ends_with(const char *s, const char *tail)
@@ -64,12 +123,14 @@ static bool ends_with(const char *s, const char *tail)
  * calls per walk) does not depend on the speed of the machine.  The
  * optional "kind" member says it; without it the unit and name do.
  */
-static int metric_kind_read(const struct jr_value *m, struct result_metric *rm,
-			    char *err, size_t errlen)
+static int metric_kind_read(const struct jr_value *m, const char *where,
+			    struct result_metric *rm, char *err, size_t errlen)
 {
 	static const char *const time_units[] = { "ns", "us", "ms", "s", "cycles" };
-	const char *kind = jr_get_string(m, "kind");
+	const char *kind;
 
+	if (string_member(m, where, "kind", NULL, &kind, err, errlen))
+		return -1;
 	if (kind) {
 		if (strcmp(kind, "timing") && strcmp(kind, "count")) {
 			snprintf(err, errlen, "metric %s: kind is '%.32s', not timing or count",
@@ -88,22 +149,33 @@ static int metric_kind_read(const struct jr_value *m, struct result_metric *rm,
 	return 0;
 }
 
-static int metric_read(const struct jr_value *m, size_t idx,
-		       struct result_metric *rm, char *err, size_t errlen)
+/* The members of a metric but its samples. */
+static int metric_head_read(const struct jr_value *m, size_t idx,
+			    struct result_metric *rm, char *err, size_t errlen)
 {
-	const struct jr_value *samples = jr_get(m, "samples");
 	const char *better;
+	char where[96];
 
-	rm->name = jr_get_string(m, "name");
-	if (m->type != JR_OBJECT || !rm->name || !rm->name[0]) {
+	snprintf(where, sizeof(where), "metric %zu: ", idx + 1);
+	if (m->type != JR_OBJECT) {
+		snprintf(err, errlen, "metric %zu is a%s %s, not an object", idx + 1,
+			 m->type == JR_ARRAY ? "n" : "", jr_type_name(m->type));
+		return -1;
+	}
+	if (string_member(m, where, "name", NULL, &rm->name, err, errlen))
+		return -1;
+	if (!rm->name || !rm->name[0]) {
 		snprintf(err, errlen, "metric %zu has no name", idx + 1);
 		return -1;
 	}
-	rm->unit = opt_string(m, "unit");
-	rm->label = jr_get_string(m, "label");
-	rm->aggregate = opt_string(m, "aggregate");
-	better = jr_get_string(m, "better");
-	if (!better || !strcmp(better, "none"))
+	snprintf(where, sizeof(where), "metric %.64s: ", rm->name);
+	if (string_member(m, where, "unit", "", &rm->unit, err, errlen) ||
+	    string_member(m, where, "label", NULL, &rm->label, err, errlen) ||
+	    string_member(m, where, "aggregate", "", &rm->aggregate, err, errlen) ||
+	    string_member(m, where, "family", NULL, &rm->family, err, errlen) ||
+	    string_member(m, where, "better", "none", &better, err, errlen))
+		return -1;
+	if (!strcmp(better, "none"))
 		rm->better = BETTER_NONE;
 	else if (!strcmp(better, "lower"))
 		rm->better = BETTER_LOWER;
@@ -114,8 +186,17 @@ static int metric_read(const struct jr_value *m, size_t idx,
 			 rm->name, better);
 		return -1;
 	}
-	if (metric_kind_read(m, rm, err, errlen))
+	return metric_kind_read(m, where, rm, err, errlen);
+}
+
+static int metric_read(const struct jr_value *m, size_t idx,
+		       struct result_metric *rm, char *err, size_t errlen)
+{
+	const struct jr_value *samples;
+
+	if (metric_head_read(m, idx, rm, err, errlen))
 		return -1;
+	samples = jr_get(m, "samples");
 	if (!samples || samples->type != JR_ARRAY) {
 		snprintf(err, errlen, "metric %s has no samples array", rm->name);
 		return -1;
@@ -158,10 +239,38 @@ static int array_of(const struct jr_value *root, const char *key,
 	const struct jr_value *a = jr_get(root, key);
 
 	if (!a || a->type != JR_ARRAY) {
-		snprintf(err, errlen, "no \"%s\" array", key);
+		snprintf(err, errlen, "no \"%s\" array%s%s", key, a ? ": it is a " : "",
+			 a ? jr_type_name(a->type) : "");
 		return -1;
 	}
 	*out = a;
+	return 0;
+}
+
+/* The run: its CPUs, arguments and how it ended. */
+static int run_read(const struct jr_value *run, struct result *r, char *err, size_t errlen)
+{
+	const struct jr_value *v;
+	size_t i = 0;
+
+	if (string_member(run, "run.", "finished", "", &r->finished, err, errlen) ||
+	    string_member(run, "run.", "cpus", "", &r->cpus, err, errlen) ||
+	    string_member(run, "run.", "cpus_isolation", "", &r->cpus_isolation, err, errlen) ||
+	    member(run, "run.", "argv", JR_ARRAY, &r->argv, err, errlen) ||
+	    member(run, "run.", "duration_s", JR_NUMBER, &v, err, errlen) ||
+	    int_member(run, "run.", "exit_code", 0, 255, &r->exit_code, err, errlen) ||
+	    bool_member(run, "run.", "interrupted", &r->interrupted, err, errlen) ||
+	    int_member(run, "run.", "signal", 0, 127, &r->signal, err, errlen))
+		return -1;
+	if (v)
+		r->duration_s = v->number;
+	for (v = r->argv ? r->argv->child : NULL; v; v = v->next, i++) {
+		if (v->type != JR_STRING) {
+			snprintf(err, errlen, "run.argv: argument %zu is a %s, not a string",
+				 i, jr_type_name(v->type));
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -170,8 +279,7 @@ static int header_read(const struct jr_value *root, struct result *r,
 		       char *err, size_t errlen)
 {
 	const char *schema = jr_get_string(root, "schema");
-	const struct jr_value *run;
-	double version, code;
+	const struct jr_value *version, *sys, *run;
 
 	if (!schema || strcmp(schema, RESULT_SCHEMA)) {
 		snprintf(err, errlen, "not an isolbench result (schema %s%.40s%s, expected \"%s\")",
@@ -179,39 +287,33 @@ static int header_read(const struct jr_value *root, struct result *r,
 			 schema ? "\"" : "", RESULT_SCHEMA);
 		return -1;
 	}
-	if (!jr_get_number(root, "schema_version", &version)) {
+	if (member(root, "", "schema_version", JR_NUMBER, &version, err, errlen))
+		return -1;
+	if (!version) {
 		snprintf(err, errlen, "no schema_version");
 		return -1;
 	}
-	if (version != RESULT_VERSION) {
+	if (version->number != RESULT_VERSION) {
 		snprintf(err, errlen, "schema_version %.17g, this reader knows %d",
-			 version, RESULT_VERSION);
+			 version->number, RESULT_VERSION);
 		return -1;
 	}
-	r->program = jr_get_string(root, "program");
+	if (string_member(root, "", "program", NULL, &r->program, err, errlen) ||
+	    string_member(root, "", "test", NULL, &r->test, err, errlen) ||
+	    string_member(root, "", "isolbench_version", "", &r->isolbench_version,
+			  err, errlen) ||
+	    member(root, "", "system", JR_OBJECT, &sys, err, errlen) ||
+	    member(root, "", "run", JR_OBJECT, &run, err, errlen))
+		return -1;
 	if (!r->program || !r->program[0]) {
 		snprintf(err, errlen, "no program name");
 		return -1;
 	}
-	r->test = jr_get_string(root, "test");
 	if (!r->test || !r->test[0])
 		r->test = r->program;	/* written before tests had names */
-	r->isolbench_version = opt_string(root, "isolbench_version");
-	system_read(jr_get(root, "system"), &r->sys);
-	run = jr_get(root, "run");
-	r->finished = opt_string(run, "finished");
-	r->cpus = opt_string(run, "cpus");
-	r->cpus_isolation = opt_string(run, "cpus_isolation");
-	r->argv = jr_get(run, "argv");
-	if (r->argv && r->argv->type != JR_ARRAY)
-		r->argv = NULL;
-	jr_get_number(run, "duration_s", &r->duration_s);
-	if (jr_get_number(run, "exit_code", &code) && code >= 0 && code < 256)
-		r->exit_code = (int)code;
-	jr_get_bool(run, "interrupted", &r->interrupted);
-	if (jr_get_number(run, "signal", &code) && code > 0 && code < 128)
-		r->signal = (int)code;
-	return 0;
+	if (system_read(sys, &r->sys, err, errlen))
+		return -1;
+	return run_read(run, r, err, errlen);
 }
 
 static int metrics_read(const struct jr_value *root, struct result *r,
@@ -248,19 +350,73 @@ static int metrics_read(const struct jr_value *root, struct result *r,
 static int verdicts_read(const struct jr_value *root, struct result *r,
 			 char *err, size_t errlen)
 {
-	const struct jr_value *verdicts = jr_get(root, "verdicts");
+	const struct jr_value *verdicts;
 
-	if (!verdicts || verdicts->type != JR_ARRAY)
+	if (member(root, "", "verdicts", JR_ARRAY, &verdicts, err, errlen))
+		return -1;
+	if (!verdicts)
 		return 0;
 	r->verdicts = array_alloc(verdicts->count, sizeof(*r->verdicts), err, errlen);
 	if (!r->verdicts)
 		return -1;
 	for (const struct jr_value *v = verdicts->child; v; v = v->next) {
 		struct result_verdict *rv = &r->verdicts[r->nverdicts++];
+		char where[48];
 
-		rv->name = opt_string(v, "name");
-		rv->result = opt_string(v, "result");
-		rv->reason = opt_string(v, "reason");
+		snprintf(where, sizeof(where), "verdict %zu: ", r->nverdicts);
+		if (v->type != JR_OBJECT) {
+			snprintf(err, errlen, "verdict %zu is a%s %s, not an object", r->nverdicts,
+				 v->type == JR_ARRAY ? "n" : "", jr_type_name(v->type));
+			return -1;
+		}
+		if (string_member(v, where, "name", "", &rv->name, err, errlen) ||
+		    string_member(v, where, "result", "", &rv->result, err, errlen) ||
+		    string_member(v, where, "reason", "", &rv->reason, err, errlen))
+			return -1;
+		if (strcmp(rv->result, "pass") && strcmp(rv->result, "fail") &&
+		    strcmp(rv->result, "skip")) {
+			snprintf(err, errlen, "verdict %zu: result is '%.32s', not pass, fail or skip",
+				 r->nverdicts, rv->result);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* "families": the families of counts complete in this result. */
+static int families_read(const struct jr_value *root, struct result *r,
+			 char *err, size_t errlen)
+{
+	const struct jr_value *families;
+
+	if (member(root, "", "families", JR_ARRAY, &families, err, errlen))
+		return -1;
+	if (!families)
+		return 0;
+	r->families = array_alloc(families->count, sizeof(*r->families), err, errlen);
+	if (!r->families)
+		return -1;
+	for (const struct jr_value *v = families->child; v; v = v->next) {
+		struct result_family *f = &r->families[r->nfamilies++];
+		int samples = -1;
+		char where[48];
+
+		snprintf(where, sizeof(where), "family %zu: ", r->nfamilies);
+		if (v->type != JR_OBJECT) {
+			snprintf(err, errlen, "family %zu is a%s %s, not an object", r->nfamilies,
+				 v->type == JR_ARRAY ? "n" : "", jr_type_name(v->type));
+			return -1;
+		}
+		if (string_member(v, where, "name", "", &f->name, err, errlen) ||
+		    int_member(v, where, "samples", 0, (int)RESULT_MAX_SAMPLES, &samples,
+			       err, errlen))
+			return -1;
+		if (!f->name[0] || samples < 0) {
+			snprintf(err, errlen, "family %zu has no %s", r->nfamilies,
+				 f->name[0] ? "samples" : "name");
+			return -1;
+		}
+		f->samples = samples;
 	}
 	return 0;
 }
@@ -279,7 +435,8 @@ int result_parse(const char *buf, size_t len, struct result *r,
 	}
 	if (header_read(r->doc, r, err, errlen) ||
 	    metrics_read(r->doc, r, err, errlen) ||
-	    verdicts_read(r->doc, r, err, errlen)) {
+	    verdicts_read(r->doc, r, err, errlen) ||
+	    families_read(r->doc, r, err, errlen)) {
 		result_free(r);
 		return -1;
 	}
@@ -341,6 +498,7 @@ void result_free(struct result *r)
 		free(r->metrics[i].samples);
 	free(r->metrics);
 	free(r->verdicts);
+	free(r->families);
 	jr_free(r->doc);
 	memset(r, 0, sizeof(*r));
 }
@@ -409,7 +567,77 @@ const char *result_incomplete(const struct result *r, char *buf, size_t len)
 	return NULL;
 }
 
-int result_pool(struct result *r, const struct result *more, char *err, size_t errlen)
+/* @family complete in @r: its samples; else NULL */
+static const struct result_family *family_find(const struct result *r, const char *family)
+{
+	for (size_t i = 0; family && i < r->nfamilies; i++)
+		if (!strcmp(r->families[i].name, family))
+			return &r->families[i];
+	return NULL;
+}
+
+/* @n samples of 0 added to @m */
+static int zeros_add(struct result_metric *m, size_t n)
+{
+	double *s = realloc(m->samples, (m->n + n ? m->n + n : 1) * sizeof(*s));
+
+	if (!s)
+		return -1;
+	memset(s + m->n, 0, n * sizeof(*s));
+	m->samples = s;
+	m->n += n;
+	if (m->n)
+		stats_compute(m->samples, m->n, &m->st);
+	return 0;
+}
+
+/* A copy of @like in @r, without samples: the new metric, or NULL. */
+static struct result_metric *metric_add_like(struct result *r, const struct result_metric *like)
+{
+	struct result_metric *rm = realloc(r->metrics, (r->nmetrics + 1) * sizeof(*rm));
+
+	if (!rm)
+		return NULL;
+	r->metrics = rm;
+	rm = &r->metrics[r->nmetrics++];
+	*rm = *like;
+	rm->samples = NULL;
+	rm->n = 0;
+	rm->dropped = 0;
+	return rm;
+}
+
+int result_fill_count(struct result *r, const struct result_metric *like)
+{
+	const struct result_family *f = family_find(r, like->family);
+	struct result_metric *rm;
+
+	if (!f || result_metric_find(r, like->name))
+		return 0;
+	rm = metric_add_like(r, like);
+	if (!rm || zeros_add(rm, f->samples))
+		return -1;
+	rm->filled = true;
+	return 1;
+}
+
+/* The families complete in both runs stay so, with the samples of both. */
+static void families_pool(struct result *r, const struct result *more)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->nfamilies; i++) {
+		const struct result_family *f = family_find(more, r->families[i].name);
+
+		if (!f)
+			continue;
+		r->families[k] = r->families[i];
+		r->families[k++].samples += f->samples;
+	}
+	r->nfamilies = k;
+}
+
+static int pool_check(const struct result *r, const struct result *more, char *err, size_t errlen)
 {
 	char a[1024], b[1024];
 
@@ -428,21 +656,36 @@ int result_pool(struct result *r, const struct result *more, char *err, size_t e
 		snprintf(err, errlen, "%s ran with '%s', %s with '%s'", r->path, a, more->path, b);
 		return -1;
 	}
+	return 0;
+}
+
+int result_pool(struct result *r, const struct result *more, char *err, size_t errlen)
+{
+	size_t had = r->nmetrics;
+
+	if (pool_check(r, more, err, errlen))
+		return -1;
+	/* a count absent from one run, its family complete there: 0s for that run */
+	for (size_t i = 0; i < had; i++) {
+		const struct result_family *f = family_find(more, r->metrics[i].family);
+
+		if (f && !result_metric_find(more, r->metrics[i].name) &&
+		    zeros_add(&r->metrics[i], f->samples))
+			goto oom;
+	}
 	for (size_t i = 0; i < more->nmetrics; i++) {
 		const struct result_metric *m = &more->metrics[i];
 		struct result_metric *rm = (struct result_metric *)result_metric_find(r, m->name);
 		double *s;
 
-		if (!rm) {
-			rm = realloc(r->metrics, (r->nmetrics + 1) * sizeof(*rm));
-			if (!rm)
-				goto oom;
-			r->metrics = rm;
-			rm = &r->metrics[r->nmetrics++];
-			*rm = *m;
-			rm->samples = NULL;
-			rm->n = 0;
-		}
+		if (!rm && result_fill_count(r, m) < 0)
+			goto oom;
+		rm = (struct result_metric *)result_metric_find(r, m->name);
+		if (!rm)
+			rm = metric_add_like(r, m);
+		if (!rm)
+			goto oom;
+		rm->filled = false;
 		s = realloc(rm->samples, (rm->n + m->n ? rm->n + m->n : 1) * sizeof(*s));
 		if (!s)
 			goto oom;
@@ -453,6 +696,7 @@ int result_pool(struct result *r, const struct result *more, char *err, size_t e
 		if (rm->n)
 			stats_compute(rm->samples, rm->n, &rm->st);
 	}
+	families_pool(r, more);
 	if (more->interrupted) {
 		r->interrupted = true;
 		r->signal = more->signal;

@@ -37,12 +37,20 @@ const char *better_str(enum better b);
 
 struct result_metric {
 	const char *name, *unit, *label, *aggregate;
+	const char *family;	/* a family of counts (docs/result-schema.md), or NULL */
+	bool filled;		/* absent from its result, counted 0 (result_fill_count) */
 	enum better better;
 	bool timing;		/* a time or a rate per time, not a count */
 	double *samples;
 	size_t n;
 	size_t dropped;		/* null (non-finite) samples left out */
 	struct stats st;	/* valid when n >= 1 */
+};
+
+/* "families": a family of counts complete in the result, its samples each */
+struct result_family {
+	const char *name;
+	size_t samples;
 };
 
 struct result_verdict {
@@ -72,6 +80,8 @@ struct result {
 	size_t nmetrics;
 	struct result_verdict *verdicts;
 	size_t nverdicts;
+	struct result_family *families;
+	size_t nfamilies;
 	struct jr_value *doc;
 };
 
@@ -106,8 +116,17 @@ size_t result_arg_list(const struct result *r, const char **args, size_t max);
 const char *result_incomplete(const struct result *r, char *buf, size_t len);
 
 /*
+ * Metric @like of another result of the same test, absent from @r: when
+ * @r declares @like's family of counts complete, add it to @r as counted
+ * 0 in each of the family's samples (docs/result-schema.md). 1 added, 0
+ * not, -1 out of memory. @like must outlive @r.
+ */
+int result_fill_count(struct result *r, const struct result_metric *like);
+
+/*
  * Add the samples of @more (another run of the same test on the same
- * kernel, with the same arguments) to @r, metric by metric, in order;
+ * kernel, with the same arguments) to @r, metric by metric, in order,
+ * a member of a family complete in one run and absent from it as 0s;
  * @more must outlive @r. 0, or -1 with the reason in @err.
  */
 int result_pool(struct result *r, const struct result *more, char *err, size_t errlen);

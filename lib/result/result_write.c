@@ -47,6 +47,11 @@ void metric_kind(struct metric *m, enum metric_kind kind)
 	m->kind = kind;
 }
 
+void metric_family(struct metric *m, const char *family)
+{
+	m->family = family;
+}
+
 void metric_extra(struct metric *m, const char *key, double value)
 {
 	for (int i = 0; i < m->nextras; i++) {
@@ -167,6 +172,8 @@ static void metric_json(struct json *j, const struct metric *m)
 	json_string(j, "better", better_str(m->better));
 	if (m->kind != KIND_DERIVED)
 		json_string(j, "kind", m->kind == KIND_COUNT ? "count" : "timing");
+	if (m->family)
+		json_string(j, "family", m->family);
 	json_string(j, "aggregate", m->aggregate);
 	if (m->summary_label[0])
 		json_string(j, "label", m->summary_label);
@@ -285,6 +292,16 @@ void result_write(FILE *f, const struct result_doc *d)
 	for (int i = 0; i < d->nmetrics; i++)
 		metric_json(&j, &d->metrics[i]);
 	json_array_end(&j);
+	if (d->nfamilies) {
+		json_array_start(&j, "families");
+		for (int i = 0; i < d->nfamilies; i++) {
+			json_object_start(&j, NULL);
+			json_string(&j, "name", d->families[i].name);
+			json_u64(&j, "samples", d->families[i].samples);
+			json_object_end(&j);
+		}
+		json_array_end(&j);
+	}
 	json_array_start(&j, "verdicts");
 	for (int i = 0; i < d->nverdicts; i++) {
 		const struct verdict *v = &d->verdicts[i];

@@ -36,6 +36,7 @@ struct metric {
 	const char *unit;	/* "ns", "us", "s", "count" */
 	enum better better;
 	enum metric_kind kind;	/* written when not KIND_DERIVED */
+	const char *family;	/* a family of counts, or NULL (metric_family) */
 	char aggregate[256];	/* what one sample is: "average of one run of N calls" */
 	char summary_label[32];	/* the summary line's lead: "getpid" */
 	char summary_context[160];	/* "cpu 3 (nohz_full) 10000000 calls" */
@@ -64,6 +65,12 @@ void metric_extra(struct metric *m, const char *key, double value);
  * (docs/result-schema.md "Timings and counts").
  */
 void metric_kind(struct metric *m, enum metric_kind kind);
+/*
+ * @m is a member of the family of counts @family (one metric per source,
+ * written for the sources that counted something): docs/result-schema.md
+ * "Families of counts". @family must outlive @m.
+ */
+void metric_family(struct metric *m, const char *family);
 /* The summary line: "<label>: <context>, avg X unit (median ...)". */
 void metric_summary(struct metric *m, const char *label,
 		    const char *context_fmt, ...) __ktap_printf(3, 4);
@@ -71,6 +78,16 @@ void metric_summary(struct metric *m, const char *label,
 void metric_sample_noun(struct metric *m, const char *one, const char *many);
 /* Compute the statistics of the samples and print the summary line. */
 void metric_report(struct metric *m);
+
+/*
+ * A family of counts whose every source that counted anything has its
+ * metric in the result: a member absent from it counted 0 in each of
+ * @samples samples.
+ */
+struct count_family {
+	const char *name;
+	size_t samples;
+};
 
 /* One result document; @context writes the "system" and "run" objects. */
 struct result_doc {
@@ -80,6 +97,8 @@ struct result_doc {
 	int nmetrics;
 	const struct verdict *verdicts;
 	int nverdicts;
+	const struct count_family *families;	/* complete ones */
+	int nfamilies;
 	void (*context)(struct json *j, void *arg);
 	void *arg;
 };

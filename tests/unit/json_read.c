@@ -13,6 +13,18 @@ static struct jr_value *parse(const char *s, char *err, size_t errlen)
 	return jr_parse(s, strlen(s), err, errlen);
 }
 
+/* jr_equal of two documents */
+static int equal(const char *a, const char *b)
+{
+	char err[160];
+	struct jr_value *va = parse(a, err, sizeof(err)), *vb = parse(b, err, sizeof(err));
+	int eq = va && vb ? jr_equal(va, vb) : -2;
+
+	jr_free(va);
+	jr_free(vb);
+	return eq;
+}
+
 static int parses(const char *s)
 {
 	char err[160];
@@ -41,7 +53,7 @@ int main(void)
 	int nbad = 0;
 
 	ksft_print_header();
-	ksft_set_plan(15);
+	ksft_set_plan(21);
 
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
 		if (!parses(good[i]))
@@ -118,6 +130,29 @@ int main(void)
 		jr_free(v);
 		free(big);
 	}
+
+	/* typed members: a wrong type is told apart from a missing member */
+	v = parse("{\"s\": \"yes\", \"n\": null, \"b\": true}", err, sizeof(err));
+	ksft_test_result(v && !jr_member(v, "b", JR_BOOL, false, &a) && a && a->boolean &&
+			 !jr_member(v, "x", JR_BOOL, false, &a) && !a,
+			 "jr_member: a member of its type, and a missing one (NULL)");
+	ksft_test_result(v && jr_member(v, "s", JR_BOOL, false, &a) == -1 && !a,
+			 "jr_member: \"yes\" where a boolean belongs is -1, not missing");
+	ksft_test_result(v && !jr_member(v, "n", JR_NUMBER, true, &a) && !a &&
+			 jr_member(v, "n", JR_NUMBER, false, &a) == -1,
+			 "jr_member: null is missing only where allowed");
+	jr_free(v);
+	/* the same data, whatever the layout and member order */
+	ksft_test_result(equal("{\"a\": [1, {\"x\": null, \"y\": \"s\"}], \"b\": true}",
+			       " {\"b\":true,\"a\":[1.0,{\"y\":\"s\",\"x\":null}]}") == 1,
+			 "jr_equal: members in another order, other spacing, 1 and 1.0");
+	ksft_test_result(equal("[1, 2]", "[2, 1]") == 0 && equal("{\"a\": 1}", "{\"a\": 2}") == 0 &&
+			 equal("{\"a\": 1}", "{\"b\": 1}") == 0 &&
+			 equal("{\"a\": 1}", "{\"a\": 1, \"b\": 1}") == 0,
+			 "jr_equal: array order, a value, a name, a member more all differ");
+	ksft_test_result(equal("\"x\"", "\"x \"") == 0 && equal("true", "1") == 0 &&
+			 equal("null", "null") == 1,
+			 "jr_equal: strings and types compared exactly");
 
 	deep = malloc(2 * JR_MAX_DEPTH + 10);
 	memset(deep, '[', JR_MAX_DEPTH);
