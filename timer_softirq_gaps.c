@@ -59,6 +59,8 @@ void timer_softirq_gaps_timeline_begin(struct noise_timeline *tl, int cpu, pid_t
 	tl->thread = -1;
 	tl->nipis = 0;
 	tl->oom = false;
+	tl->last_pid = -1;
+	tl->last_ts = tl->last_other_ts = 0;
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
 	ipi_sends_init(&tl->sends, &one, ipi_sent, tl);
@@ -172,35 +174,55 @@ static void thread_name(const char *comm, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)strcspn(comm, "/ \n"), comm);
 }
 
+/* The source of a thread from its comm field ("kworker/1:2 ..." -> thread kworker). */
+static int thread_source(struct noise_timeline *tl, const char *comm_field)
+{
+	char comm[32], name[32];
+
+	snprintf(comm, sizeof(comm), "%.*s", comm_field ? (int)strcspn(comm_field, " ") : 1,
+		 comm_field ? comm_field : "?");
+	thread_name(comm, name, sizeof(name));
+	return timer_softirq_gaps_source(tl->ns, NOISE_THREAD, name);
+}
+
+/*
+ * A switch out of thread @prev, a thread that is not the loop, whose
+ * switch-in the trace did not show: it ran at most since the CPU's last
+ * record of another task (from the window's first record if all were
+ * its). The one shown running before, if any, ran until then at most.
+ */
+static void thread_untraced(struct noise_timeline *tl, const struct trace_record *r, long prev)
+{
+	uint64_t since = tl->last_pid == prev ? tl->last_other_ts : r->ts_ns;
+	int i;
+
+	if (tl->thread >= 0)
+		act_end(tl, tl->thread, -1, since);
+	tl->thread = -1;
+	i = act_start(tl, NOISE_THREAD, thread_source(tl, trace_field(r->fields, "prev_comm")),
+		      (pid_t)prev, since);
+	if (i < 0)
+		return;
+	tl->acts[i].start_untraced = true;
+	act_end(tl, i, -1, r->ts_ns);
+}
+
 static void sched_switch(struct noise_timeline *tl, const struct trace_record *r)
 {
 	long prev = trace_field_long(r->fields, "prev_pid", -1);
 	long next = trace_field_long(r->fields, "next_pid", -1);
-	const char *c = trace_field(r->fields, "next_comm");
-	char comm[32], name[32];
-	int i;
 
-	if (tl->thread >= 0) {
+	if (prev > 0 && prev != tl->loop_tid &&
+	    (tl->thread < 0 || tl->acts[tl->thread].pid != prev))
+		thread_untraced(tl, r, prev);
+	if (tl->thread >= 0)
 		act_end(tl, tl->thread, -1, r->ts_ns);
-		tl->thread = -1;
-	} else if (prev != tl->loop_tid && prev > 0 && next == tl->loop_tid) {
-		/* it ran from before the window: from its first record */
-		const char *pc = trace_field(r->fields, "prev_comm");
-
-		snprintf(comm, sizeof(comm), "%.*s", pc ? (int)strcspn(pc, " ") : 1, pc ? pc : "?");
-		thread_name(comm, name, sizeof(name));
-		i = act_start(tl, NOISE_THREAD, timer_softirq_gaps_source(tl->ns, NOISE_THREAD, name), prev,
-			      tl->nacts ? tl->acts[0].start : r->ts_ns);
-		if (i >= 0)
-			act_end(tl, i, -1, r->ts_ns);
-	}
+	tl->thread = -1;
 	if (next == tl->loop_tid)
 		mark(tl, r->ts_ns, true, tl->cpu);
-	if (next == tl->loop_tid || next <= 0 || !c)
+	if (next == tl->loop_tid || next <= 0 || !trace_field(r->fields, "next_comm"))
 		return;		/* the loop, or idle */
-	snprintf(comm, sizeof(comm), "%.*s", (int)strcspn(c, " "), c);
-	thread_name(comm, name, sizeof(name));
-	tl->thread = act_start(tl, NOISE_THREAD, timer_softirq_gaps_source(tl->ns, NOISE_THREAD, name),
+	tl->thread = act_start(tl, NOISE_THREAD, thread_source(tl, trace_field(r->fields, "next_comm")),
 			       (pid_t)next, r->ts_ns);
 }
 
@@ -262,6 +284,13 @@ bool timer_softirq_gaps_timeline_line(struct noise_timeline *tl, struct noise_so
 		return true;
 	if (trace_record_parse(line, &r) || !r.has_ts)
 		return false;
+	if (r.cpu == tl->cpu && r.pid >= 0) {
+		/* who ran when: a switch-in not traced came after the last record of another task */
+		if (r.pid != tl->last_pid)
+			tl->last_other_ts = tl->last_pid < 0 ? r.ts_ns : tl->last_ts;
+		tl->last_pid = r.pid;
+		tl->last_ts = r.ts_ns;
+	}
 	if (r.cpu != tl->cpu) {
 		/* a sleeper's timer of this CPU, expiring elsewhere */
 		if (strcmp(r.event, "hrtimer_expire_entry") ||
@@ -400,11 +429,64 @@ void timer_softirq_gaps_timeline_sort(struct noise_timeline *tl)
 	qsort(tl->acts, tl->nacts, sizeof(*tl->acts), act_cmp);
 }
 
+/*
+ * Whether @a runs on top of @b where both cover an instant: an
+ * interrupt over a thread, else the one begun later (it nested in the
+ * other; of two begun together, the shorter).
+ */
+static bool on_top(const struct noise_act *a, const struct noise_act *b)
+{
+	if ((a->kind == NOISE_THREAD) != (b->kind == NOISE_THREAD))
+		return b->kind == NOISE_THREAD;
+	return a->start > b->start || (a->start == b->start && a->end < b->end);
+}
+
+/*
+ * Each instant of [e->programmed, e->woke] to the activity on top then,
+ * per source into @by_src (the last entry: "other"), whether any of it
+ * came from an untraced start into @untraced; what none covers is
+ * e->unknown_ns. Overlapping activities are so counted once.
+ */
+static void explain_sweep(const struct noise_timeline *tl, struct noise_explain *e,
+			  uint64_t *by_src, bool *untraced)
+{
+	size_t first = first_act(tl, e->programmed, longest_act(tl));
+	uint64_t t = e->programmed;
+
+	while (t < e->woke) {
+		const struct noise_act *top = NULL;
+		uint64_t next = e->woke;
+
+		for (size_t i = first; i < tl->nacts && tl->acts[i].start < e->woke; i++) {
+			const struct noise_act *a = &tl->acts[i];
+
+			if (a->start > t) {
+				next = a->start < next ? a->start : next;
+				continue;
+			}
+			if (a->end <= t)
+				continue;
+			next = a->end < next ? a->end : next;
+			if (!top || on_top(a, top))
+				top = a;
+		}
+		if (top) {
+			int k = top->src < 0 ? NOISE_SOURCES : top->src;
+
+			by_src[k] += next - t;
+			untraced[k] |= top->start_untraced;
+		} else {
+			e->unknown_ns += next - t;
+		}
+		t = next;
+	}
+}
+
 void timer_softirq_gaps_explain(const struct noise_timeline *tl, uint64_t programmed, uint64_t woke,
 				struct noise_explain *e)
 {
-	struct noise_gap span = { programmed, woke };
-	uint64_t longest = longest_act(tl);
+	uint64_t by_src[NOISE_SOURCES + 1] = { 0 };
+	bool untraced[NOISE_SOURCES + 1] = { false };
 
 	memset(e, 0, sizeof(*e));
 	e->programmed = programmed;
@@ -421,37 +503,25 @@ void timer_softirq_gaps_explain(const struct noise_timeline *tl, uint64_t progra
 		} else if (m->switch_in && e->expiry && m->ts >= e->expiry)
 			e->switch_in = m->ts;
 	}
-	for (size_t i = first_act(tl, programmed, longest);
-	     i < tl->nacts && tl->acts[i].start <= woke + NOISE_SLACK_NS; i++) {
-		const struct noise_act *a = &tl->acts[i];
-		uint64_t lo = a->start > programmed ? a->start : programmed;
-		uint64_t hi = a->end < woke ? a->end : woke;
-		uint64_t ns, alen = a->end - a->start;
-		int k;
+	explain_sweep(tl, e, by_src, untraced);
+	/* the longest first; beyond NOISE_EXPLAIN_PARTS, the rest */
+	for (;;) {
+		int best = -1;
 
-		if (!overlaps(a, &span) || hi <= lo || !alen)
-			continue;
-		ns = (uint64_t)((double)a->own * (hi - lo) / alen);
-		for (k = 0; k < e->nparts && e->parts[k].src != a->src; k++)
-			;
-		if (k == e->nparts) {
-			if (k == NOISE_EXPLAIN_PARTS)
-				continue;	/* the first ones kept; the rest small */
-			e->nparts++;
-			e->parts[k].src = a->src;
+		for (int k = 0; k <= NOISE_SOURCES; k++)
+			if (by_src[k] && (best < 0 || by_src[k] > by_src[best]))
+				best = k;
+		if (best < 0)
+			break;
+		if (e->nparts == NOISE_EXPLAIN_PARTS) {
+			e->rest_ns += by_src[best];
+		} else {
+			e->parts[e->nparts].src = best == NOISE_SOURCES ? -1 : best;
+			e->parts[e->nparts].ns = by_src[best];
+			e->parts[e->nparts++].start_untraced = untraced[best];
 		}
-		e->parts[k].ns += ns;
+		by_src[best] = 0;
 	}
-	/* the longest first */
-	for (int i = 1; i < e->nparts; i++)
-		for (int j = i; j > 0 && e->parts[j].ns > e->parts[j - 1].ns; j--) {
-			int src = e->parts[j].src;
-			uint64_t ns = e->parts[j].ns;
-
-			e->parts[j] = e->parts[j - 1];
-			e->parts[j - 1].src = src;
-			e->parts[j - 1].ns = ns;
-		}
 }
 
 void timer_softirq_gaps_thread_recall(const struct noise_timeline *tl, pid_t pid,

@@ -48,6 +48,12 @@ struct noise_act {
 	enum noise_kind kind;
 	int src;		/* its source in the phase's table */
 	pid_t pid;		/* a thread's */
+	/*
+	 * A thread whose switch-in the trace does not show (6.18 traces no
+	 * switch out of idle): it starts at the CPU's last record of
+	 * another task, the earliest it can have begun.
+	 */
+	bool start_untraced;
 };
 
 struct noise_source {
@@ -105,6 +111,9 @@ struct noise_timeline {
 	 */
 	uint64_t sleepers[NOISE_SLEEPERS];
 	unsigned int nsleepers;
+	/* the task of the CPU's last record, its time, and the record of another task before */
+	pid_t last_pid;
+	uint64_t last_ts, last_other_ts;
 	struct noise_sources *ns;	/* while a record is fed */
 	bool oom;
 };
@@ -139,7 +148,10 @@ void timer_softirq_gaps_attribute(struct noise_timeline *tl, struct noise_source
  * auto-analysis does for one sample: programmed at @programmed, back
  * in user space at @woke; its timer's expiry (hrtimer_wakeup) and the
  * thread's switch-in between, and what ran on the CPU in between, the
- * longest own times first.
+ * longest first. Each instant of [programmed, woke] is given to at most
+ * one source, the one on top then (an interrupt over the thread it
+ * interrupted), so the parts, the rest and the unknown add up to
+ * woke - programmed.
  */
 #define NOISE_EXPLAIN_PARTS	6
 
@@ -150,8 +162,11 @@ struct noise_explain {
 	int nparts;
 	struct {
 		int src;
-		uint64_t ns;		/* its own time inside [programmed, woke] */
+		uint64_t ns;		/* its time inside [programmed, woke] */
+		bool start_untraced;	/* ...some of it from a thread's untraced start */
 	} parts[NOISE_EXPLAIN_PARTS];
+	uint64_t rest_ns;		/* traced, of sources beyond the parts */
+	uint64_t unknown_ns;		/* no traced activity covers it */
 };
 
 /* After timer_softirq_gaps_attribute() or timer_softirq_gaps_timeline_sort(). */
