@@ -27,7 +27,7 @@ rm -f "$TMP"/.r.json.tmp-*
 run_prog getpid_bench --quick -o "$TMP/r.json"
 [ $RC -eq 0 ] && json_check "$TMP/r.json" 'd["program"] == "getpid_bench"' &&
 	[ "$(stat -c %a "$TMP/r.json")" = "$(umask -S >/dev/null; printf '%o' $((0666 & ~$(umask))))" ] &&
-	[ -z "$(ls -A "$TMP" | grep '^\.r\.json\.tmp')" ]
+	! compgen -G "$TMP/.r.json.tmp*" >/dev/null
 ok $? "a finished run replaces it whole, with the usual mode, no temporary file left"
 
 # a run that measured nothing (a skip before any measurement: --load with
