@@ -264,8 +264,9 @@ check_bisect() {
 	check=$(bisect_compare "$(baseline_file "${TESTS[0]}")")
 	case $? in
 	0|1) ;;
-	125) check=$(grep -A1 -m1 ': undecided$' <<<"$check" | sed 's/^bisect: *//' | tr '\n' ' ')
-	     die "--baseline $BASELINE cannot be judged even against itself: $check" ;;
+	125) check=$(grep -v '^bisect: verdict' <<<"$check" | grep -A1 -m1 ': undecided$' |
+		sed 's/^bisect: *//' | tr '\n' ' ')
+	     die "--baseline $BASELINE cannot be judged even against itself: ${check% }" ;;
 	*) exit 255 ;;
 	esac
 }

@@ -130,7 +130,8 @@ if [[ -n $BASELINE ]]; then
 	msg=$("$REPO_DIR/compare" --bisect "${CMP_OPTS[@]}" "$BASELINE" "$BASELINE" 2>&1)
 	case $? in
 	0|1) ;;
-	125) msg=$(grep -A1 -m1 ': undecided$' <<<"$msg" | sed 's/^bisect: *//' | tr '\n' ' ')
+	125) msg=$(grep -v '^bisect: verdict' <<<"$msg" | grep -A1 -m1 ': undecided$' |
+		sed 's/^bisect: *//' | tr '\n' ' ')
 	     die "baseline '$BASELINE' cannot be judged even against itself: ${msg% }" ;;
 	*) msg=$(grep -m1 '^compare: ' <<<"$msg"); die "${msg#compare: }" ;;
 	esac
