@@ -8,7 +8,8 @@
 #   --vm    also what vm/ needs to boot kernels in qemu
 #   --dev   also what the project's own checks use: checkpatch.pl and
 #           the kselftest runner from the linux-source package (whose
-#           install needs rsync), clang for the libFuzzer run
+#           install needs rsync), clang for the libFuzzer run and
+#           ShellCheck for every shell file
 
 set -eu
 
@@ -21,37 +22,37 @@ for a in "$@"; do
 	esac
 done
 
-apt_pkgs="build-essential libhwloc-dev libnuma-dev hwloc numactl perl python3
-	  linux-perf rt-tests procps"
-apt_vm_pkgs="qemu-system-x86 busybox-static cpio kmod xz-utils zstd
-	     bc bison flex libelf-dev patch git"
-dnf_pkgs="gcc make hwloc-devel numactl-devel hwloc numactl perl python3 perf
-	  realtime-tests procps-ng"
-dnf_vm_pkgs="qemu-system-x86 busybox cpio kmod xz zstd bc bison flex
-	     elfutils-libelf-devel patch git"
+apt_pkgs=(build-essential pkg-config libhwloc-dev libnuma-dev hwloc numactl perl python3
+	  linux-perf rt-tests procps)
+apt_vm_pkgs=(qemu-system-x86 busybox-static cpio kmod xz-utils zstd
+	     bc bison flex libelf-dev patch git)
+dnf_pkgs=(gcc make hwloc-devel numactl-devel hwloc numactl perl python3 perf
+	  realtime-tests procps-ng)
+dnf_vm_pkgs=(qemu-system-x86 busybox cpio kmod xz zstd bc bison flex
+	     elfutils-libelf-devel patch git)
 
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 
 if command -v apt-get >/dev/null; then
-	pkgs=$apt_pkgs
-	[ -n "$vm" ] && pkgs="$pkgs $apt_vm_pkgs"
-	[ -n "$dev" ] && pkgs="$pkgs linux-source rsync clang"
-	missing=""
-	for p in $pkgs; do
+	pkgs=("${apt_pkgs[@]}")
+	[ -n "$vm" ] && pkgs+=("${apt_vm_pkgs[@]}")
+	[ -n "$dev" ] && pkgs+=(linux-source rsync clang shellcheck)
+	missing=()
+	for p in "${pkgs[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
-			missing="$missing $p"
+			missing+=("$p")
 	done
-	if [ -n "$missing" ]; then
+	if [ ${#missing[@]} -gt 0 ]; then
 		$sudo apt-get update -q
-		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 	fi
 elif command -v dnf >/dev/null; then
-	pkgs=$dnf_pkgs
-	[ -n "$vm" ] && pkgs="$pkgs $dnf_vm_pkgs"
-	$sudo dnf install -y $pkgs
+	pkgs=("${dnf_pkgs[@]}")
+	[ -n "$vm" ] && pkgs+=("${dnf_vm_pkgs[@]}")
+	$sudo dnf install -y "${pkgs[@]}"
 else
-	echo "install-deps: neither apt-get nor dnf found; install by hand: $apt_pkgs" >&2
+	echo "install-deps: neither apt-get nor dnf found; install by hand: ${apt_pkgs[*]}" >&2
 	exit 1
 fi
 echo "install-deps: all build and run dependencies are installed"

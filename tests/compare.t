@@ -189,15 +189,16 @@ bad_input "directory without results" $D/base.json "$TMP/nojson"
 bad_input "only one result" $D/base.json
 bad_input "bad threshold" --threshold 5x $D/base.json $D/equal.json
 bad_input "labels do not match" --labels a $D/base.json $D/equal.json
-for l in a,b, ,a,b a,,b; do
-	bad_input "--labels $l" --labels $l $D/base.json $D/equal.json
+for l in "a,b," ",a,b" "a,,b"; do
+	bad_input "--labels $l" --labels "$l" $D/base.json $D/equal.json
 	[ "$(cat "$TMP/err")" = "compare: --labels: '$l': an empty label (a leading, trailing or doubled ',')" ]
 	ok $? "--labels $l: says the label is empty ($(cat "$TMP/err"))"
 done
 bad_input "unknown option" --frobnicate $D/base.json $D/equal.json
 # options for compared results, with one result only exported
 for o in --markdown "--labels a" --emulated-timings "--threshold 5" "--threshold-abs 5"; do
-	bad_input "--kcidb with one result and $o" --kcidb "$TMP/k1.json" $o $D/base.json
+	read -ra opt <<<"$o"
+	bad_input "--kcidb with one result and $o" --kcidb "$TMP/k1.json" "${opt[@]}" $D/base.json
 	[ "$(cat "$TMP/err")" = "compare: ${o%% *} needs two results or more: a single one is only exported (--kcidb)" ] &&
 		[ ! -e "$TMP/k1.json" ]
 	ok $? "... says why and writes nothing ($(cat "$TMP/err"))"

@@ -87,9 +87,9 @@ ok $? "--load without a housekeeping CPU: SKIP with the reason, exit 4 (rc=$RC)"
 # value (as glibc's getpid() did before 2.25), so every return value is
 # right and only the count can tell. --entry raw bypasses libc and passes.
 if ! is_root; then
-	for i in 1 2 3; do skip "needs root for raw_syscalls:sys_enter" "cached getpid: kernel-count check"; done
+	for _ in 1 2 3; do skip "needs root for raw_syscalls:sys_enter" "cached getpid: kernel-count check"; done
 elif ! cc -O2 -shared -fPIC -D_GNU_SOURCE "$TOP/tests/preload/cached_getpid.c" -o "$TMP/cached_getpid.so" -ldl 2>"$TMP/cc.err"; then
-	for i in 1 2 3; do skip "no C compiler for the preload double: $(head -1 "$TMP/cc.err")" "cached getpid: kernel-count check"; done
+	for _ in 1 2 3; do skip "no C compiler for the preload double: $(head -1 "$TMP/cc.err")" "cached getpid: kernel-count check"; done
 else
 	ASAN_OPTIONS=$ASAN_OPTIONS:verify_asan_link_order=0 LD_PRELOAD="$TMP/cached_getpid.so" \
 		"$BIN/getpid_bench" -n 20000 -r 2 >"$TMP/out" 2>&1
@@ -147,7 +147,7 @@ gone() {	# gone PGID: the group empties within 3 s
 	return 1
 }
 if [ "$(nproc)" -lt 2 ]; then
-	for i in $(seq 7); do skip "needs 2 CPUs" "load kinds and load cleanup"; done
+	for _ in $(seq 7); do skip "needs 2 CPUs" "load kinds and load cleanup"; done
 else
 	"$BIN/getpid_bench" --load -n 100000000 -r 1 -o "$TMP/load.json" >"$TMP/load.out" 2>&1 &
 	pid=$!

@@ -78,20 +78,23 @@ expect_refused "--phase quiet -i 500 --laptop" "--interval needs --phase cyclic 
 expect_refused "--phase quiet -i 1000 (the default)" "--interval needs --phase cyclic or --phase all" \
 	timer_softirq --phase quiet -i 1000
 for o in --laptop -m "-p 50" "--policy other" "--histogram 500" "-n 100"; do
-	set -- $o
+	read -ra opt <<<"$o"
+	set -- "${opt[@]}"
 	long=$("$BIN/timer_softirq" --list-options | awk -v o="$1" '$1 == o || $2 == o { print $1 }')
 	expect_refused "--phase control $o" "$long needs --phase cyclic or --phase all" \
-		timer_softirq --phase control $o
+		timer_softirq --phase control "${opt[@]}"
 done
 for o in "--warmup 1" --perf-counters; do
+	read -ra opt <<<"$o"
 	expect_refused "--phase cyclic $o" "${o%% *} and --phase cyclic do not go together" \
-		timer_softirq --phase cyclic $o
+		timer_softirq --phase cyclic "${opt[@]}"
 done
 for o in "--max-needless-per-tick 0.5" "--max-softirqs 5" "--max-ticks-per-s 10" --assert-nohz; do
+	read -ra opt <<<"$o"
 	expect_refused "--phase cyclic $o" "${o%% *} needs --phase quiet or --phase all" \
-		timer_softirq --phase cyclic $o
+		timer_softirq --phase cyclic "${opt[@]}"
 	expect_refused "--phase control $o" "${o%% *} needs --phase quiet or --phase all" \
-		timer_softirq --phase control $o
+		timer_softirq --phase control "${opt[@]}"
 done
 expect_refused "--policy other -p 50" "--priority and --policy other do not go together" \
 	timer_softirq --policy other -p 50
@@ -112,7 +115,8 @@ ok $? "--phase quiet takes the quiet options (rc=$RC: $(head -c 160 "$TMP/err"))
 ok $? "--list-options after --phase: only that phase's options; all with none"
 # ipistorm: what the pairs or the watch leave nothing to do
 for o in "--pairs 0:1" "--pair smt" "--src-list 0 --offset 1" "--watch 1"; do
-	expect_refused "$o -c 1" "--cpu and ${o%% *} do not go together" ipistorm $o -c 1
+	read -ra opt <<<"$o"
+	expect_refused "$o -c 1" "--cpu and ${o%% *} do not go together" ipistorm "${opt[@]}" -c 1
 done
 expect_refused "--mode watch --wait" "--wait and --mode watch do not go together" \
 	ipistorm --mode watch --wait
@@ -122,8 +126,9 @@ expect_refused "-D with --timeout" "--timeout and --duration do not go together"
 for o in "--pairs 0:1" "--pair smt" "--src-list 0 --offset 1" "--watch 1" "--mode watch"; do
 	w=${o%% *}
 	[ "$w" = --mode ] && w=$o	# a mode is named with its value
+	read -ra opt <<<"$o"
 	expect_refused "$o --housekeeping 0" \
-		"--housekeeping with $w needs --load or --load-kind" ipistorm $o --housekeeping 0
+		"--housekeeping with $w needs --load or --load-kind" ipistorm "${opt[@]}" --housekeeping 0
 done
 expect_refused "-c 1 --load --housekeeping 1" "--housekeeping 1 overlaps the target CPUs" \
 	ipistorm -c 1 --load --housekeeping 1
@@ -151,7 +156,8 @@ expect_refused "--no-compaction --compaction-control" \
 	"--no-compaction and --compaction-control do not go together" \
 	cid_scan --no-compaction --compaction-control
 for o in --compaction-control --no-compaction "--compaction-timeout 5"; do
-	expect_refused "--model $o" "--model and ${o%% *} do not go together" cid_scan --model $o
+	read -ra opt <<<"$o"
+	expect_refused "--model $o" "--model and ${o%% *} do not go together" cid_scan --model "${opt[@]}"
 done
 expect_refused "--method estimate --trace-buffer-kb" \
 	"--trace-buffer-kb and --method estimate do not go together" \

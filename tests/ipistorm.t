@@ -55,7 +55,7 @@ PY
 }
 
 if ! is_root || [ "$(nproc)" -lt 2 ]; then
-	for i in $(seq 67); do skip "needs root and 2 CPUs" "ipistorm"; done
+	for _ in $(seq 67); do skip "needs root and 2 CPUs" "ipistorm"; done
 	done_testing
 fi
 # the pair: the first and the last CPU of our affinity mask
@@ -73,9 +73,9 @@ storm() {
 	local mode=$1
 	shift
 	local c0 c1 real elided counted want
-	c0=$(cal $dst)
+	c0=$(cal "$dst")
 	run_prog ipistorm -m "$mode" --pairs "$src:$dst" -n 2000 -r 2 -o "$TMP/$mode.json" "$@"
-	c1=$(cal $dst)
+	c1=$(cal "$dst")
 	real=$(extra "$TMP/$mode.json" ipis_real)
 	elided=$(extra "$TMP/$mode.json" sends_elided)
 	counted=$(extra "$TMP/$mode.json" counted_calls)
@@ -153,15 +153,15 @@ done
 # are refused otherwise, and here the second one is the point.)
 mkdir -p "$TMP/locks-other"
 hog_calls=20000
-setsid nice -n -20 taskset -c $dst timeout 30 sh -c 'while :; do :; done' &
+setsid nice -n -20 taskset -c "$dst" timeout 30 sh -c 'while :; do :; done' &
 busy=$!
 ISOLBENCH_LOCK_DIR=$TMP/locks-other "$BIN/ipistorm" -m perf-read -n 100000000 -r 1 --timeout 20 \
 	--pairs "$src:$dst" >/dev/null 2>&1 &
 stormer=$!
 sleep 0.3
-c0=$(cal $dst)
-run_prog ipistorm -m membarrier -n $hog_calls -r 1 --pairs "$src:$dst" -o "$TMP/hog.json"
-c1=$(cal $dst)
+c0=$(cal "$dst")
+run_prog ipistorm -m membarrier -n "$hog_calls" -r 1 --pairs "$src:$dst" -o "$TMP/hog.json"
+c1=$(cal "$dst")
 kill $busy $stormer 2>/dev/null; wait $busy $stormer 2>/dev/null
 [ $RC -eq 1 ] && grep -q "^not ok 2 $desc.*reached dst" "$TMP/out" &&
 	grep -q "also ran other tasks: the spinner was switched out [1-9][0-9]* times.*membarrier returns at once, without an IPI" "$TMP/out"
@@ -201,14 +201,14 @@ fi
 # and membarrier sends an IPI only while the spinner runs there. The
 # control then judges the IPIs it did cause (50 or more) or says it could
 # not judge; it never fails the watch for the CPU's other tasks.
-hogs=""
-for i in 1 2 3; do
-	setsid nice -n -20 taskset -c $dst timeout 30 sh -c 'while :; do :; done' &
-	hogs="$hogs $!"
+hogs=()
+for _ in 1 2 3; do
+	setsid nice -n -20 taskset -c "$dst" timeout 30 sh -c 'while :; do :; done' &
+	hogs+=($!)
 done
 sleep 0.3
-run_prog ipistorm --watch $dst -D 1
-kill $hogs 2>/dev/null; wait $hogs 2>/dev/null
+run_prog ipistorm --watch "$dst" -D 1
+kill "${hogs[@]}" 2>/dev/null; wait "${hogs[@]}" 2>/dev/null
 [ $RC -eq 0 ] &&
 	{ grep -Eq "^ok 3 control: the watch named membarrier the source of a membarrier storm # SKIP cpu $dst ran other tasks: the control's spinner had [0-9]+% of it" "$TMP/out" ||
 	  { grep -Eq "^# control: [0-9]+ membarrier calls from cpu [0-9]+ to cpu $dst.*: ([5-9][0-9]|[0-9]{3,}) IPIs named membarrier" "$TMP/out" &&
@@ -245,7 +245,7 @@ ok $? "watch -D 2: the partial minute scaled to 60 s, records bucketed by their 
 # IPIs we make ourselves must show up and trip --max
 "$BIN/ipistorm" -m perf-read -n 100000000 -r 1 --timeout 3 --pairs "$src:$dst" >/dev/null 2>&1 &
 stormer=$!
-run_prog ipistorm --watch $dst -D 1.5 --max 10
+run_prog ipistorm --watch "$dst" -D 1.5 --max 10
 kill $stormer 2>/dev/null; wait $stormer 2>/dev/null
 [ $RC -eq 1 ] && grep -q '^not ok 2 IPI count to the watched cpus within --max$' "$TMP/out"
 ok $? "watch --max 10 fails while a perf-read storm hits cpu $dst ($(grep '^# watched cpus' "$TMP/out"))"
@@ -257,9 +257,9 @@ ok $? "watch --method auto on this kernel (ipi tracepoints exist): traced, and s
 "$BIN/ipistorm" -m perf-read -n 100000000 -r 1 --timeout 3 --pairs "$src:$dst" >/dev/null 2>&1 &
 stormer=$!
 sleep 0.3
-c0=$(cal $dst)
-run_prog ipistorm --watch $dst -D 1.5 --method procfs --max 10 -o "$TMP/wp.json"
-c1=$(cal $dst)
+c0=$(cal "$dst")
+run_prog ipistorm --watch "$dst" -D 1.5 --method procfs --max 10 -o "$TMP/wp.json"
+c1=$(cal "$dst")
 kill $stormer 2>/dev/null; wait $stormer 2>/dev/null
 [ $RC -eq 1 ] && grep -q "^# watched cpus $dst for 1\.[0-9] s: [0-9]* IPIs, 0 events lost, [1-9][0-9]* procfs samples$" "$TMP/out" &&
 	grep -q "^ok 1 counted the IPIs received by the watched cpus in /proc/interrupts$" "$TMP/out" &&
@@ -274,7 +274,7 @@ json_check "$TMP/wp.json" '(lambda m, c: "method: received, /proc/interrupts" in
 	grep -q "^# cpu $dst: [0-9]* IPIs received .*CAL +$calls," "$TMP/out"
 ok $? "watch --method procfs: $calls CAL on cpu $dst during the storm (CAL rose by $((c1 - c0)) around it here), JSON names the method"
 
-"$BIN/ipistorm" --watch $dst -D 600 --method procfs -o "$TMP/wpi.json" >"$TMP/wpi.out" 2>&1 &
+"$BIN/ipistorm" --watch "$dst" -D 600 --method procfs -o "$TMP/wpi.json" >"$TMP/wpi.out" 2>&1 &
 pid=$!
 sleep 1.5
 kill -INT $pid
@@ -284,7 +284,7 @@ rc=$?
 ok $? "SIGINT ends a procfs watch: counts reported and saved (rc=$rc)"
 
 # Ctrl-C ends a long watch with the counts so far, saved, instance removed
-"$BIN/ipistorm" --watch $dst -D 600 -o "$TMP/wi.json" >"$TMP/wi.out" 2>&1 &
+"$BIN/ipistorm" --watch "$dst" -D 600 -o "$TMP/wi.json" >"$TMP/wi.out" 2>&1 &
 pid=$!
 sleep 1.5
 kill -INT $pid

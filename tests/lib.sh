@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Shared helpers for the tests/*.t scripts, which prove runs as TAP.
 # Programs under test come from $ISOLBENCH_BIN (make check points it at
 # the ASan/UBSan build) or else the repository root.

@@ -8,7 +8,7 @@
 plan 14
 P=${ISOLBENCH_BIN:-$TOP/build/san}/harness/planned
 if [ ! -x "$P" ]; then
-	for i in $(seq 14); do skip "not built (make san)" "plan check"; done
+	for _ in $(seq 14); do skip "not built (make san)" "plan check"; done
 	exit 0
 fi
 
@@ -58,7 +58,7 @@ rc=$?
 ok $? "more phases than the harness holds: harness bug before any plan, exit 1 (rc=$rc)"
 "$P" --print 1 --hold >"$TMP/out" 2>"$TMP/err" &
 pid=$!
-for i in $(seq 100); do grep -q '^ok 1 ' "$TMP/out" && break; sleep 0.1; done
+for _ in $(seq 100); do grep -q '^ok 1 ' "$TMP/out" && break; sleep 0.1; done
 kill -INT $pid
 wait $pid
 rc=$?

@@ -23,13 +23,14 @@ rc=$?
 ok $rc "run.sh --quick passes (rc=$rc)"
 head -1 "$TMP/stream" | grep -qx 'TAP version 13'; ok $? "stream starts with TAP version 13"
 ntests=$("$TOP/run.sh" --list | wc -l)
-read -r planned passed failed skipped errors < <(tap_summary "$TMP/stream")
+read -r planned passed failed _ errors < <(tap_summary "$TMP/stream")
 [ "$planned" -eq "$ntests" ] && [ "$passed" -eq "$ntests" ] && [ "$failed" -eq 0 ] && [ "$errors" = none ]
 ok $? "TAP::Parser: $planned planned, $passed passed, $failed failed, parse errors: $errors"
 grep -q '^ok 1 selftests: isolbench: getpid_bench$' "$TMP/stream"; ok $? "kselftest-shaped result line"
 grep -q '^# KTAP version 1$' "$TMP/stream"; ok $? "each program's KTAP is nested with '# '"
 for t in $("$TOP/run.sh" --list); do
-	[ -s "$TMP/res/$t.json" ] && [ -s "$TMP/res/$t.ktap" ] && json_check "$TMP/res/$t.json" 'd["schema"]=="isolbench-result"' || break
+	[[ -s $TMP/res/$t.json && -s $TMP/res/$t.ktap ]] || break
+	json_check "$TMP/res/$t.json" 'd["schema"]=="isolbench-result"' || break
 done
 ok $? "every program left NAME.json and NAME.ktap in -o DIR"
 for t in $("$TOP/run.sh" --list); do

@@ -156,7 +156,7 @@ ok $? "JSON: --laptop recorded (cpu_dma_latency_us -1)"
 pid=$!
 held=1
 for i in $(seq 50); do
-	ls -l /proc/$pid/fd 2>/dev/null | grep -q cpu_dma_latency && { held=0; break; }
+	find "/proc/$pid/fd" -lname '*cpu_dma_latency' 2>/dev/null | grep -q . && { held=0; break; }
 	sleep 0.1
 done
 ok $held "cpu_dma_latency is open in the measuring process"
@@ -216,6 +216,7 @@ expect_usage_error "runs above 1000" timer_softirq -r 1001
 # over the sysctl), so the machine's throttling is never changed.
 echo -1 >"$TMP/rt_runtime"
 if unshare -m true 2>/dev/null; then
+	# shellcheck disable=SC2016  # $1 and $2 are the inner shell's
 	unshare -m sh -c 'mount --bind "$1" /proc/sys/kernel/sched_rt_runtime_us &&
 		exec "$2" -i 1 --quick' sh "$TMP/rt_runtime" "$BIN/timer_softirq" \
 		>"$TMP/out" 2>"$TMP/err"
@@ -223,6 +224,7 @@ if unshare -m true 2>/dev/null; then
 	lines=$(wc -l <"$TMP/err")
 	[ "$RC" -eq 1 ] && [ "$lines" -eq 1 ] && grep -q "needs RT throttling" "$TMP/err"
 	ok $? "FIFO -i 1 without RT throttling: exit 1, one line (rc=$RC: $(head -c 200 "$TMP/err"))"
+	# shellcheck disable=SC2016  # $1 and $2 are the inner shell's
 	unshare -m sh -c 'mount --bind "$1" /proc/sys/kernel/sched_rt_runtime_us &&
 		exec "$2" -i 1 --policy other --phase cyclic --quick -D 0.3' sh \
 		"$TMP/rt_runtime" "$BIN/timer_softirq" >"$TMP/out" 2>"$TMP/err"

@@ -10,7 +10,7 @@
 # that record a call, and a kernel build would find no disk space.
 . "$(dirname "$0")/lib.sh"
 
-plan 70
+plan 72
 cd "$TOP" || exit 1
 T0=$SECONDS
 export ISOLBENCH_VM_CACHE=$TMP/cache ISOLBENCH_VM_MIN_FREE_MB=999999999
@@ -55,6 +55,18 @@ expect 255 "bisect-step: --threshold-abs x" "^$BS: --threshold-abs: 'x' is not" 
 	$BS --baseline "$B" --tree "$K" --threshold-abs x
 expect 255 "bisect-step: --metric nosuch" "^$BS: metric nosuch is in no result of the baseline" \
 	$BS --baseline "$B" --tree "$K" --metric nosuch
+# a baseline that cannot be judged even against itself: every step
+# would build and boot only to answer 125
+mkdir -p "$TMP/interrupted"
+python3 - "$B/base.json" "$TMP/interrupted/base.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["run"].update(interrupted=True, signal=15, exit_code=143)
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect 255 "bisect-step: an interrupted baseline" "^$BS: baseline '$TMP/interrupted' cannot be judged even against itself: .*interrupted" \
+	$BS --baseline "$TMP/interrupted" --tree "$K" --out "$TMP/step-interrupted"
+[ ! -e "$TMP/step-interrupted" ]; ok $? "bisect-step: ... refused before the build"
 expect 255 "bisect-step: --threshold and --threshold-abs" "do not go together" \
 	$BS --baseline "$B" --tree "$K" --threshold 5 --threshold-abs 1
 expect 255 "bisect-step: --metric with --save-baseline" "--save-baseline takes none of them" \

@@ -154,7 +154,7 @@ rc=$?
 	grep -q '^vm/run.sh: the kernel build of .* failed (log .*build.log)$' "$TMP/err"
 ok $? "stand-in tree: a build that fails shows the log's last lines, exits --build-failure-exit (rc=$rc)"
 [ -z "$(ls -A "$TMP/tmpdir")" ]
-ok $? "stand-in tree: nothing left in TMPDIR ($(ls "$TMP/tmpdir" | head -n3 | tr '\n' ' '))"
+ok $? "stand-in tree: nothing left in TMPDIR ($(find "$TMP/tmpdir" -mindepth 1 -maxdepth 1 -printf '%f ' | head -c 200))"
 unset TMPDIR
 
 # vm/ab.sh

@@ -121,14 +121,19 @@ COMMIT=$(git -C "$TREE" rev-parse --verify -q --short=12 HEAD) ||
 check_kernel_source "$TREE"
 
 # compare checks its own options (one number syntax for all) and the
-# metric against the baseline, as run.sh --bisect does
+# metric against the baseline, as run.sh --bisect does; a baseline that
+# cannot be judged even against itself (interrupted, skipped) would make
+# every step undecided after its build and boot
 [[ -x $REPO_DIR/compare ]] || make -C "$REPO_DIR" compare >/dev/null 2>&1 ||
 	die "cannot build $REPO_DIR/compare"
 if [[ -n $BASELINE ]]; then
-	msg=$("$REPO_DIR/compare" --bisect "${CMP_OPTS[@]}" "$BASELINE" "$BASELINE" 2>&1 >/dev/null)
+	msg=$("$REPO_DIR/compare" --bisect "${CMP_OPTS[@]}" "$BASELINE" "$BASELINE" 2>&1)
 	case $? in
-	0|1|125) ;;
-	*) msg=${msg%%$'\n'*}; die "${msg#compare: }" ;;
+	0|1) ;;
+	125) msg=$(grep -v '^bisect: verdict' <<<"$msg" | grep -A1 -m1 ': undecided$' |
+		sed 's/^bisect: *//' | tr '\n' ' ')
+	     die "baseline '$BASELINE' cannot be judged even against itself: ${msg% }" ;;
+	*) msg=$(grep -m1 '^compare: ' <<<"$msg"); die "${msg#compare: }" ;;
 	esac
 fi
 

@@ -29,7 +29,8 @@ PY
 }
 
 guest() {	# guest VERSION: boot it, run the quick suite, keep the results
-	local start=$(date +%s)
+	local start
+	start=$(date +%s)
 	"$TOP/vm/run.sh" --debian "$1" --timeout 900 -o "$TMP/vm-$1" -- --quick \
 		>"$TMP/out-$1" 2>"$TMP/err-$1"
 	RC=$?
@@ -123,6 +124,7 @@ ok $? "6.12: quick storms of the suite complete"
 # compaction survivor kept asleep (no scan can run). Before it, a
 # cid_scan SIGKILLed while function_graph traces: the next run puts the
 # tracer back (the settings journal).
+# shellcheck disable=SC2016  # run by the guest's shell
 killed='t=/sys/kernel/tracing; ./cid_scan -m trace -D 60 --no-compaction >/tmp/k.out 2>&1 &
 p=$!; i=0
 while [ "$(cat $t/current_tracer)" != function_graph ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done

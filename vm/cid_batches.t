@@ -31,14 +31,15 @@ fi
 plan 12
 
 start=$(date +%s)
-"$TOP/vm/cid_batches.sh" --reduced -o "$TMP/cb" ${CID_BATCHES_ARGS:-} >"$TMP/out" 2>"$TMP/err"
+read -ra cb_args <<<"${CID_BATCHES_ARGS:-}"
+"$TOP/vm/cid_batches.sh" --reduced -o "$TMP/cb" "${cb_args[@]}" >"$TMP/out" 2>"$TMP/err"
 RC=$?
 diag "vm/cid_batches.sh --reduced: exit $RC after $(($(date +%s) - start)) s"
 sed 's/^/# /' "$TMP/out"
 [ $RC -eq 0 ] || tail -n 20 "$TMP/err" | sed 's/^/# /'
 [ $RC -eq 0 ]
 ok $? "reduced matrix: every verdict passed (rc=$RC)"
-n=$(ls "$TMP"/cb/*/suite/cid_scan.json 2>/dev/null | wc -l)
+n=$(compgen -G "$TMP/cb/*/suite/cid_scan.json" | wc -l)
 [ "$n" -eq 5 ]
 ok $? "five results kept (batch 8, batch 32, scan off, posted, posted judged against batch 8): $n"
 # (the p10 under TCG, the p50 under KVM: scripts/cid_scan_table.py)

@@ -93,7 +93,7 @@ ok $? "the guest ended by itself after its results (${secs:-?} s in qemu)"
 # The suite built the kselftest way, by the lib.mk of the tree just
 # unpacked (6.12's adds -D_GNU_SOURCE= to CFLAGS: our own definition
 # must not clash with it under -Werror).
-src=$(ls -d vm/cache/src/linux-source-6.12-*/ 2>/dev/null | head -n1)
+src=$(compgen -G "vm/cache/src/linux-source-6.12-*/" | head -n1)
 kst=$TMP/kst/tools/testing/selftests
 mkdir -p "$kst/isolbench" "$TMP/kst/out"
 cp "${src}tools/testing/selftests/lib.mk" "$kst/" 2>/dev/null
@@ -196,7 +196,7 @@ ok $? "booted alternately: base patched base patched"
 
 # 4. git bisect run over the series names the planted commit.
 t=$(date +%s)
-src=$(ls -d vm/cache/src/linux-source-6.12-*/ 2>/dev/null | head -n1)
+src=$(compgen -G "vm/cache/src/linux-source-6.12-*/" | head -n1)
 G=$TOP/vm/cache/bisect-demo/linux
 export GIT_AUTHOR_NAME=isolbench GIT_AUTHOR_EMAIL=isolbench@example.invalid
 export GIT_COMMITTER_NAME=isolbench GIT_COMMITTER_EMAIL=isolbench@example.invalid
