@@ -127,7 +127,7 @@ isolation_word() {
 
 for word in $EXPECT; do
 	[ -n "$(isolation_word "$word")" ] ||
-		die "-e '$word': nohz_full=CPULIST and isolcpus=CPULIST can be checked, not that"
+		die "-e '$word': not nohz_full=CPULIST or isolcpus=CPULIST, which can be checked"
 done
 
 # check_isolation: a test case isolation.KEY per -e word, failed when
