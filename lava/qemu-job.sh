@@ -13,10 +13,11 @@
 # dictionary lava/qemu-device.jinja2 and the job lava/qemu-job.yaml.jinja2
 # rendered with jinja2, then lava-run.  The output directory keeps the
 # rendered device.yaml and job.yaml, the job's log as lava-run wrote it
-# (output.yaml, what a worker sends lava-server; lava-run.err its
-# stderr), lava-run's own output directory (lava/), and read from the
-# log by lava/job-results.py: results.txt, the test cases as LAVA
-# recorded them, and json/, the JSON results the job printed.
+# (output.yaml: lava-run's stderr, what a worker sends lava-server;
+# lava-run.out its stdout), lava-run's own output directory (lava/),
+# and, read from the log by lava/job-results.py, results.txt (the test
+# cases as LAVA recorded them) and json/ (the JSON results the job
+# printed).
 #
 # Exit status: lava-run's (0: the job ran to its end, whatever its test
 # cases say); 2 bad input or a setup error (one line on stderr).
@@ -238,7 +239,7 @@ main() {
 		test_timeout="$TEST_TIMEOUT" job_minutes="$JOB_MINUTES"
 	note "lava-run: ${kern[release]}, $CPUS vCPUs ($accel), $ISOL_CMDLINE; log: $OUT/output.yaml"
 	lava-run --job-id 1 --output-dir "$OUT/lava" --device "$OUT/device.yaml" \
-		"$OUT/job.yaml" >"$OUT/output.yaml" 2>"$OUT/lava-run.err" || rc=$?
+		"$OUT/job.yaml" 2>"$OUT/output.yaml" >"$OUT/lava-run.out" || rc=$?
 	"$LAVA_DIR/job-results.py" "$OUT/output.yaml" --json "$OUT/json" >"$OUT/results.txt" ||
 		die "cannot read the job's log $OUT/output.yaml"
 	note "lava-run exited $rc after $((SECONDS - t0)) s: $(wc -l <"$OUT/results.txt") test cases in $OUT/results.txt"

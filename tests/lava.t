@@ -35,38 +35,6 @@ result() {
 	awk -v n="$2" '$1 == n { print $2 }' "$1/output/result.txt"
 }
 
-# The cases a result must have, made by another hand than the script's:
-# per verdict TEST.<description, runs outside [A-Za-z0-9_-] as one _>
-# (cut to 100, repeats _2, _3), per labelled metric TEST.METRIC with the
-# mean and unit, or skip without a mean.
-expected_cases() {
-	python3 - "$1" <<'PY'
-import json, os, re, sys
-d = sys.argv[1]
-for t in ["getpid_bench", "timer_softirq"]:
-    r = json.load(open(os.path.join(d, t + ".json")))
-    seen = set()
-    def unique(name):
-        name, base, n = name[:100], name[:100], 2
-        while name in seen:
-            name = base[:100 - len("_%d" % n)] + "_%d" % n
-            n += 1
-        seen.add(name)
-        return name
-    for v in r["verdicts"]:
-        s = re.sub(r"[^A-Za-z0-9_-]+", "_", v["name"]).strip("_") or "check"
-        print(unique(t + "." + s), v["result"])
-    for m in r["metrics"]:
-        if "label" not in m:
-            continue
-        mean = m.get("summary", {}).get("mean")
-        if mean is None:
-            print(unique(t + "." + m["name"]), "skip")
-        else:
-            print(unique(t + "." + m["name"]), "pass", "%.12g" % mean, m["unit"])
-PY
-}
-
 # 1: a machine without nohz_full, told to expect it
 R=$TMP/expect
 lava_run "$R" -d "$SUITE" -t "getpid_bench timer_softirq" -e "nohz_full=1"
@@ -86,7 +54,7 @@ ok $? "run.sh got --assert-nohz, for the programs that take it"
 awk '{ print $1 }' "$R/output/result.txt" | sort | uniq -d >"$TMP/dups"
 ! awk '{ print $1 }' "$R/output/result.txt" | grep -qvE '^[A-Za-z0-9_.-]{1,100}$' && [ ! -s "$TMP/dups" ]
 ok $? "every name is LAVA's [A-Za-z0-9_.-], at most 100 long, and unique"
-expected_cases "$R/output/suite" >"$TMP/expected"
+python3 "$TOP/tests/lava_cases.py" "$R/output/suite" getpid_bench timer_softirq >"$TMP/expected"
 grep -Ev '^(isolation\.|getpid_bench |timer_softirq )' "$R/output/result.txt" >"$TMP/got"
 diff "$TMP/expected" "$TMP/got" | sed 's/^/# /'
 cmp -s "$TMP/expected" "$TMP/got"
