@@ -238,7 +238,9 @@ main() {
 		expect_isolation="$EXPECT" suite_dir="$GUEST_SUITE_DIR" \
 		test_timeout="$TEST_TIMEOUT" job_minutes="$JOB_MINUTES"
 	note "lava-run: ${kern[release]}, $CPUS vCPUs ($accel), $ISOL_CMDLINE; log: $OUT/output.yaml"
-	lava-run --job-id 1 --output-dir "$OUT/lava" --device "$OUT/device.yaml" \
+	# The job id names lava-run's working directory
+	# (/var/lib/lava/dispatcher/tmp/ID): this process's, unique here.
+	lava-run --job-id $$ --output-dir "$OUT/lava" --device "$OUT/device.yaml" \
 		"$OUT/job.yaml" 2>"$OUT/output.yaml" >"$OUT/lava-run.out" || rc=$?
 	"$LAVA_DIR/job-results.py" "$OUT/output.yaml" --json "$OUT/json" >"$OUT/results.txt" ||
 		die "cannot read the job's log $OUT/output.yaml"

@@ -18,7 +18,7 @@ if ! command -v qemu-system-x86_64 >/dev/null || ! command -v lava-run >/dev/nul
 	echo "1..0 # SKIP needs qemu-system-x86_64 and lava-run (scripts/install-deps.sh --vm)"
 	exit 0
 fi
-plan 12
+plan 14
 
 TESTS=(getpid_bench timer_softirq)
 
@@ -30,6 +30,15 @@ job() {	# job N: the job, its output in $TMP/jobN
 	diag "lava/qemu-job.sh --tests '${TESTS[*]}' (job $1): exit $RC after $((SECONDS - start)) s"
 	[ $RC -eq 0 ] || tail -n 20 "$TMP/err$1" | sed 's/^/# /'
 }
+
+# bad input: refused before anything is built or booted
+"$TOP/lava/qemu-job.sh" --tests nosuch -o "$TMP/bad" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "unknown test 'nosuch'" "$TMP/err" && [ ! -e "$TMP/bad" ]
+ok $? "an unknown test: exit 2, one line ($(cat "$TMP/err"))"
+mkdir -p "$TMP/mine" && echo keep >"$TMP/mine/notes"
+"$TOP/lava/qemu-job.sh" -o "$TMP/mine" >/dev/null 2>"$TMP/err"
+[ $? -eq 2 ] && [ "$(cat "$TMP/mine/notes")" = keep ] && grep -q 'not clearing it' "$TMP/err"
+ok $? "an output directory it did not make is left alone: exit 2"
 
 job 1
 J=$TMP/job1
