@@ -58,7 +58,8 @@ while getopts d:t:c:q:e:T:o:h opt; do
 	*) usage >&2; exit 1 ;;
 	esac
 done
-[ $OPTIND -gt $# ] || die "unexpected argument '$(eval echo "\${$OPTIND}")'"
+shift $((OPTIND - 1))
+[ $# -eq 0 ] || die "unexpected argument '$1'"
 case $QUICK in
 true|false) ;;
 *) die "-q must be true or false, not '$QUICK'" ;;

@@ -11,7 +11,7 @@ if ! is_root || { [ ! -d /sys/kernel/tracing ] && [ ! -d /sys/kernel/debug/traci
 	echo "1..0 # SKIP needs root and tracefs (timer_softirq runs)"
 	exit 0
 fi
-plan 14
+plan 15
 
 LAVA_SH=$TOP/lava/isolbench.sh
 # A suite directory as make install makes it, of the programs under test.
@@ -109,4 +109,5 @@ bad "an isolation word it cannot check" -d "$SUITE" -e "rcu_nocbs=1"
 bad "a cpulist that is none" -d "$SUITE" -e "nohz_full=3-1"
 bad "no suite" -d "$TMP/none"
 bad "-q neither true nor false" -d "$SUITE" -q yes
+bad "an argument after the options" -d "$SUITE" getpid_bench
 done_testing
