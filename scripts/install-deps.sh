@@ -5,7 +5,9 @@
 # (Debian, Ubuntu) or dnf (Fedora, RHEL). Idempotent: packages already
 # present are left alone. Run as root (or it uses sudo).
 #
-#   --vm    also what vm/ needs to boot kernels in qemu
+#   --vm    also what vm/ needs to boot kernels in qemu, and
+#           lava-dispatcher for lava/qemu-job.sh (apt only; it brings
+#           lava-run, python3-jinja2 and python3-yaml)
 #   --dev   also what the project's own checks use: checkpatch.pl and
 #           the kselftest runner from the linux-source package (whose
 #           install needs rsync), clang for the libFuzzer run and
@@ -25,7 +27,7 @@ done
 apt_pkgs=(build-essential pkg-config libhwloc-dev libnuma-dev hwloc numactl perl python3
 	  linux-perf rt-tests procps)
 apt_vm_pkgs=(qemu-system-x86 busybox-static cpio kmod xz-utils zstd
-	     bc bison flex libelf-dev patch git)
+	     bc bison flex libelf-dev patch git lava-dispatcher)
 dnf_pkgs=(gcc make hwloc-devel numactl-devel hwloc numactl perl python3 perf
 	  realtime-tests procps-ng)
 dnf_vm_pkgs=(qemu-system-x86 busybox cpio kmod xz zstd bc bison flex

@@ -11,7 +11,9 @@
 # and "Kernel module".
 #
 # Input, the options as vm/run.sh parsed them (only read here):
-# SUITE_DIR, SRC_DIR, EXTRA_BINS, GUEST_PRE, RUN_ARGS.
+# SUITE_DIR, SRC_DIR, EXTRA_BINS, GUEST_PRE, RUN_ARGS; and GUEST_INIT,
+# the /init when it is not vm/guest-init.sh (lava/qemu-job.sh's shell
+# for LAVA).
 # Output: initramfs_build VAR WORK NONCE KERNEL sets VAR to the image's
 # path (in WORK); KERNEL names the kernel stage's associative array
 # (release, headers, kodir, info).
@@ -196,7 +198,7 @@ initramfs_build() {
 	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,run,results}
 	cp /bin/busybox "$root/bin/busybox"
 	copy_libs /bin/busybox "$root"
-	install -m 0755 "$VM_DIR/guest-init.sh" "$root/init"
+	install -m 0755 "${GUEST_INIT:-$VM_DIR/guest-init.sh}" "$root/init"
 
 	mkdir -p "$root/isolbench"
 	prepare_suite "$root/isolbench" "$work"
