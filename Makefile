@@ -8,6 +8,9 @@ PROGS := getpid_bench timer_softirq ipistorm cid_scan
 # with arguments (ipistorm_watch: ipistorm --mode watch) is a script made
 # from the table, so that the kselftest runner reaches every one.
 TEST_GEN_PROGS := $(shell ./scripts/test_wrapper.sh --tests)
+ifeq ($(TEST_GEN_PROGS),)
+$(error scripts/test_wrapper.sh found no test in run.sh's table)
+endif
 VARIANTS := $(filter-out $(PROGS),$(TEST_GEN_PROGS))
 # Built and installed with the tests, not run as one: compare is a tool.
 TOOLS := compare

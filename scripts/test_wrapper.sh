@@ -9,7 +9,7 @@ set -eu
 table=$(dirname "$0")/../run.sh
 
 rows() {
-	awk '/^TEST_TABLE="/ { t = 1; next } t && /^"/ { exit } t && NF' "$table"
+	awk '/^(readonly )?TEST_TABLE="/ { t = 1; next } t && /^"/ { exit } t && NF' "$table"
 }
 
 case "$1" in
