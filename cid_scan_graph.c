@@ -226,7 +226,8 @@ static int graph_run(struct bench *b, const struct cid_opts *o,
 	if (sm->walk_nested &&
 	    tracefs_kprobe_event("isolbench/" NEST_EVENT, NEST_PROBE " " NEST_FETCH,
 				 err, sizeof(err)))
-		bench_note(b, "where each call's batch starts cannot be read: %s", err);
+		bench_note(b, "where each call's batch starts cannot be read: %s (a kprobe event on " NEST_PROBE ", in lib/, needs CONFIG_KPROBE_EVENTS_ON_NOTRACE)",
+			   err);
 
 	if (o->trace_buffer_kb) {
 		char kb[32];
