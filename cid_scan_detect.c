@@ -114,7 +114,7 @@ void cid_scan_detect(struct bench *b, struct scan_model *m)
 		bench_note(b, "scan model: periodic scan in batches of %d CPUs (%s), %d possible CPUs: %d calls per complete scan, HZ %d%s%s",
 			   m->batch, m->batch_from, m->possible, m->walk_calls, m->hz,
 			   m->scan_off ? "; the scan is OFF (rseq_cid_scan=off)" : "",
-			   m->walk_nested ? "; task_mm_cid_work returns nothing: walks reconstructed from the batch counter at each call (module/cid_batch_probe.ko)" : "");
+			   m->walk_nested ? "; task_mm_cid_work returns nothing: walks reconstructed from where each call starts its batch (a kprobe event on __find_nth_bit)" : "");
 	else if (m->batch < 0)
 		bench_note(b, "scan model: periodic scan in batches of unknown size (%s), %d possible CPUs, HZ %d",
 			   m->batch_from, m->possible, m->hz);

@@ -8,38 +8,26 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/harness/kmod.h"
 #include "lib/kernel/tracefs.h"
 #include "lib/base/util.h"
 #include "cid_scan.h"
 
 /*
  * On a batched kernel whose scan function returns nothing (the posted
- * series' task_mm_cid_work()) nothing the function_graph tracer shows
- * says where a walk stands: the per-CPU clear functions are inlined and
- * the bit-finding helpers the walk calls live in lib/, built without
- * ftrace and refused by kprobes in the 6.12 guest. module/cid_batch_probe.c
- * puts a kprobe on task_mm_cid_work() that writes the batch counter
- * (times the batch) into the trace at each call's entry; function_graph
- * prints it with the call.
+ * series' task_mm_cid_work()) nothing function_graph shows says where a
+ * walk stands. Each call finds its batch's first CPU with
+ * cpumask_nth(batch number * batch size, cpu_possible_mask), which passes
+ * that index to __find_nth_bit() as its third argument unless it is past
+ * the last possible CPU (the walk then starts over). A kprobe event there
+ * (no module, no member name) writes the index into the trace, inside the
+ * call. The per-CPU clear functions, whose cpu argument would say the
+ * same, are inlined (no symbol in the 6.12 guest's kernel nor in the
+ * host's 6.18); lib/ is built without ftrace, and kprobe events refuse it
+ * without CONFIG_KPROBE_EVENTS_ON_NOTRACE (vm/guest.config sets it).
  */
 #define NEST_EVENT	"cid_batch"
-#define NEST_MODULE	"cid_batch_probe"
-
-/* The probe module beside the program (module/NAME.ko), loaded; 0 or -1. */
-static int nest_load(struct kmod *km, char *err, size_t errlen)
-{
-	char exe[512], path[600];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	exe[n > 0 ? n : 0] = '\0';
-	if (strrchr(exe, '/'))
-		*strrchr(exe, '/') = '\0';
-	snprintf(path, sizeof(path), "%s/module/" NEST_MODULE ".ko", exe);
-	if (!kmod_supported(err, errlen))
-		return -1;
-	return kmod_load(km, path, NEST_MODULE, "", err, errlen);
-}
+#define NEST_PROBE	"__find_nth_bit"
+#define NEST_FETCH	"n=$arg3:u64"
 
 /* How the calls of the batched scan formed complete walks. */
 static void walks_report(struct bench *b, const struct scan_model *sm,
@@ -62,7 +50,7 @@ static void walks_report(struct bench *b, const struct scan_model *sm,
 	if (code == KSFT_SKIP)
 		ksft_print_msg("walks: %s; no complete-scan time\n", why);
 	else if (gp->by_nested)
-		ksft_print_msg("walks (reconstructed from the batch counter at each call of %s, module/" NEST_MODULE ".ko): %zu complete with %d calls, %zu with other counts%s%s%s; %zu partial at the trace's ends; %zu calls took no batch; offsets (counter x batch) %ld to %ld%s\n",
+		ksft_print_msg("walks (reconstructed from where each call of %s starts its batch, a kprobe event on " NEST_PROBE "): %zu complete with %d calls, %zu with other counts%s%s%s; %zu partial at the trace's ends; %zu calls took no batch; offsets (counter x batch) %ld to %ld%s\n",
 			       sm->func, gp->walk_calls[sm->walk_calls], sm->walk_calls, n,
 			       n ? " (" : "", other, n ? ")" : "", gp->partial, gp->busy,
 			       gp->n_min, gp->n_max, lost ? ", events lost" : "");
@@ -228,16 +216,18 @@ static void cross_check(struct bench *b, struct wl_run *r, const struct graph_pa
  * with the function_graph verdict given (it could not be set up).
  */
 static int graph_run(struct bench *b, const struct cid_opts *o,
-		     const struct scan_model *sm, struct wl_run *r, double *run_s,
-		     struct kmod *km)
+		     const struct scan_model *sm, struct wl_run *r, double *run_s)
 {
 	bool spin = o->workload == WL_SPIN;
 	char err[256];
 	uint64_t t0;
 
 	/* without the event the walks say they cannot be reconstructed */
-	if (sm->walk_nested && nest_load(km, err, sizeof(err)))
-		bench_note(b, "the batch counter cannot be read: %s", err);
+	if (sm->walk_nested &&
+	    tracefs_kprobe_event("isolbench/" NEST_EVENT, NEST_PROBE " " NEST_FETCH,
+				 err, sizeof(err)))
+		bench_note(b, "where each call's batch starts cannot be read: %s (a kprobe event on " NEST_PROBE ", in lib/, needs CONFIG_KPROBE_EVENTS_ON_NOTRACE)",
+			   err);
 
 	if (o->trace_buffer_kb) {
 		char kb[32];
@@ -342,19 +332,13 @@ void cid_scan_latency_traced(struct bench *b, const struct cid_opts *o,
 	/* the metric keeps it until the JSON is written: not on this stack */
 	static struct hist h;
 	struct graph_read_info info;
-	struct kmod km = { 0 };
 	uint64_t lost;
 	double run_s;
 
-	if (graph_run(b, o, sm, &r, &run_s, &km)) {
-		if (km.loaded)
-			kmod_unload(&km);
+	if (graph_run(b, o, sm, &r, &run_s))
 		return;
-	}
 	graph_setup(b, sm, &r, &gp, &h);
 	cid_scan_passes_read(&gp, &info);
-	if (km.loaded)
-		kmod_unload(&km);
 	tracefs_restore_all();
 	lost = graph_read_lost(&info);
 	if (o->workload == WL_SPIN && tracefs_graph_mono())

@@ -16,11 +16,12 @@
  * the previous one ended has none and is counted in @overlap.
  *
  * With @by_nested the function returns nothing, and each walk is
- * reconstructed from an event written at each call's entry (function_graph
- * prints it with the call; cid_scan_passes_call() gets it before the call):
- * @nest_cont, whose first field is the walk's offset, the batch counter
- * times the batch (module/cid_batch_probe.c on the posted batch patch's
- * shape). The calls are walked at the end in the order of their events
+ * reconstructed from an event inside each call (function_graph prints it
+ * with the call; cid_scan_passes_call() gets it before the call):
+ * @nest_cont, whose first field is the walk's offset, where the call's
+ * batch starts (the batch counter times the batch: a kprobe event on
+ * __find_nth_bit() on the posted batch patch's shape, which fires in
+ * every call but the first of a walk). The calls are walked at the end in the order of their events
  * (when the counter was read), though neither that nor their entries
  * order them reliably under emulation (a vCPU stalls between the read and
  * the event's time stamp): so the offsets decide. The batch is the

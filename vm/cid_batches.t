@@ -10,8 +10,10 @@
 # (vm/cid_batches.sh --reduced). The cross-kernel verdicts must pass:
 # the time per call grows from batch 8 to 32 (its p10 under TCG, else
 # its p50), each run's complete walks have ceil(128 / batch) calls (on
-# the posted shape reconstructed from the calls nested in
-# task_mm_cid_work(), the delay between them measured), judged against
+# the posted shape, whose port names its counter as the series does,
+# reconstructed from where each call starts its batch, a kprobe event on
+# __find_nth_bit() inside task_mm_cid_work(), no module; the delay
+# between the calls measured), judged against
 # batches of 8 the posted kernel's walks fail, the scan-off kernel shows
 # no scan call and fails the compaction check. Then cid_scan's estimate
 # against function_graph on one run (Debian 6.12, spin workload, 10 s):
@@ -28,7 +30,7 @@ if ! command -v qemu-system-x86_64 >/dev/null; then
 	echo "1..0 # SKIP qemu-system-x86_64 not installed"
 	exit 0
 fi
-plan 12
+plan 13
 
 start=$(date +%s)
 read -ra cb_args <<<"${CID_BATCHES_ARGS:-}"
@@ -56,6 +58,10 @@ grep -Eq 'scan model: periodic scan in batches of 16 CPUs \(CONFIG_RSEQ_CID_SCAN
 ok $? "posted shape: the batch read from the config, 8 calls per complete scan"
 grep -Eq '^PASS batch 16 \(posted\) cyclic \(posted-cyclic\): calls per walk: calls per complete scan: ([1-9][0-9]*) of \1 complete walks had 8 calls .*reconstructed from cid_batch in task_mm_cid_work: offsets 16 to 112' "$TMP/out"
 ok $? "posted shape: every complete walk reconstructed had 8 calls, offsets 16 to 112 (batches of 16)"
+grep -q 'unsigned int mm_cid_scan_batch;' "$TOP/vm/patches/cid-scan-batch-posted.patch" &&
+json_check "$p/cid_scan.json" '[x["file"].rsplit("/",1)[-1] for x in d["kernel_build"]["patches"]]==["cid-scan-batch-posted.patch"]' &&
+grep -Eq '^# walks \(reconstructed from where each call of task_mm_cid_work starts its batch, a kprobe event on __find_nth_bit\): [1-9]' "$p/cid_scan.ktap"
+ok $? "posted shape: the series' counter name, the walks from the kprobe event (no module)"
 python3 -c 'import json,sys
 m = {x["name"]: x for x in json.load(open(sys.argv[1]))["metrics"]}
 sys.exit(not (m["scan_call_delay_us"]["samples"] and m["complete_scan_us"]["samples"]))' "$p/cid_scan.json"

@@ -282,6 +282,21 @@ guest_results() {
 		note "could not unpack the guest's results"
 }
 
+# guest_headers HEADERS KODIR: what module/ was built against, for
+# vm-info.txt: the headers given or fetched, or with --build the
+# kernel's own build tree, at build time (the .ko files it made).
+guest_headers() {
+	local kos=() ko
+	if [[ -z $2 ]]; then
+		echo "${1:-none}"
+		return
+	fi
+	for ko in "$2"/*.ko; do
+		[[ -e $ko ]] && kos+=("${ko##*/}")
+	done
+	echo "the kernel's build tree (module/ built with the kernel: ${kos[*]:-nothing built})"
+}
+
 # guest_info G KERNEL SECONDS: vm-info.txt in G's results directory;
 # KERNEL names the kernel stage's array.
 guest_info() {
@@ -296,7 +311,7 @@ guest_info() {
 		echo "mem_mb $MEM"
 		echo "cmdline $(guest_cmdline "${gi_g[accel]}")"
 		echo "qemu $("$QEMU" --version | head -n1)"
-		echo "headers ${gi_kern[headers]:-none}"
+		echo "headers $(guest_headers "${gi_kern[headers]}" "${gi_kern[kodir]}")"
 		echo "build ${gi_kern[key]:-none}"
 		echo "status ${gi_g[status]:-none}"
 	} >"${gi_g[results]}/vm-info.txt"

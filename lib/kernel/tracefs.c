@@ -118,45 +118,65 @@ static void saved_value(const char *content, bool choice, char *out, size_t len)
 		out[--off] = '\0';
 }
 
+/*
+ * Save @old as what puts @path back (with O_TRUNC when @truncate): the
+ * entry, or NULL with the reason in @err.
+ */
+static struct saved *save_setting(const char *path, const char *old, int truncate,
+				  char *err, size_t errlen)
+{
+	struct saved *s;
+
+	if (nsaved >= TRACEFS_MAX_SAVED) {
+		snprintf(err, errlen, "too many tracefs settings to save");
+		return NULL;
+	}
+	s = &saved[nsaved];
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	snprintf(s->old, sizeof(s->old), "%s", old);
+	s->truncate = truncate;
+	/* for the run after a SIGKILL; before the cleanup that undoes it */
+	journal_save(s->path, s->old, s->truncate);
+	if (!cleanup_registered) {
+		cleanup_push(restore_cleanup, NULL);
+		cleanup_registered = 1;
+	}
+	s->pending = 1;
+	nsaved = nsaved + 1;
+	return s;
+}
+
+/* Whether a change of @path is saved and not yet put back. */
+static bool setting_saved(const char *path)
+{
+	for (int i = 0; i < nsaved; i++)
+		if (!strcmp(saved[i].path, path) && saved[i].pending)
+			return true;
+	return false;
+}
+
 int tracefs_set(const char *file, const char *value, char *err, size_t errlen)
 {
-	char path[192];
-	int i;
+	char path[192], value_old[sizeof(saved[0].old)];
+	char *old;
 
 	if (tracefs_file(file, path, sizeof(path))) {
 		snprintf(err, errlen, "tracefs is not available");
 		return -1;
 	}
-	for (i = 0; i < nsaved; i++)
-		if (!strcmp(saved[i].path, path) && saved[i].pending)
-			break;
-	if (i == nsaved) {
-		struct saved *s;
-		char *old;
-
-		if (nsaved >= TRACEFS_MAX_SAVED) {
-			snprintf(err, errlen, "too many tracefs settings to save");
-			return -1;
-		}
+	if (!setting_saved(path)) {
 		old = read_file_all(path, NULL);
 		if (!old) {
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			return -1;
 		}
-		s = &saved[nsaved];
-		snprintf(s->path, sizeof(s->path), "%s", path);
-		s->truncate = strstr(file, "filter") || strstr(file, "graph_function");
-		saved_value(old, !strcmp(file, "trace_clock"), s->old, sizeof(s->old));
 		/* current_tracer and options read back as one word */
+		saved_value(old, !strcmp(file, "trace_clock"), value_old, sizeof(value_old));
 		free(old);
-		/* for the run after a SIGKILL; before the cleanup that undoes it */
-		journal_save(s->path, s->old, s->truncate);
-		if (!cleanup_registered) {
-			cleanup_push(restore_cleanup, NULL);
-			cleanup_registered = 1;
-		}
-		s->pending = 1;
-		nsaved = nsaved + 1;
+		if (!save_setting(path, value_old,
+				  strstr(file, "filter") || strstr(file, "graph_function"),
+				  err, errlen))
+			return -1;
 	}
 	if (write_file(path, value)) {
 		snprintf(err, errlen, "write '%s' to %s: %s", value, path,
@@ -164,6 +184,37 @@ int tracefs_set(const char *file, const char *value, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+int tracefs_kprobe_event(const char *event, const char *def, char *err, size_t errlen)
+{
+	char path[192], add[256], remove[96], enable[160];
+	struct saved *s;
+
+	if (tracefs_file("kprobe_events", path, sizeof(path))) {
+		snprintf(err, errlen, "tracefs is not available");
+		return -1;
+	}
+	if (access(path, W_OK)) {
+		snprintf(err, errlen, "%s: %s (CONFIG_KPROBE_EVENTS)", path, strerror(errno));
+		return -1;
+	}
+	/* removed, never truncated: O_TRUNC would remove every kprobe event */
+	snprintf(remove, sizeof(remove), "-:%s", event);
+	s = save_setting(path, remove, 0, err, errlen);
+	if (!s)
+		return -1;
+	snprintf(add, sizeof(add), "p:%s %s", event, def);
+	if (write_file(path, add)) {
+		snprintf(err, errlen, "the kernel refused the kprobe event '%s': %s",
+			 add, strerror(errno));
+		/* nothing was added: nothing to remove, now or after a SIGKILL */
+		s->pending = 0;
+		journal_restored(path);
+		return -1;
+	}
+	snprintf(enable, sizeof(enable), "events/%s/enable", event);
+	return tracefs_set(enable, "1", err, errlen);
 }
 
 int tracefs_write(const char *file, const char *value)

@@ -25,6 +25,13 @@
  * reason in @err.
  */
 int tracefs_set(const char *file, const char *value, char *err, size_t errlen);
+/*
+ * Add and enable the kprobe event @event ("GROUP/NAME") at @def
+ * ("SYMBOL FETCHARGS"); tracefs_restore_all() disables and removes it.
+ * 0, or -1 with the reason in @err (no kprobe events, or the kernel
+ * refused the probe: a function it cannot probe, a bad fetch argument).
+ */
+int tracefs_kprobe_event(const char *event, const char *def, char *err, size_t errlen);
 /* Write without saving (e.g. "trace" to clear the buffer). */
 int tracefs_write(const char *file, const char *value);
 /* Put back every saved setting, last changed first; safe to call twice. */

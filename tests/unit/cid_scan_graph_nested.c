@@ -76,7 +76,7 @@ static void call(struct text *t, double ts, int pid, double us, long n, bool eve
 	}
 	add(t, " %.6f |   %d)  cid_scan-%d   |               |  %s() {\n",
 	    ts, pid / 100, pid, FUNC);
-	add(t, " %.6f |   %d)  cid_scan-%d   |               |    /* %s: n=%ld */\n",
+	add(t, " %.6f |   %d)  cid_scan-%d   |               |    /* %s: (__find_nth_bit+0x0/0x90) n=%ld */\n",
 	    ts + 1e-6, pid / 100, pid, EVENT, n);
 	add(t, " %.6f |   %d)  cid_scan-%d   | + %6.3f us   |  } /* %s = 0x1 */\n",
 	    ts + us / 1e6, pid / 100, pid, us, FUNC);
