@@ -28,7 +28,8 @@ ipistorm_watch ipistorm --mode watch
 ipistorm_kmod ipistorm --mode kmod
 cid_scan
 "
-mapfile -t ALL_TESTS < <(awk 'NF { print $1 }' <<<"$TEST_TABLE")
+# no process substitution in this file: a busybox guest has no /dev/fd
+mapfile -t ALL_TESTS <<<"$(awk 'NF { print $1 }' <<<"$TEST_TABLE")"
 readonly ALL_TESTS
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -88,7 +89,7 @@ known_test() {
 
 # test_command NAME: the program and its fixed arguments into CMD[]
 test_command() {
-	read -ra CMD < <(awk -v n="$1" '$1 == n { if (NF > 1) $1 = ""; print }' <<<"$TEST_TABLE")
+	read -ra CMD <<<"$(awk -v n="$1" '$1 == n { if (NF > 1) $1 = ""; print }' <<<"$TEST_TABLE")"
 }
 
 # test_built NAME: whether the test's program is built next to run.sh
