@@ -77,7 +77,15 @@ $(BUILD)/lib/%.o: lib/%.c $(LIB_HDRS)
 
 LIB_OBJS := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS:$(dir $(lastword $(MAKEFILE_LIST)))lib/%=lib/%))
 
-$(PROGS) $(TOOLS): %: %.c $(PARTS) $(LIB_OBJS) $(LIB_HDRS)
+# Which topology and NUMA sources were picked: a build with other HWLOC
+# or NUMA values makes a new stamp, and the programs are linked again.
+LIBS_STAMP := $(BUILD)/libs-hwloc$(HWLOC)-numa$(NUMA).stamp
+$(LIBS_STAMP):
+	@mkdir -p $(BUILD)
+	@rm -f $(BUILD)/libs-*.stamp
+	@touch $@
+
+$(PROGS) $(TOOLS): %: %.c $(PARTS) $(LIB_OBJS) $(LIB_HDRS) $(LIBS_STAMP)
 	$(CC) $(CFLAGS) $(filter %.c,$^) $(LIB_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
 
 $(VARIANTS): %: run.sh scripts/test_wrapper.sh
@@ -96,7 +104,7 @@ UNIT_PROGS := $(patsubst tests/unit/%.c,$(BUILD)/san/unit/%,$(UNIT_SRCS))
 HARNESS_SRCS := $(wildcard tests/harness/*.c)
 HARNESS_PROGS := $(patsubst tests/harness/%.c,$(BUILD)/san/harness/%,$(HARNESS_SRCS))
 
-$(SAN_PROGS): $(BUILD)/san/%: %.c $(PARTS) $(SAN_OBJS) $(LIB_HDRS)
+$(SAN_PROGS): $(BUILD)/san/%: %.c $(PARTS) $(SAN_OBJS) $(LIB_HDRS) $(LIBS_STAMP)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) $(filter %.c,$^) $(SAN_OBJS) $(LDFLAGS) $(LDLIBS) -o $@
 
 # The unit tests also test the programs' parts (NAME_*.c, not their main
