@@ -169,7 +169,8 @@ ok $? "SIGINT: the run ends and cpu_dma_latency is released (rc=$RC)"
 # --runs: compare and run.sh --bisect decide on two real 5-run results
 for s in a b; do
 	run_prog timer_softirq -r 5 -D 1 --warmup 0.3 -i 1000 -o "$TMP/$s.json"
-	grep '^not ok' "$TMP/out" | sed 's/^/# /'
+	# a failed check with the # lines before it (what was measured)
+	grep -B4 '^not ok' "$TMP/out" | sed 's/^/# /'
 	[ $RC -eq 0 ] || tail -n 5 "$TMP/err" | sed 's/^/# stderr: /'
 	ok $RC "5-run result $s (rc=$RC)"
 done
