@@ -95,10 +95,10 @@ for d in 0.05 1.2; do
 	ok $? "cid_scan SIGINT after $d s: phases cut short are SKIP interrupted, no -1.000 s, exit 130 (rc=$RC)"
 done
 
-# --- a closed stdout is an interruption like SIGHUP ----------------------
+# --- a closed stdout is not an interruption -----------------------------
 # The reader of the report gone (`| head -1`, run.sh's tee killed): the
-# run ends as interrupted by SIGPIPE (141), its result saved whole, no
-# temporary file left.
+# run measures to the end and saves its whole result, judged, not
+# interrupted, no temporary file left; then it ends by SIGPIPE (141).
 closed_stdout() {	# closed_stdout NAME ARGS...: stdout read by `head -1`
 	local p=$1
 	shift
@@ -106,25 +106,28 @@ closed_stdout() {	# closed_stdout NAME ARGS...: stdout read by `head -1`
 	"$BIN/$p" "$@" -o "$TMP/c.json" 2>"$TMP/err" | head -1 >"$TMP/out"
 	RC=${PIPESTATUS[0]}
 }
-closed_ok() {	# the exit, the JSON and no temporary file
+# closed_ok ["C1, C2"]: the exit, the JSON whole (its exit_code the verdicts'
+# code, one of those, 0 by default) and no temporary file
+closed_ok() {
 	[ "$RC" -eq 141 ] && [ "$(cat "$TMP/out")" = "KTAP version 1" ] &&
-		json_check "$TMP/c.json" "d['run']['interrupted'] and d['run']['signal'] == 13 and d['run']['exit_code'] == 141" &&
+		json_check "$TMP/c.json" "not d['run']['interrupted'] and d['run']['exit_code'] in (${1:-0},) and d['verdicts'] and any(m['samples'] for m in d['metrics'])" &&
 		no_tmp_left c.json
 }
 closed_stdout getpid_bench --quick
-closed_ok; ok $? "getpid_bench | head -1: saved as interrupted by SIGPIPE, exit 141, no temporary file (rc=$RC)"
-t0=$SECONDS
-closed_stdout timer_softirq -D 30
-closed_ok && [ $((SECONDS - t0)) -lt 25 ]
-ok $? "timer_softirq -D 30 | head -1: ends early, saved, exit 141 (rc=$RC, $((SECONDS - t0)) s)"
-closed_stdout ipistorm --watch 1 -D 30 --method procfs
-closed_ok; ok $? "ipistorm --watch | head -1: saved, exit 141 (rc=$RC)"
-closed_stdout ipistorm -m membarrier -n 100000000 -r 1
-closed_ok; ok $? "ipistorm storm | head -1: saved, exit 141 (rc=$RC)"
-closed_stdout cid_scan -D 30
-closed_ok; ok $? "cid_scan | head -1: saved, exit 141 (rc=$RC)"
+closed_ok && json_check "$TMP/c.json" "all(len(m['samples']) == 3 for m in d['metrics'])"
+ok $? "getpid_bench --quick | head -1: measured to the end, saved whole, exit 141, no temporary file (rc=$RC)"
+closed_stdout timer_softirq -D 2
+closed_ok "0, 1"
+ok $? "timer_softirq | head -1: saved whole, exit 141 (rc=$RC)"
+closed_stdout ipistorm --watch 1 -D 2 --method procfs
+closed_ok; ok $? "ipistorm --watch | head -1: saved whole, exit 141 (rc=$RC)"
+closed_stdout ipistorm -m membarrier -n 100000 -r 2
+closed_ok; ok $? "ipistorm storm | head -1: saved whole, exit 141 (rc=$RC)"
+closed_stdout cid_scan -D 1
+closed_ok "0, 1, 4"
+ok $? "cid_scan | head -1: saved whole, exit 141 (rc=$RC)"
 # SIGPIPE ignored and blocked by the parent (Python ignores it): the
-# same end, not a run that goes on with its report lost
+# failed write is seen all the same, with the same end
 closed_stdout_ignored() {
 	rm -f "$TMP/c.json" "$TMP"/.c.json.tmp-*
 	python3 -c 'import os, signal, sys
@@ -137,8 +140,8 @@ closed_stdout_ignored
 closed_ok; ok $? "SIGPIPE ignored and blocked by the parent: the same end, exit 141 (rc=$RC)"
 # a kernel without modules skips the kmod mode: the skip is saved the same way
 closed_stdout ipistorm -m kmod -n 100
-closed_ok || { [ "$RC" -eq 4 ] && json_check "$TMP/c.json" 'd["verdicts"][0]["result"] == "skip"'; }
-ok $? "ipistorm -m kmod | head -1: saved, exit 141 or its skip (rc=$RC)"
+closed_ok || { [ "$RC" -eq 141 ] && json_check "$TMP/c.json" 'not d["run"]["interrupted"] and d["run"]["exit_code"] == 4 and d["verdicts"][0]["result"] == "skip"'; }
+ok $? "ipistorm -m kmod | head -1: saved whole or its skip, exit 141 (rc=$RC)"
 
 # A signal that finds the reader gone (a signal to run.sh's group kills
 # tee too): the writes of the report fail, the run still saves and ends
@@ -161,6 +164,21 @@ for sig in TERM HUP; do
 		no_tmp_left s.json
 	ok $? "SIG$sig with the reader gone: saved, ends by SIG$sig (rc=$RC)"
 done
+
+# The reader gone first, the run going on: a signal then still stops it,
+# saved as interrupted, ended by that signal.
+rm -f "$TMP/s.json"
+"$BIN/getpid_bench" -n 10000000 -r 20 -o "$TMP/s.json" >"$TMP/fifo" 2>/dev/null &
+pid=$!
+head -1 "$TMP/fifo" >/dev/null
+sleep 1
+kill -0 "$pid" 2>/dev/null && kill -TERM "$pid"
+wait "$pid"
+RC=$?
+[ "$RC" -eq 143 ] &&
+	json_check "$TMP/s.json" "d['run']['interrupted'] and d['run']['signal'] == 15 and d['run']['exit_code'] == 143" &&
+	no_tmp_left s.json
+ok $? "SIGTERM a second after the reader left: the run was still going, saved as interrupted, ends by SIGTERM (rc=$RC)"
 
 # stdout a full disk: the report is lost, the result is not; a pass is not a pass
 "$BIN/getpid_bench" --quick -o "$TMP/f.json" >/dev/full 2>"$TMP/err"

@@ -8,8 +8,8 @@
 
 #define CLEANUP_MAX	32
 
-/* What ends a run early: a user, a supervisor, a lost terminal or reader. */
-static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+/* What ends a run early: a user, a supervisor, a lost terminal. */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 #define NSTOP_SIGNALS	((int)(sizeof(stop_signals) / sizeof(stop_signals[0])))
 
 volatile sig_atomic_t bench_stop;
@@ -49,26 +49,37 @@ void cleanup_run_all(void)
 		cleanup_run_one(i);
 }
 
+static void signal_handle(int sig, void (*handler)(int), int flags)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = flags;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
+
 int bench_stop_signal(void)
 {
 	return stop_signal;
 }
 
-void cleanup_exit_interrupted(void)
+void cleanup_exit_by_signal(int sig)
 {
-	int sig = stop_signal ? stop_signal : SIGTERM;
-	struct sigaction sa;
 	sigset_t set;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	sigemptyset(&sa.sa_mask);
-	sigaction(sig, &sa, NULL);
+	signal_handle(sig, SIG_DFL, 0);
 	sigemptyset(&set);
 	sigaddset(&set, sig);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	raise(sig);
 	_exit(128 + sig);	/* not reached: the default action ends us */
+}
+
+void cleanup_exit_interrupted(void)
+{
+	cleanup_exit_by_signal(stop_signal ? stop_signal : SIGTERM);
 }
 
 /* aligned long stores are atomic on the architectures we run on */
@@ -80,12 +91,6 @@ static void stop_handler(int sig)
 	struct timespec ts;
 	long now_ms;
 
-	/*
-	 * Every write to a closed stdout raises SIGPIPE again while the run
-	 * reports and saves: only the first one is a request.
-	 */
-	if (sig == SIGPIPE && bench_stop)
-		return;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now_ms = ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
 	/*
@@ -108,14 +113,9 @@ static void stop_handler(int sig)
 
 static void stop_signals_handle(void (*handler)(int))
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = handler;
-	sigemptyset(&sa.sa_mask);
 	/* No SA_RESTART: a blocking call returns EINTR and the loop sees the flag. */
 	for (int i = 0; i < NSTOP_SIGNALS; i++)
-		sigaction(stop_signals[i], &sa, NULL);
+		signal_handle(stop_signals[i], handler, 0);
 }
 
 void cleanup_stop_signals(sigset_t *set)
@@ -125,9 +125,21 @@ void cleanup_stop_signals(sigset_t *set)
 		sigaddset(set, stop_signals[i]);
 }
 
+/*
+ * SIGPIPE is caught and does nothing: a write to a closed pipe or socket
+ * returns EPIPE to the code that made it, which decides (the report's
+ * writer, ktap.c, keeps measuring; see ktap_reader_gone()). Caught, not
+ * ignored: exec() gives a helper its default action back.
+ */
+static void pipe_handler(int sig)
+{
+	(void)sig;
+}
+
 void cleanup_child_signals(void)
 {
 	stop_signals_handle(SIG_DFL);
+	signal_handle(SIGPIPE, SIG_DFL, 0);
 }
 
 void cleanup_init(void)
@@ -135,6 +147,7 @@ void cleanup_init(void)
 	sigset_t set;
 
 	stop_signals_handle(stop_handler);
+	signal_handle(SIGPIPE, pipe_handler, SA_RESTART);
 	/* a mask inherited from the parent would keep them from stopping the run */
 	cleanup_stop_signals(&set);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);

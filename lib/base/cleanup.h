@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Everything a program changes in the system is undone through here, on
- * every exit path: a normal exit, a failure, SIGINT, SIGTERM, SIGHUP,
- * SIGPIPE (the reader of stdout gone) and the timeout that run.sh
- * enforces with SIGTERM.
+ * every exit path: a normal exit, a failure, SIGINT, SIGTERM, SIGHUP
+ * and the timeout that run.sh enforces with SIGTERM. SIGPIPE stops
+ * nothing: a write to a closed pipe fails with EPIPE instead.
  *
  * The first signal only raises the stop flag: measured loops poll it and
  * end early, so what was measured so far is still reported and saved.
@@ -22,7 +22,7 @@ typedef void (*cleanup_fn)(void *arg);
 void cleanup_init(void);
 /* The signals that stop a run, in @set (for threads that leave them to main). */
 void cleanup_stop_signals(sigset_t *set);
-/* In a forked child: the stop signals' default actions back. */
+/* In a forked child: the default actions of the stop signals and SIGPIPE back. */
 void cleanup_child_signals(void);
 
 /*
@@ -35,11 +35,7 @@ int cleanup_push(cleanup_fn fn, void *arg);
 void cleanup_run_one(int handle);
 void cleanup_run_all(void);
 
-/*
- * Set by the first SIGINT/SIGTERM/SIGHUP/SIGPIPE: end the measurement
- * early. A SIGPIPE never counts as the second signal: each write to the
- * closed output raises it again.
- */
+/* Set by the first SIGINT/SIGTERM/SIGHUP: end the measurement early. */
 extern volatile sig_atomic_t bench_stop;
 /* The signal that raised bench_stop, 0 if none. */
 int bench_stop_signal(void);
@@ -52,5 +48,7 @@ int bench_stop_signal(void);
  * Async-signal-safe.
  */
 noreturn void cleanup_exit_interrupted(void);
+/* The same end by @sig, after the cleanups (SIGPIPE: the reader left). */
+noreturn void cleanup_exit_by_signal(int sig);
 
 #endif

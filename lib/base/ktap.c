@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cleanup.h"
 #include "ktap.h"
@@ -15,18 +17,40 @@ static struct {
 /* The first failed write of the report (stdout), 0 while none failed. */
 static int report_errno;
 
+/*
+ * The reader gone: the rest of the report goes to /dev/null, so the run
+ * measures and saves to the end without a write to the closed pipe.
+ */
+static void ktap_drop_report(void)
+{
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	dup2(fd, STDOUT_FILENO);
+	close(fd);
+	clearerr(stdout);
+}
+
+/* a printf() that filled the buffer may have failed first: errno is its */
 static void ktap_flush(void)
 {
-	if (fflush(stdout) && !report_errno)
+	if ((fflush(stdout) || ferror(stdout)) && !report_errno) {
 		report_errno = errno ? errno : EIO;
+		if (report_errno == EPIPE)
+			ktap_drop_report();
+	}
 }
 
 int ktap_report_errno(void)
 {
 	ktap_flush();
-	if (ferror(stdout) && !report_errno)
-		report_errno = EIO;
 	return report_errno;
+}
+
+bool ktap_reader_gone(void)
+{
+	return report_errno == EPIPE;
 }
 
 void ksft_print_header(void)
@@ -160,8 +184,10 @@ void ksft_test_result_code(int code, const char *reason, const char *fmt, ...)
 /*
  * An interrupted run ends the way the signal would have ended it (exit
  * status 128 + signal in a shell), after reporting and saving what it
- * measured: see cleanup_exit_interrupted(). A pass or skip whose report
- * could not be written (stdout at a full disk) is not one: exit 1.
+ * measured: see cleanup_exit_interrupted(). A run whose reader left ends
+ * by SIGPIPE (141), as a shell pipeline's writer does, once it has
+ * finished and saved. A pass or skip whose report could not be written
+ * (stdout at a full disk) is not one: exit 1.
  */
 static noreturn void ktap_exit(int code)
 {
@@ -171,6 +197,8 @@ static noreturn void ktap_exit(int code)
 	lost = ktap_report_errno();
 	if (bench_stop)
 		cleanup_exit_interrupted();
+	if (ktap_reader_gone())
+		cleanup_exit_by_signal(SIGPIPE);
 	if (lost && (code == KSFT_PASS || code == KSFT_SKIP)) {
 		fprintf(stderr, "%s: writing the report to stdout failed: %s\n",
 			program_invocation_short_name, strerror(report_errno));

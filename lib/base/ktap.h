@@ -8,6 +8,7 @@
 #define ISOLBENCH_KTAP_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdnoreturn.h>
 
 #define KSFT_PASS	0
@@ -35,12 +36,18 @@ void ksft_test_result_code(int code, const char *reason,
 
 unsigned int ksft_get_fail_cnt(void);
 
-/* Exit with the code the counted results call for. */
 /*
  * The error of the first write of the report (stdout) that failed, 0
  * when every one so far succeeded (it flushes stdout first).
  */
 int ktap_report_errno(void);
+/*
+ * That error was EPIPE: stdout's reader left. Not an interruption: the
+ * run goes on, its report to /dev/null, and exits by SIGPIPE at the end.
+ */
+bool ktap_reader_gone(void);
+
+/* Exit with the code the counted results call for. */
 noreturn void ksft_finished(void);
 noreturn void ksft_exit_pass(void);
 noreturn void ksft_exit_fail(void);

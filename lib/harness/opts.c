@@ -203,9 +203,9 @@ static void opts_help(const struct prog_spec *spec)
 		return;
 	}
 	printf("\nExit status: 0 pass, 1 fail or usage error, 4 skip (kselftest);\n"
-	       "interrupted by SIGINT/SIGTERM/SIGHUP, or SIGPIPE (stdout's reader gone):\n"
-	       "reports and saves what it measured, then ends by that signal\n"
-	       "(status 128 + signal).\n");
+	       "interrupted by SIGINT/SIGTERM/SIGHUP: reports and saves what it measured,\n"
+	       "then ends by that signal (status 128 + signal). stdout's reader gone\n"
+	       "(| head): measures and saves to the end, then exits 141 (SIGPIPE).\n");
 }
 
 static void opt_store(const struct prog_spec *spec, const struct opt *o,
