@@ -414,7 +414,8 @@ static void sides_make(struct compare *c)
  * A count of a family (one metric per source, written for the sources
  * that counted something) seen on one kernel is a count on every kernel
  * whose result of the test declares the family complete: 0 there, in
- * each of its samples (docs/result-schema.md "Families of counts").
+ * each of its samples (docs/result-schema.md "Families of counts"); so is
+ * the --metric of a bisect whose name the family's pattern matches.
  */
 static void sides_fill_counts(struct compare *c)
 {
@@ -432,6 +433,11 @@ static void sides_fill_counts(struct compare *c)
 			}
 		}
 	}
+	/* --metric a source no kernel saw, a member by its family's pattern */
+	for (size_t i = 0; c->o.metric && i < c->nsides; i++)
+		for (size_t k = 0; k < c->sides[i].nres; k++)
+			if (result_fill_count_named(&c->sides[i].res[k], c->o.metric) < 0)
+				compare_die(c, "out of memory");
 }
 
 /*

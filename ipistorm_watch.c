@@ -215,7 +215,8 @@ static void watch_sources(struct bench *b, struct ipi_watch *w)
 		metric_extra(m, "ipis_named_from_stack", s->stacks);
 	}
 	if (complete)
-		bench_count_family(b, "ipi_sources", ipistorm_watcher_windows(w));
+		bench_count_family(b, "ipi_sources", "ipis_from_*_per_s", "IPIs/s",
+				   ipistorm_watcher_windows(w));
 }
 
 /* Per callback and queued function (traced), or why there are none. */

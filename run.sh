@@ -194,23 +194,31 @@ baseline_args() {
 	fi
 }
 
-# bisect_compare NEW [COMPARE ARGS]: compare --bisect of the baseline's
-# results of the tests that run (one kernel, "good") against NEW
+# baseline_files: the baseline's results of the tests that run, into BFILES[]
+baseline_files() {
+	local t
+	BFILES=()
+	for t in "${TESTS[@]}"; do BFILES+=("$(baseline_file "$t")"); done
+}
+
+# bisect_compare [COMPARE ARGS] -- NEW...: compare --bisect of the
+# baseline's results of the tests that run (one kernel, "good") against
+# NEW (one kernel, "new": a directory, or a file per test)
 bisect_compare() {
-	local names="" labels=() files=() t new=$1 metric=()
+	local names="" args=() labels=() metric=() f
+	while [ "$1" != -- ]; do args+=("$1"); shift; done
 	shift
-	for t in "${TESTS[@]}"; do
-		files+=("$(baseline_file "$t")")
-		names="${names}good,"
-	done
+	baseline_files
+	for f in "${BFILES[@]}"; do names="${names}good,"; done
+	for f in "$@"; do names="${names}new,"; done
 	[ -z "$METRIC" ] || metric=(--metric "$METRIC")
-	# names for KCIDB records, one for the baseline's files of several
-	# tests; else none (compare refuses --labels that do nothing)
-	if [[ " $* " == *" --kcidb "* ]] || [ ${#files[@]} -gt 1 ]; then
-		labels=(--labels "${names}new")
+	# names for KCIDB records, one for the files of several tests of a
+	# kernel; else none (compare refuses --labels that do nothing)
+	if [[ " ${args[*]} " == *" --kcidb "* ]] || [ $((${#BFILES[@]} + $#)) -gt 2 ]; then
+		labels=(--labels "${names%,}")
 	fi
-	"$HERE/compare" --bisect "${CMP_THRESHOLD[@]}" "${metric[@]}" "$@" \
-		"${labels[@]}" "${files[@]}" "$new"
+	"$HERE/compare" --bisect "${CMP_THRESHOLD[@]}" "${metric[@]}" "${args[@]}" \
+		"${labels[@]}" "${BFILES[@]}" "$@"
 }
 
 # baseline_tests: without -t, the tests the baseline has results of (the
@@ -266,8 +274,9 @@ check_bisect() {
 	# the baseline, the metric and the threshold are checked by compare
 	# (one number syntax for all) before anything runs; a baseline that
 	# cannot be judged even against itself (interrupted, skipped) would
-	# make every step undecided
-	check=$(bisect_compare "$(baseline_file "${TESTS[0]}")")
+	# make every step undecided; each test's result judged against itself
+	baseline_files
+	check=$(bisect_compare -- "${BFILES[@]}")
 	case $? in
 	0|1) ;;
 	125) check=$(grep -v '^bisect: verdict' <<<"$check" | grep -A1 -m1 ': undecided$' |
@@ -605,7 +614,7 @@ judge() {
 	fi
 	[ -z "$KCIDB" ] || kcidb=(--kcidb "$KCIDB")
 	if compgen -G "$RESDIR/*.json" >/dev/null; then
-		bisect_compare "$RESDIR" "${kcidb[@]}" | prefix_lines
+		bisect_compare "${kcidb[@]}" -- "$RESDIR" | prefix_lines
 		crc=${PIPESTATUS[0]}
 		case $crc in
 		0) ;;

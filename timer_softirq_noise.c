@@ -100,9 +100,12 @@ static void noise_metrics(struct bench *b, const char *what, const struct noise_
 		metric_extra(m, "gaps", s->gaps);
 		metric_extra(m, "stolen_us", s->stolen_ns / 1e3);
 	}
-	/* complete (absent = 0) unless a source went unnamed, unkept or unwritten */
+	/*
+	 * complete (absent = 0) unless a source went unnamed, unkept or
+	 * unwritten; its members have two parts (KIND_NAME), the totals below one
+	 */
 	if (nsrc <= NOISE_METRICS && !ns->other.gaps && !ns->lost)
-		bench_count_family(b, "noise_sources", n);
+		bench_count_family(b, "noise_sources", "noise_*_*_per_s", "gaps/s", n);
 	m = bench_metric(b, "noise_unexplained_per_s", "gaps/s", BETTER_LOWER,
 			 "gaps of the busy loop with nothing traced in them, per second of one window");
 	for (uint64_t j = 0; j < n; j++)

@@ -6,7 +6,7 @@
 # UPDATE_GOLDEN=1 after checking the difference by eye).
 . "$(dirname "$0")/lib.sh"
 
-plan 170
+plan 175
 cd "$TOP" || exit 1
 D=tests/data
 
@@ -143,6 +143,20 @@ bisect_rc 1 "a source that appeared (0 in the base's windows), --threshold-abs" 
 	--metric ipis_from_generic_exec_single_per_s --threshold-abs 1 $D/watch-a.json $D/watch-b.json
 bisect_rc 0 "a source that disappeared (0 in the new windows)" \
 	--metric ipis_from_flush_tlb_mm_range_per_s --threshold-abs 1 $D/watch-a.json $D/watch-b.json
+# a source no side saw: a member by the pattern of a complete family, 0
+# on both (a wrapper's self-check of the baseline before the bisect)
+bisect_rc 0 "a source absent from both, its name matching the family's pattern" \
+	--metric ipis_from_generic_exec_single_per_s --threshold-abs 1 $D/watch-a.json $D/watch-a.json
+bisect_rc 255 "a metric absent from both matching no family's pattern (a typo)" \
+	--metric ipis_frm_generic_exec_single_per_s --threshold-abs 1 $D/watch-a.json $D/watch-a.json
+sed '/"families"/,$ {/"pattern"/d; /"unit"/d}' $D/watch-a.json >"$TMP/watch-old.json"
+bisect_rc 255 "a source absent from both, the family without a pattern (an older result)" \
+	--metric ipis_from_generic_exec_single_per_s --threshold-abs 1 "$TMP/watch-old.json" "$TMP/watch-old.json"
+sed '/"families"/,$ {/"unit"/d}' $D/watch-a.json >"$TMP/watch-nounit.json"
+bisect_rc 255 "a family with a pattern and no unit is refused" \
+	"$TMP/watch-nounit.json" "$TMP/watch-nounit.json"
+grep -q 'family 1 has a pattern and no unit' "$TMP/err"
+ok $? "... naming the family and what it lacks"
 bisect_rc 1 "the default metric of the watch (its first) is unchanged" $D/watch-a.json $D/watch-b.json
 grep -q 'bisect: ipistorm_watch ipis_to_cpu1_per_s: baseline 10.80' "$TMP/out"
 ok $? "... it judges ipis_to_cpu1_per_s"

@@ -10,7 +10,7 @@
 # that record a call, and a kernel build would find no disk space.
 . "$(dirname "$0")/lib.sh"
 
-plan 72
+plan 73
 cd "$TOP" || exit 1
 T0=$SECONDS
 export ISOLBENCH_VM_CACHE=$TMP/cache ISOLBENCH_VM_MIN_FREE_MB=999999999
@@ -55,6 +55,13 @@ expect 255 "bisect-step: --threshold-abs x" "^$BS: --threshold-abs: 'x' is not" 
 	$BS --baseline "$B" --tree "$K" --threshold-abs x
 expect 255 "bisect-step: --metric nosuch" "^$BS: metric nosuch is in no result of the baseline" \
 	$BS --baseline "$B" --tree "$K" --metric nosuch
+# an IPI source the baseline never saw, a member of its complete family:
+# past the self-check, refused at the next check (--out over the baseline)
+mkdir -p "$TMP/watch"
+cp tests/data/watch-a.json "$TMP/watch/"
+expect 255 "bisect-step: --metric of a source the baseline never saw" "^$BS: --out '$TMP/watch/out' and the baseline" \
+	$BS --baseline "$TMP/watch" --tree "$K" --metric ipis_from_generic_exec_single_per_s \
+	--threshold-abs 1 --out "$TMP/watch/out"
 # a baseline that cannot be judged even against itself: every step
 # would build and boot only to answer 125
 mkdir -p "$TMP/interrupted"

@@ -258,11 +258,12 @@ struct metric *bench_metric(struct bench *b, const char *name,
 	return m;
 }
 
-void bench_count_family(struct bench *b, const char *name, size_t samples)
+void bench_count_family(struct bench *b, const char *name, const char *pattern,
+			const char *unit, size_t samples)
 {
 	if (b->nfamilies == BENCH_MAX_FAMILIES)
 		abort();	/* a programming error */
-	b->families[b->nfamilies++] = (struct count_family){ name, samples };
+	b->families[b->nfamilies++] = (struct count_family){ name, pattern, unit, samples };
 }
 
 void bench_note(struct bench *b, const char *fmt, ...)

@@ -115,10 +115,12 @@ struct metric *bench_metric(struct bench *b, const char *name,
 /*
  * The family of counts @name (metric_family) is complete in this result:
  * every source that counted anything has its metric, so a member absent
- * from the result counted 0 in each of its @samples samples. Declare it
- * only when no source was left out (a table full, events lost).
+ * from the result counted 0 in each of its @samples samples. Its members
+ * are named as the glob @pattern says, in @unit. Declare it only when no
+ * source was left out (a table full, events lost).
  */
-void bench_count_family(struct bench *b, const char *name, size_t samples);
+void bench_count_family(struct bench *b, const char *name, const char *pattern,
+			const char *unit, size_t samples);
 /* A context remark for the JSON and a "# " line. */
 void bench_note(struct bench *b, const char *fmt, ...) __ktap_printf(2, 3);
 

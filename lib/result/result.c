@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -408,12 +409,19 @@ static int families_read(const struct jr_value *root, struct result *r,
 			return -1;
 		}
 		if (string_member(v, where, "name", "", &f->name, err, errlen) ||
+		    string_member(v, where, "pattern", NULL, &f->pattern, err, errlen) ||
+		    string_member(v, where, "unit", NULL, &f->unit, err, errlen) ||
 		    int_member(v, where, "samples", 0, (int)RESULT_MAX_SAMPLES, &samples,
 			       err, errlen))
 			return -1;
 		if (!f->name[0] || samples < 0) {
 			snprintf(err, errlen, "family %zu has no %s", r->nfamilies,
 				 f->name[0] ? "samples" : "name");
+			return -1;
+		}
+		if (!f->pattern != !f->unit) {
+			snprintf(err, errlen, "family %zu has a %s and no %s", r->nfamilies,
+				 f->pattern ? "pattern" : "unit", f->pattern ? "unit" : "pattern");
 			return -1;
 		}
 		f->samples = samples;
@@ -607,18 +615,43 @@ static struct result_metric *metric_add_like(struct result *r, const struct resu
 	return rm;
 }
 
-int result_fill_count(struct result *r, const struct result_metric *like)
+/* @like added to @r as counted 0 in each of @f's samples: 1, or -1 */
+static int count_fill(struct result *r, const struct result_metric *like,
+		      const struct result_family *f)
 {
-	const struct result_family *f = family_find(r, like->family);
-	struct result_metric *rm;
+	struct result_metric *rm = metric_add_like(r, like);
 
-	if (!f || result_metric_find(r, like->name))
-		return 0;
-	rm = metric_add_like(r, like);
 	if (!rm || zeros_add(rm, f->samples))
 		return -1;
 	rm->filled = true;
 	return 1;
+}
+
+int result_fill_count(struct result *r, const struct result_metric *like)
+{
+	const struct result_family *f = family_find(r, like->family);
+
+	if (!f || result_metric_find(r, like->name))
+		return 0;
+	return count_fill(r, like, f);
+}
+
+int result_fill_count_named(struct result *r, const char *name)
+{
+	if (result_metric_find(r, name))
+		return 0;
+	for (size_t i = 0; i < r->nfamilies; i++) {
+		const struct result_family *f = &r->families[i];
+		const struct result_metric like = {
+			.name = name, .unit = f->unit, .family = f->name,
+			.aggregate = "a source of a complete family of counts no result has: 0",
+			.better = BETTER_LOWER,
+		};
+
+		if (f->pattern && !fnmatch(f->pattern, name, 0))
+			return count_fill(r, &like, f);
+	}
+	return 0;
 }
 
 /* The families complete in both runs stay so, with the samples of both. */

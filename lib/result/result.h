@@ -50,6 +50,7 @@ struct result_metric {
 /* "families": a family of counts complete in the result, its samples each */
 struct result_family {
 	const char *name;
+	const char *pattern, *unit;	/* its members' names (a glob) and unit, or NULL */
 	size_t samples;
 };
 
@@ -122,6 +123,12 @@ const char *result_incomplete(const struct result *r, char *buf, size_t len);
  * not, -1 out of memory. @like must outlive @r.
  */
 int result_fill_count(struct result *r, const struct result_metric *like);
+/*
+ * The same for a metric @name no result has: when @name matches the
+ * pattern of a family @r declares complete, add it as counted 0, in the
+ * family's unit, lower better. @name must outlive @r.
+ */
+int result_fill_count_named(struct result *r, const char *name);
 
 /*
  * Add the samples of @more (another run of the same test on the same

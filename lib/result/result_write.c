@@ -297,6 +297,8 @@ void result_write(FILE *f, const struct result_doc *d)
 		for (int i = 0; i < d->nfamilies; i++) {
 			json_object_start(&j, NULL);
 			json_string(&j, "name", d->families[i].name);
+			json_string(&j, "pattern", d->families[i].pattern);
+			json_string(&j, "unit", d->families[i].unit);
 			json_u64(&j, "samples", d->families[i].samples);
 			json_object_end(&j);
 		}

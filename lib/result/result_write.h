@@ -82,10 +82,14 @@ void metric_report(struct metric *m);
 /*
  * A family of counts whose every source that counted anything has its
  * metric in the result: a member absent from it counted 0 in each of
- * @samples samples.
+ * @samples samples. Every member's name matches the glob @pattern
+ * (fnmatch), and its unit is @unit: a reader knows a source's name as a
+ * member even when no result it reads has that source.
  */
 struct count_family {
 	const char *name;
+	const char *pattern;	/* "ipis_from_*_per_s" */
+	const char *unit;	/* "IPIs/s" */
 	size_t samples;
 };
 
