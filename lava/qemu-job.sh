@@ -201,21 +201,10 @@ definition_repository() {
 		die "cannot make a git repository of lava/ in $dir"
 }
 
-# shellcheck disable=SC2317  # runs from a trap
-cleanup() {
-	if [[ -n $WORK && -d $WORK ]]; then
-		if ((KEEP)); then
-			note "work directory kept: $WORK"
-		else
-			rm -rf "$WORK"
-		fi
-	fi
-}
-
 main() {
 	parse_args "$@"
 	check_args
-	trap cleanup EXIT
+	trap work_remove EXIT
 	local -A kern=()
 	local initrd templates kvm=false accel=$ACCEL rc=0 t0=$SECONDS
 	kernel_select kern

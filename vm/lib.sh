@@ -25,6 +25,17 @@ note() {
 	echo "$PROG: $*" >&2
 }
 
+# work_remove: the run's work directory $WORK removed, or kept and named
+# with --keep ($KEEP 1)
+work_remove() {
+	[[ -n $WORK && -d $WORK ]] || return 0
+	if ((KEEP)); then
+		note "work directory kept: $WORK"
+	else
+		rm -rf "$WORK"
+	fi
+}
+
 # put NAME KEY VALUE: VALUE into the caller's associative array NAME, the
 # way a function hands back several values (kb_build, kernel_select, ...).
 put() {

@@ -185,13 +185,7 @@ on_signal() {
 # shellcheck disable=SC2317  # runs from a trap
 cleanup() {
 	qemu_stop
-	if [[ -n $WORK && -d $WORK ]]; then
-		if ((KEEP)); then
-			note "work directory kept: $WORK"
-		else
-			rm -rf "$WORK"
-		fi
-	fi
+	work_remove
 }
 
 main() {
