@@ -32,6 +32,8 @@ plan 28
 cd "$TOP" || exit 1
 SERIES=$TOP/vm/patches/bisect-demo
 BATCH=$TOP/vm/patches/cid-scan-batch.patch
+# vm/'s cache, where vm/lib.sh puts it (ISOLBENCH_VM_CACHE or vm/cache)
+CACHE=${ISOLBENCH_VM_CACHE:-$TOP/vm/cache}
 # The planted commits: 0005 raises the TIMER softirq on every tick;
 # 0007 has the timekeeping CPU send the last nohz_full CPU (3) an IPI
 # every 100 ms from its tick.
@@ -93,7 +95,7 @@ ok $? "the guest ended by itself after its results (${secs:-?} s in qemu)"
 # The suite built the kselftest way, by the lib.mk of the tree just
 # unpacked (6.12's adds -D_GNU_SOURCE= to CFLAGS: our own definition
 # must not clash with it under -Werror).
-src=$(compgen -G "vm/cache/src/linux-source-6.12-*/" | head -n1)
+src=$(compgen -G "$CACHE/src/linux-source-6.12-*/" | head -n1)
 kst=$TMP/kst/tools/testing/selftests
 mkdir -p "$kst/isolbench" "$TMP/kst/out"
 cp "${src}tools/testing/selftests/lib.mk" "$kst/" 2>/dev/null
@@ -174,14 +176,16 @@ grep -A4 "ipistorm_watch: $WATCH_METRIC" "$TMP/ab.out" | sed 's/^/# /'
 grep -A4 "ipistorm_watch: $WATCH_METRIC" "$TMP/ab.out" | grep -Eq '^  patched +6 .* regression \*$'
 ok $? "the watch's IPIs to cpu 3 per window: a significant regression, 6 windows a side"
 # where they came from: the planted IPI's source, named from the sender's
-# stack in each patched round, none of it in the base rounds
+# stack in each patched round, none of it in the base rounds (the table
+# counts it 0 there where the base's family of sources is complete)
 for r in 1 2; do
 	grep -E '^# source tick_' "$TMP/ab/B-$r/suite/ipistorm_watch.ktap" | sed 's/^/# B-'"$r"': /'
 done
 grep -Eq '^# source tick_nohz_handler: [0-9]+ IPIs .* named from the sender.s stack; from .* on cpu [01] ' "$TMP/ab/B-1/suite/ipistorm_watch.ktap" &&
 	grep -Eq '^# source tick_nohz_handler: ' "$TMP/ab/B-2/suite/ipistorm_watch.ktap" &&
 	! grep -q '^# source tick_nohz_handler: ' "$TMP/ab/A-1/suite/ipistorm_watch.ktap" "$TMP/ab/A-2/suite/ipistorm_watch.ktap" &&
-	grep -A4 "ipistorm_watch: ipis_from_tick_nohz_handler_per_s" "$TMP/ab.out" | grep -Eq '^  base +- +\(not in this result\)'
+	grep -A4 "ipistorm_watch: ipis_from_tick_nohz_handler_per_s" "$TMP/ab.out" |
+		grep -Eq '^  base +([0-9]+ +0\.0000 |- +\(not in this result\))'
 ok $? "the watch names the planted IPI's source (tick_nohz_handler, from the stack), in the patched rounds only"
 grep -Eq '^ok [0-9]+ control: the watch named membarrier the source' "$TMP/ab/A-1/suite/ipistorm_watch.ktap" &&
 	grep -Eq '^ok [0-9]+ control: the watch named membarrier the source' "$TMP/ab/B-1/suite/ipistorm_watch.ktap"
@@ -196,8 +200,8 @@ ok $? "booted alternately: base patched base patched"
 
 # 4. git bisect run over the series names the planted commit.
 t=$(date +%s)
-src=$(compgen -G "vm/cache/src/linux-source-6.12-*/" | head -n1)
-G=$TOP/vm/cache/bisect-demo/linux
+src=$(compgen -G "$CACHE/src/linux-source-6.12-*/" | head -n1)
+G=$CACHE/bisect-demo/linux
 export GIT_AUTHOR_NAME=isolbench GIT_AUTHOR_EMAIL=isolbench@example.invalid
 export GIT_COMMITTER_NAME=isolbench GIT_COMMITTER_EMAIL=isolbench@example.invalid
 # a scratch tree made before from the same series is reused; its base
