@@ -72,7 +72,9 @@ struct cid_scan_row {			/* one line of the CID-batches thread's table */
 	const char *workload, *method;
 	struct stats call, full, delay;
 	size_t n;
-	bool walks_judged;	/* the calls-per-walk verdict was given */
+	bool walks_judged;	/* the trace grouped its calls into walks */
+	int walks_code;		/* and the calls-per-walk verdict on them */
+	char walks_why[256];
 };
 
 /* cid_scan_run.c */
@@ -96,7 +98,9 @@ void cid_scan_latency_estimated(struct bench *b, const struct cid_opts *o,
 void cid_scan_latency_traced(struct bench *b, const struct cid_opts *o,
 			     const struct scan_model *sm, struct cid_scan_row *row);
 
-/* cid_scan_compaction.c */
+/* cid_scan_compaction.c: each one result, by these names */
+#define CID_SCAN_COMPACTION_CHECK	"compaction by the scan"
+#define CID_SCAN_INVARIANTS_CHECK	"mm_cid invariants"
 void cid_scan_compaction(struct bench *b, const struct cid_opts *o,
 			 const struct scan_model *sm);
 void cid_scan_invariants(struct bench *b, const struct cid_opts *o,

@@ -125,7 +125,6 @@ static void check_invariants(struct wl_run *r, int possible, struct invariants *
  */
 #define COMPACT_SLEEP_PERIODS	3
 #define COMPACT_ATTEMPTS	3
-#define COMPACT_NAME	"compaction by the scan"
 
 struct compact_shared {
 	int cpu_a, cpu_after;
@@ -364,7 +363,7 @@ static void compact_verdict(struct bench *b, const struct cid_opts *o,
 		metric_add(m, cs->reach_s);
 	metric_extra(m, "attempts", attempts);
 	if (bench_stop && (!cs->done || compact_moved_asleep(cs))) {
-		bench_verdict(b, KSFT_SKIP, "interrupted", COMPACT_NAME);
+		bench_verdict(b, KSFT_SKIP, "interrupted", CID_SCAN_COMPACTION_CHECK);
 		return;
 	}
 	if (!cs->done)
@@ -386,7 +385,7 @@ static void compact_verdict(struct bench *b, const struct cid_opts *o,
 	else
 		ksft_print_msg("compaction: cid %u kept %.2f s asleep, 0 after %.3f s running (bound %.1f s)\n",
 			       cs->held, cs->sleep_s, cs->reach_s, o->compaction_timeout_s);
-	bench_verdict(b, why[0] ? KSFT_FAIL : KSFT_PASS, why[0] ? why : NULL, COMPACT_NAME);
+	bench_verdict(b, why[0] ? KSFT_FAIL : KSFT_PASS, why[0] ? why : NULL, CID_SCAN_COMPACTION_CHECK);
 }
 
 /* The verdict line of the scan-only compaction; a child does the work. */
@@ -396,17 +395,13 @@ void cid_scan_compaction(struct bench *b, const struct cid_opts *o,
 	struct compact_shared *cs;
 	int a = survivor_cpu(b), attempt;
 
-	if (bench_stop) {
-		bench_verdict(b, KSFT_SKIP, "interrupted", COMPACT_NAME);
-		return;
-	}
 	if (!sm->periodic) {
-		bench_verdict(b, KSFT_SKIP, "no periodic scan on this kernel", COMPACT_NAME);
+		bench_verdict(b, KSFT_SKIP, "no periodic scan on this kernel", CID_SCAN_COMPACTION_CHECK);
 		return;
 	}
 	if (CPU_COUNT(&b->opt.cpus) < 2) {
 		bench_verdict(b, KSFT_SKIP, "needs 2 CPUs in --cpu (holders and the survivor)",
-			      COMPACT_NAME);
+			      CID_SCAN_COMPACTION_CHECK);
 		return;
 	}
 	cs = mmap(NULL, sizeof(*cs), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -439,10 +434,6 @@ void cid_scan_invariants(struct bench *b, const struct cid_opts *o,
 				      : 2 * CPU_COUNT(&b->opt.cpus);
 	uint64_t t0;
 
-	if (bench_stop) {
-		bench_verdict(b, KSFT_SKIP, "interrupted", "mm_cid invariants");
-		return;
-	}
 	/* at least 0.3 s (0.6), more on a busy machine: 20 returns per loop */
 	t0 = mono_ns();
 	r.end_ns = t0 + 5e9;
@@ -463,6 +454,6 @@ void cid_scan_invariants(struct bench *b, const struct cid_opts *o,
 		       inv.segments, n, inv.max_cid, sm->possible, inv.out_of_range,
 		       inv.duplicates, inv.duplicates ? ": " : "", inv.first_dup);
 	bench_verdict(b, !inv.out_of_range && !inv.duplicates && inv.segments ? KSFT_PASS : KSFT_FAIL,
-		      NULL, "mm_cid invariants");
+		      NULL, CID_SCAN_INVARIANTS_CHECK);
 	cid_scan_workload_free(&r);
 }

@@ -29,9 +29,9 @@
 #define NEST_PROBE	"__find_nth_bit"
 #define NEST_FETCH	"n=$arg3:u64"
 
-/* How the calls of the batched scan formed complete walks. */
-static void walks_report(struct bench *b, const struct scan_model *sm,
-			 const struct graph_passes *gp, uint64_t lost, struct cid_scan_row *row)
+/* How the calls of the batched scan formed complete walks, and their verdict. */
+static void walks_report(const struct scan_model *sm, const struct graph_passes *gp,
+			 uint64_t lost, struct cid_scan_row *row)
 {
 	char other[160] = "", why[256];
 	size_t off = 0, n;
@@ -80,11 +80,164 @@ static void walks_report(struct bench *b, const struct scan_model *sm,
 	/* the counts in the JSON's reason too: scripts/cid_scan_table.py shows them */
 	if (code == KSFT_PASS)
 		ksft_print_msg("%s\n", why);
-	bench_verdict(b, code, why, "calls per complete scan");
+	/* the walks phase gives the verdict (cid_scan.c) */
+	row->walks_code = code;
+	snprintf(row->walks_why, sizeof(row->walks_why), "%s", why);
 	row->walks_judged = true;
 }
 
+/* A return matches a traced call that ended at most this long before it. */
+#define CROSS_TOL_NS	2000000
 
+/* What the two methods found of each other on one run. */
+struct cross_tally {
+	size_t ntw;		/* traced calls in the busy loops */
+	size_t walks;		/* of them, picked as walks */
+	size_t found, missed;	/* walks the estimate found, missed */
+	size_t real;		/* attributed scans that were traced walks */
+	/* why a traced walk was missed: the return after it was ... */
+	size_t m_none, m_switched, m_unmarked, m_lonely, m_other;
+};
+
+/* Whether @t (CLOCK_MONOTONIC, ns) lies within the tolerance after @walk. */
+static bool cross_after(const struct periodic_ev *walk, uint64_t t)
+{
+	return t >= walk->t && t - walk->t < CROSS_TOL_NS + walk->w * 1e3;
+}
+
+/* The traced calls of the busy loops' threads, the walks among them picked. */
+static struct periodic_ev *cross_traced_walks(const struct wl_run *r,
+					      const struct graph_passes *gp,
+					      const struct scan_model *sm,
+					      struct cross_tally *t)
+{
+	struct periodic_ev *tw = calloc(gp->nts + 1, sizeof(*tw));
+
+	if (!tw)
+		ksft_exit_fail_msg("out of memory\n");
+	for (size_t k = 0; k < gp->nts; k++)
+		for (int i = 0; i < r->nworkers; i++)
+			if (r->w[i].tid == gp->ts_pid[k])
+				tw[t->ntw++] = (struct periodic_ev){
+					(uint64_t)(gp->ts_s[k] * 1e9), gp->ts_us[k], i, false };
+	t->walks = cid_scan_periodic_pick(tw, t->ntw, cid_scan_estimate_window(sm));
+	return tw;
+}
+
+/* Why the estimate missed a traced walk: what its thread returned after it. */
+static void cross_missed(const struct wl_run *r, const struct periodic_ev *walk,
+			 bool cand, struct cross_tally *t)
+{
+	const struct wl_worker *w = &r->w[walk->tag];
+	const struct wl_event *ret = NULL;
+
+	t->missed++;
+	/* the return in the window, a marked one if there is one */
+	for (size_t j = 0; j < w->nev && !(ret && ret->marked); j++)
+		if (cross_after(walk, cid_scan_workload_mono_ns(r, w->ev[j].t_ns)))
+			ret = &w->ev[j];
+	if (!ret)
+		t->m_none++;
+	else if (!ret->marked)
+		t->m_unmarked++;
+	else if (ret->switched)
+		t->m_switched++;
+	else if (!cand)
+		t->m_lonely++;
+	else
+		t->m_other++;
+}
+
+/* Each traced walk: found by the estimate, or missed and why. */
+static void cross_match_walks(const struct wl_run *r, const struct estimate *e,
+			      const struct periodic_ev *tw, struct cross_tally *t)
+{
+	for (size_t k = 0; k < t->ntw; k++) {
+		bool found = false, cand = false;
+
+		if (!tw[k].picked)
+			continue;
+		for (size_t j = 0; j < e->candidates && !found; j++) {
+			bool near = e->ev[j].tag == tw[k].tag &&
+				    cross_after(&tw[k], cid_scan_workload_mono_ns(r, e->ev[j].t));
+
+			cand |= near;
+			found = near && e->ev[j].picked;
+		}
+		t->found += found;
+		if (!found)
+			cross_missed(r, &tw[k], cand, t);
+	}
+}
+
+/*
+ * An attributed scan is real when a traced call of the scan function
+ * in the same thread ended within 2 ms before its return (under
+ * emulation two scans can come closer than the pick keeps walks
+ * apart: the later call is no traced walk, but the scan ran).
+ */
+static void cross_real_scans(const struct wl_run *r, const struct estimate *e,
+			     const struct periodic_ev *tw, struct cross_tally *t)
+{
+	for (size_t j = 0; j < e->candidates; j++) {
+		uint64_t ns = cid_scan_workload_mono_ns(r, e->ev[j].t);
+		bool near = false;
+
+		for (size_t k = 0; e->ev[j].picked && k < t->ntw && !near; k++)
+			near = e->ev[j].tag == tw[k].tag && cross_after(&tw[k], ns);
+		t->real += near;
+	}
+}
+
+/*
+ * The tally as text and metrics: what the estimate found of the traced
+ * walks, of those it could see (their return not after a context
+ * switch), and what it attributed that was no traced walk.
+ */
+static void cross_report(struct bench *b, const struct wl_run *r, const struct estimate *e,
+			 const struct cross_tally *t, struct metric *call)
+{
+	struct metric *recall, *spurious;
+	double visible;
+
+	ksft_print_msg("both methods on this run: the estimate attributed %zu scans, %zu of them real (a traced call in the same thread ending within 2 ms before), %zu not; function_graph saw %zu walks (%zu calls in the busy loops), the estimate found %zu and missed %zu: %zu returned after a context switch, %zu without a periodic neighbour, %zu another pick in their period, %zu unmarked, %zu with no return recorded\n",
+		       e->periodic, t->real, e->periodic - t->real, t->walks, t->ntw, t->found,
+		       t->missed, t->m_switched, t->m_lonely, t->m_other, t->m_unmarked, t->m_none);
+	if (r->clk1_ns > r->clk0_ns)
+		ksft_print_msg("both methods: the busy loops' clock ran %+.0f ppm against CLOCK_MONOTONIC over the run (mapped linearly)\n",
+			       1e6 * ((double)(r->mono1_ns - r->mono0_ns) /
+				      (r->clk1_ns - r->clk0_ns) - 1));
+	metric_extra(call, "cross_estimated_scans", e->periodic);
+	metric_extra(call, "cross_estimated_real", t->real);
+	metric_extra(call, "cross_found", t->found);
+	metric_extra(call, "cross_traced_walks", t->walks);
+	metric_extra(call, "cross_missed", t->missed);
+	metric_extra(call, "cross_missed_switched", t->m_switched);
+	visible = t->walks > t->m_switched ?
+		(double)t->found / (t->walks - t->m_switched) : 0;
+	recall = bench_metric(b, "estimate_recall", "share", BETTER_HIGHER,
+			      "traced walks the estimate found, share of one run (both methods on one run)");
+	metric_add(recall, t->walks ? (double)t->found / t->walks : 0);
+	metric_kind(recall, KIND_COUNT);
+	metric_sample_noun(recall, "run", "runs");
+	metric_extra(recall, "traced_walks", t->walks);
+	metric_extra(recall, "found", t->found);
+	metric_extra(recall, "walks_after_switch", t->m_switched);
+	metric_extra(recall, "recall_visible", visible);
+	metric_extra(recall, "seen_share_said", e->seen_share);
+	spurious = bench_metric(b, "estimate_spurious_share", "share", BETTER_LOWER,
+				"scans the estimate attributed that were no traced walk, share of one run (both methods on one run)");
+	metric_add(spurious, e->periodic ? (double)(e->periodic - t->real) / e->periodic : 0);
+	metric_kind(spurious, KIND_COUNT);
+	metric_sample_noun(spurious, "run", "runs");
+	metric_extra(spurious, "attributed", e->periodic);
+	metric_extra(spurious, "not_real", e->periodic - t->real);
+	ksft_print_msg("both methods: recall %.1f%% (%zu of %zu traced walks), %.1f%% of the %zu whose return was not after a context switch; spurious %.1f%% (%zu of %zu attributed); the estimate said it saw %.0f%%\n",
+		       t->walks ? 100.0 * t->found / t->walks : 0, t->found, t->walks,
+		       100 * visible, t->walks - t->m_switched,
+		       e->periodic ? 100.0 * (e->periodic - t->real) / e->periodic : 0,
+		       e->periodic - t->real, e->periodic, 100 * e->seen_share);
+}
 
 /*
  * Both methods on one run (spin workload under function_graph): the
@@ -96,117 +249,15 @@ static void walks_report(struct bench *b, const struct scan_model *sm,
 static void cross_check(struct bench *b, struct wl_run *r, const struct graph_passes *gp,
 			const struct scan_model *sm, double seconds, struct metric *call)
 {
-	struct metric *recall, *spurious;
-	double visible;
 	struct estimate e = { 0 };
-	struct periodic_ev *tw = calloc(gp->nts + 1, sizeof(*tw));
-	size_t ntw = 0, real = 0, found_walks = 0, missed = 0, walks;
-	/* why a traced walk was missed: the return after it was ... */
-	size_t m_none = 0, m_switched = 0, m_unmarked = 0, m_lonely = 0, m_other = 0;
-	uint64_t tol = 2000000;
+	struct cross_tally t = { 0 };
+	struct periodic_ev *tw;
 
-	if (!tw)
-		ksft_exit_fail_msg("out of memory\n");
 	cid_scan_estimate_analyse(r, sm, seconds, &e);
-	for (size_t k = 0; k < gp->nts; k++)
-		for (int i = 0; i < r->nworkers; i++)
-			if (r->w[i].tid == gp->ts_pid[k])
-				tw[ntw++] = (struct periodic_ev){
-					(uint64_t)(gp->ts_s[k] * 1e9), gp->ts_us[k], i, false };
-	walks = cid_scan_periodic_pick(tw, ntw, cid_scan_estimate_window(sm));
-	for (size_t k = 0; k < ntw; k++) {
-		struct wl_worker *w = &r->w[tw[k].tag];
-		struct wl_event *ret = NULL;
-		bool found = false, cand = false;
-
-		if (!tw[k].picked)
-			continue;
-		for (size_t j = 0; j < e.candidates && !found; j++) {
-			uint64_t t = cid_scan_workload_mono_ns(r, e.ev[j].t);
-			bool near = e.ev[j].tag == tw[k].tag && t >= tw[k].t &&
-				    t - tw[k].t < tol + tw[k].w * 1e3;
-
-			cand |= near;
-			found = near && e.ev[j].picked;
-		}
-		found_walks += found;
-		if (found)
-			continue;
-		missed++;
-		/* the return in the window, a marked one if there is one */
-		for (size_t j = 0; j < w->nev && !(ret && ret->marked); j++) {
-			uint64_t t = cid_scan_workload_mono_ns(r, w->ev[j].t_ns);
-
-			if (t >= tw[k].t && t - tw[k].t < tol + tw[k].w * 1e3)
-				ret = &w->ev[j];
-		}
-		if (!ret)
-			m_none++;
-		else if (!ret->marked)
-			m_unmarked++;
-		else if (ret->switched)
-			m_switched++;
-		else if (!cand)
-			m_lonely++;
-		else
-			m_other++;
-	}
-	/*
-	 * an attributed scan is real when a traced call of the scan function
-	 * in the same thread ended within 2 ms before its return (under
-	 * emulation two scans can come closer than the pick keeps walks
-	 * apart: the later call is no traced walk, but the scan ran)
-	 */
-	for (size_t j = 0; j < e.candidates; j++) {
-		uint64_t t = cid_scan_workload_mono_ns(r, e.ev[j].t);
-		bool near = false;
-
-		for (size_t k = 0; e.ev[j].picked && k < ntw && !near; k++)
-			near = e.ev[j].tag == tw[k].tag && t >= tw[k].t &&
-			       t - tw[k].t < tol + tw[k].w * 1e3;
-		real += near;
-	}
-	ksft_print_msg("both methods on this run: the estimate attributed %zu scans, %zu of them real (a traced call in the same thread ending within 2 ms before), %zu not; function_graph saw %zu walks (%zu calls in the busy loops), the estimate found %zu and missed %zu: %zu returned after a context switch, %zu without a periodic neighbour, %zu another pick in their period, %zu unmarked, %zu with no return recorded\n",
-		       e.periodic, real, e.periodic - real, walks, ntw, found_walks, missed, m_switched,
-		       m_lonely, m_other, m_unmarked, m_none);
-	if (r->clk1_ns > r->clk0_ns)
-		ksft_print_msg("both methods: the busy loops' clock ran %+.0f ppm against CLOCK_MONOTONIC over the run (mapped linearly)\n",
-			       1e6 * ((double)(r->mono1_ns - r->mono0_ns) /
-				      (r->clk1_ns - r->clk0_ns) - 1));
-	metric_extra(call, "cross_estimated_scans", e.periodic);
-	metric_extra(call, "cross_estimated_real", real);
-	metric_extra(call, "cross_found", found_walks);
-	metric_extra(call, "cross_traced_walks", walks);
-	metric_extra(call, "cross_missed", missed);
-	metric_extra(call, "cross_missed_switched", m_switched);
-	/*
-	 * what the estimate found of the traced walks, of those it could
-	 * see (their return not after a context switch), and what it
-	 * attributed that was no traced walk
-	 */
-	visible = walks > m_switched ? (double)found_walks / (walks - m_switched) : 0;
-	recall = bench_metric(b, "estimate_recall", "share", BETTER_HIGHER,
-			      "traced walks the estimate found, share of one run (both methods on one run)");
-	metric_add(recall, walks ? (double)found_walks / walks : 0);
-	metric_kind(recall, KIND_COUNT);
-	metric_sample_noun(recall, "run", "runs");
-	metric_extra(recall, "traced_walks", walks);
-	metric_extra(recall, "found", found_walks);
-	metric_extra(recall, "walks_after_switch", m_switched);
-	metric_extra(recall, "recall_visible", visible);
-	metric_extra(recall, "seen_share_said", e.seen_share);
-	spurious = bench_metric(b, "estimate_spurious_share", "share", BETTER_LOWER,
-				"scans the estimate attributed that were no traced walk, share of one run (both methods on one run)");
-	metric_add(spurious, e.periodic ? (double)(e.periodic - real) / e.periodic : 0);
-	metric_kind(spurious, KIND_COUNT);
-	metric_sample_noun(spurious, "run", "runs");
-	metric_extra(spurious, "attributed", e.periodic);
-	metric_extra(spurious, "not_real", e.periodic - real);
-	ksft_print_msg("both methods: recall %.1f%% (%zu of %zu traced walks), %.1f%% of the %zu whose return was not after a context switch; spurious %.1f%% (%zu of %zu attributed); the estimate said it saw %.0f%%\n",
-		       walks ? 100.0 * found_walks / walks : 0, found_walks, walks, 100 * visible,
-		       walks - m_switched,
-		       e.periodic ? 100.0 * (e.periodic - real) / e.periodic : 0,
-		       e.periodic - real, e.periodic, 100 * e.seen_share);
+	tw = cross_traced_walks(r, gp, sm, &t);
+	cross_match_walks(r, &e, tw, &t);
+	cross_real_scans(r, &e, tw, &t);
+	cross_report(b, r, &e, &t, call);
 	free(e.ev);
 	free(tw);
 }
@@ -354,7 +405,7 @@ void cid_scan_latency_traced(struct bench *b, const struct cid_opts *o,
 	bench_verdict(b, gp.calls && !lost ? KSFT_PASS : KSFT_FAIL, NULL,
 		      "function_graph timed %s", sm->func);
 	if (gp.by_retval || gp.by_nested)
-		walks_report(b, sm, &gp, lost, row);
+		walks_report(sm, &gp, lost, row);
 	cid_scan_passes_free(&gp);
 	cid_scan_workload_free(&r);
 }

@@ -174,49 +174,38 @@ static bool nested_take(struct graph_passes *gp, const struct graph_call *c, int
 	return true;
 }
 
-void cid_scan_passes_call(const struct graph_call *c, void *arg)
+/* The task of @pid among those added, or -1. */
+static int passes_task(const struct graph_passes *gp, int pid)
 {
-	struct graph_passes *gp = arg;
-	struct graph_pass *p = NULL;
-	int task = -1;
-	bool cont = false;
-	double key = c->ts_s;
-	long n = 0;
+	for (int i = 0; i < gp->npids; i++)
+		if (gp->pids[i] == pid)
+			return i;
+	return -1;
+}
 
-	for (int i = 0; i < gp->npids && !p; i++)
-		if (gp->pids[i] == c->pid) {
-			p = &gp->pass[gp->group[i]];
-			task = i;
-		}
-	if (gp->by_nested && nested_take(gp, c, task))
-		return;
-	if (!p) {
-		gp->other++;
-		return;
-	}
-	if (gp->by_nested && gp->pend_ts[task] > 0) {
-		/*
-		 * the event counts if it came with this call: inside it, or
-		 * at its entry just before function_graph's (20 us slack)
-		 */
-		bool with = gp->pend_ts[task] >= c->ts_s - 20e-6 &&
-			    gp->pend_ts[task] <= c->ts_s + c->duration_us / 1e6 + 1e-6;
+/*
+ * by_nested: the task's pending event, taken by @c when it came with it:
+ * inside the call, or at its entry just before function_graph's (20 us
+ * slack). Its offset in @n, its time as @c's @key when it came with @c;
+ * whether @c continues a walk.
+ */
+static bool nested_event(struct graph_passes *gp, const struct graph_call *c, int task,
+			 double *key, long *n)
+{
+	bool with = gp->pend_ts[task] >= c->ts_s - 20e-6 &&
+		    gp->pend_ts[task] <= c->ts_s + c->duration_us / 1e6 + 1e-6;
 
-		n = gp->pend_n[task];
-		if (with)
-			key = gp->pend_ts[task];
-		gp->event_calls += with;
-		cont = with && n > 0 && (gp->possible <= 0 || n < gp->possible);
-		gp->pend_ts[task] = 0;
-	}
-	if (gp->by_retval && !c->has_ret) {
-		gp->no_ret++;
-		return;
-	}
-	if (gp->by_retval && c->ret < 0) {
-		gp->busy++;
-		return;
-	}
+	*n = gp->pend_n[task];
+	if (with)
+		*key = gp->pend_ts[task];
+	gp->event_calls += with;
+	gp->pend_ts[task] = 0;
+	return with && *n > 0 && (gp->possible <= 0 || *n < gp->possible);
+}
+
+/* A counted call: its duration to the metric and histogram, kept with its time and task. */
+static void call_record(struct graph_passes *gp, const struct graph_call *c)
+{
 	gp->calls++;
 	gp->nonleaf += c->nonleaf;
 	gp->below += c->duration_us < gp->below_us;
@@ -234,20 +223,25 @@ void cid_scan_passes_call(const struct graph_call *c, void *arg)
 	metric_add(gp->call, c->duration_us);
 	if (gp->h)
 		hist_add(gp->h, c->duration_us);
-	if (gp->by_retval) {
-		walk_call(gp, p, c);
-		return;
+}
+
+/* by_nested: a call kept for the walks, made at the end in @key's order. */
+static void nested_keep(struct graph_passes *gp, const struct graph_call *c, double key,
+			int group, bool cont, long n)
+{
+	if (gp->nnest == gp->cap_nest) {
+		gp->cap_nest = gp->cap_nest ? 2 * gp->cap_nest : 256;
+		gp->nest = realloc(gp->nest, gp->cap_nest * sizeof(*gp->nest));
+		if (!gp->nest)
+			ksft_exit_fail_msg("out of memory\n");
 	}
-	if (gp->by_nested) {
-		if (gp->nnest == gp->cap_nest) {
-			gp->cap_nest = gp->cap_nest ? 2 * gp->cap_nest : 256;
-			gp->nest = realloc(gp->nest, gp->cap_nest * sizeof(*gp->nest));
-			if (!gp->nest)
-				ksft_exit_fail_msg("out of memory\n");
-		}
-		gp->nest[gp->nnest++] = (struct graph_nested){ *c, key, (int)(p - gp->pass), cont, n };
-		return;
-	}
+	gp->nest[gp->nnest++] = (struct graph_nested){ *c, key, group, cont, n };
+}
+
+/* A call of a pass: a pause longer than @split_s before it ends the pass under way. */
+static void pass_call(struct graph_passes *gp, struct graph_pass *p,
+		      const struct graph_call *c)
+{
 	if (p->calls && c->ts_s - p->end_s > gp->split_s)
 		pass_end(gp, p);
 	if (!p->calls)
@@ -256,6 +250,40 @@ void cid_scan_passes_call(const struct graph_call *c, void *arg)
 	p->calls++;
 	if (!gp->split_s)
 		pass_end(gp, p);
+}
+
+void cid_scan_passes_call(const struct graph_call *c, void *arg)
+{
+	struct graph_passes *gp = arg;
+	int task = passes_task(gp, c->pid);
+	struct graph_pass *p = task >= 0 ? &gp->pass[gp->group[task]] : NULL;
+	bool cont = false;
+	double key = c->ts_s;
+	long n = 0;
+
+	if (gp->by_nested && nested_take(gp, c, task))
+		return;
+	if (!p) {
+		gp->other++;
+		return;
+	}
+	if (gp->by_nested && gp->pend_ts[task] > 0)
+		cont = nested_event(gp, c, task, &key, &n);
+	if (gp->by_retval && !c->has_ret) {
+		gp->no_ret++;
+		return;
+	}
+	if (gp->by_retval && c->ret < 0) {
+		gp->busy++;
+		return;
+	}
+	call_record(gp, c);
+	if (gp->by_retval)
+		walk_call(gp, p, c);
+	else if (gp->by_nested)
+		nested_keep(gp, c, key, (int)(p - gp->pass), cont, n);
+	else
+		pass_call(gp, p, c);
 }
 
 size_t cid_scan_walks_other(const struct graph_passes *gp)

@@ -22,7 +22,9 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include "lib/base/util.h"
 #include "lib/harness/bench.h"
+#include "lib/harness/phase.h"
 
 enum sc { SC_GETPID, SC_GETPPID, SC_GETTID, SC_GETPRIORITY, SC_NONE };
 enum entry { ENTRY_LIBC, ENTRY_RAW };
@@ -222,16 +224,6 @@ static void distribution_pass(int entry, long nr, uint64_t n, struct hist *h)
 static void getpid_setup(struct getpid_run *g)
 {
 	struct bench *b = &g->b;
-	const struct plan_phase phases[] = {
-		/* values returned, kernel count, runs completed, migrations */
-		{ "runs", 4, 1 },
-		{ "distribution", 1, g->o.distribution },	/* verdict_distribution() */
-		{ NULL }
-	};
-
-	g->name = syscall_names[g->o.syscall];
-	g->ent = entry_names[g->o.entry];
-	bench_phases(b, phases);
 
 	if (cpu_pin_self(b->target))
 		ksft_exit_fail_msg("cannot pin to cpu %d: %s\n", b->target,
@@ -309,14 +301,12 @@ static void run_record(struct getpid_run *g, uint64_t r, const struct run_sample
 			       s->wall_s, s->user_s, s->sys_s);
 }
 
-/* The load if asked, a warm-up pass, then the measured runs. */
+/* A warm-up pass, then the measured runs. */
 static void getpid_measure(struct getpid_run *g)
 {
 	struct bench *b = &g->b;
 	struct run_sample s;
 
-	if (b->opt.load)
-		bench_load_start(b);
 	/* warm up: caches, TLB and the branch predictors see the loop once */
 	syscall_loop(g->o.entry, g->nr, g->expected, b->opt.loops / 10 + 1);
 	for (uint64_t r = 0; r < b->opt.runs && !bench_stop; r++) {
@@ -330,16 +320,21 @@ static void getpid_measure(struct getpid_run *g)
 }
 
 /* --distribution: one more pass, every call timed on its own. */
-static void getpid_distribution(struct getpid_run *g)
+static void getpid_distribution_pass(struct getpid_run *g)
+{
+	if (bench_stop)
+		return;
+	if (hist_init(&g->h, 0, 10, (size_t)(g->o.hist_max_ns / 10)))
+		ksft_exit_fail_msg("no memory for the histogram\n");
+	distribution_pass(g->o.entry, g->nr, g->b.opt.loops, &g->h);
+}
+
+/* The distribution pass's metric: its quantiles and histogram. */
+static void getpid_distribution_metric(struct getpid_run *g)
 {
 	struct hist *h = &g->h;
 	struct metric *dist;
 
-	if (!g->o.distribution || bench_stop)
-		return;
-	if (hist_init(h, 0, 10, (size_t)(g->o.hist_max_ns / 10)))
-		ksft_exit_fail_msg("no memory for the histogram\n");
-	distribution_pass(g->o.entry, g->nr, g->b.opt.loops, h);
 	dist = bench_metric(&g->b, "syscall_call_ns", "ns", BETTER_LOWER,
 			    "one call, timer overhead subtracted");
 	dist->hist = h;
@@ -349,6 +344,25 @@ static void getpid_distribution(struct getpid_run *g)
 	metric_extra(dist, "p99_9_ns", hist_quantile(h, 0.999));
 	metric_extra(dist, "max_ns", h->max);
 	metric_extra(dist, "timer_overhead_ns", bench_clock.overhead_ns);
+}
+
+/* The runs phase's results, in the order printed, and their names (the syscall's in two). */
+enum { R_VALUE, R_COUNTED, R_COMPLETE, R_STAYED, R_CHECKS };
+static const struct phase getpid_runs_phase;
+static void runs_check_name(const void *ctx, unsigned int run, unsigned int i,
+			    char *buf, size_t len)
+{
+	const char *sys = ((const struct getpid_run *)ctx)->name;
+
+	(void)run;
+	if (i == R_VALUE)
+		snprintf(buf, len, "%s returns the expected value", sys);
+	else if (i == R_COUNTED)
+		snprintf(buf, len, "kernel counts the %s syscalls", sys);
+	else if (i == R_COMPLETE)
+		snprintf(buf, len, "every run completed");
+	else
+		snprintf(buf, len, "stayed on the target cpu");
 }
 
 /* Whether the kernel saw the calls: a SKIP when it cannot be counted. */
@@ -366,15 +380,16 @@ static void verdict_kernel_count(struct getpid_run *g)
 		ret = syscalls_seen_by_kernel(g->o.entry, g->nr, g->expected,
 					      10000, &seen, why, sizeof(why));
 	if (ret) {
-		bench_verdict(&g->b, KSFT_SKIP, why, "kernel counts the %s syscalls",
-			      g->name);
+		phase_verdict(&g->b, &getpid_runs_phase, g, 0, R_COUNTED, KSFT_SKIP, why);
 		return;
 	}
 	ksft_print_msg("raw_syscalls:sys_enter counted %llu of 10000 %s syscalls\n",
 		       (unsigned long long)seen, g->name);
-	bench_verdict(&g->b, seen >= 10000 ? KSFT_PASS : KSFT_FAIL, NULL,
-		      "kernel counts the %s syscalls", g->name);
+	phase_verdict(&g->b, &getpid_runs_phase, g, 0, R_COUNTED,
+		      seen >= 10000 ? KSFT_PASS : KSFT_FAIL, NULL);
 }
+
+static const char *const distribution_checks[] = { "per-call distribution of every call" };
 
 static void verdict_distribution(struct getpid_run *g)
 {
@@ -393,35 +408,98 @@ static void verdict_distribution(struct getpid_run *g)
 		       (unsigned long long)h->count,
 		       (unsigned long long)g->b.opt.loops);
 	bench_verdict(&g->b, h->count == g->b.opt.loops ? KSFT_PASS : KSFT_FAIL,
-		      NULL, "per-call distribution of every call");
+		      NULL, "%s", distribution_checks[0]);
 }
 
-/* The "runs" phase's four results, then the distribution's. */
-static void getpid_verdicts(struct getpid_run *g)
+/* The runs phase's four results. */
+static void runs_verdicts(struct bench *b, void *ctx)
 {
-	struct bench *b = &g->b;
+	const struct phase *p = &getpid_runs_phase;
+	struct getpid_run *g = ctx;
 
 	ksft_print_msg("%llu calls, expected %ld, %llu wrong\n",
 		       (unsigned long long)(g->runs_done * b->opt.loops),
 		       g->expected, (unsigned long long)g->bad);
-	bench_verdict(b, g->bad ? KSFT_FAIL : KSFT_PASS, NULL,
-		      "%s returns the expected value", g->name);
+	phase_verdict(b, p, g, 0, R_VALUE, g->bad ? KSFT_FAIL : KSFT_PASS, NULL);
 	verdict_kernel_count(g);
 	ksft_print_msg("%llu of %llu runs completed\n",
 		       (unsigned long long)g->runs_done, (unsigned long long)b->opt.runs);
-	bench_verdict(b, g->runs_done == b->opt.runs ? KSFT_PASS : KSFT_FAIL,
-		      bench_stop ? "interrupted" : NULL, "every run completed");
+	phase_verdict(b, p, g, 0, R_COMPLETE, g->runs_done == b->opt.runs ? KSFT_PASS : KSFT_FAIL,
+		      bench_stop ? "interrupted" : NULL);
 	if (g->mig.fd < 0) {
-		bench_verdict(b, KSFT_SKIP, g->mig.error, "stayed on the target cpu");
+		phase_verdict(b, p, g, 0, R_STAYED, KSFT_SKIP, g->mig.error);
 	} else {
 		ksft_print_msg("cpu %d, %llu migrations\n", b->target,
 			       (unsigned long long)g->migrations);
-		bench_verdict(b, g->migrations ? KSFT_FAIL : KSFT_PASS, NULL,
-			      "stayed on the target cpu");
+		phase_verdict(b, p, g, 0, R_STAYED, g->migrations ? KSFT_FAIL : KSFT_PASS, NULL);
 	}
-	if (g->o.distribution)
-		verdict_distribution(g);
 }
+
+static void runs_setup(struct bench *b, void *ctx)
+{
+	struct getpid_run *g = ctx;
+
+	getpid_setup(g);
+	getpid_metrics(g);
+	if (b->opt.load)
+		bench_load_start(b);
+}
+
+/*
+ * The measured runs, and the distribution's pass under the same load;
+ * the load stops before the verdicts' own pass (the kernel count).
+ */
+static void runs_run(struct bench *b, void *ctx)
+{
+	struct getpid_run *g = ctx;
+
+	getpid_measure(g);
+	if (g->o.distribution)
+		getpid_distribution_pass(g);
+	bench_load_stop(b);
+}
+
+static const struct phase getpid_runs_phase = {
+	.name = "runs",
+	.nverdicts = R_CHECKS,
+	.check_name = runs_check_name,
+	.setup = runs_setup,
+	.run = runs_run,
+	.verdicts = runs_verdicts,
+};
+
+static unsigned int distribution_judged(const void *ctx)
+{
+	const struct getpid_run *g = ctx;
+
+	return g->o.distribution;
+}
+
+static void distribution_run(struct bench *b, void *ctx)
+{
+	(void)b;
+	getpid_distribution_metric(ctx);
+}
+
+static void distribution_verdicts(struct bench *b, void *ctx)
+{
+	(void)b;
+	verdict_distribution(ctx);
+}
+
+/* --distribution: every call of the runs phase's extra pass, judged */
+static const struct phase getpid_distribution_phase = {
+	.name = "distribution",
+	.nverdicts = ARRAY_SIZE(distribution_checks),
+	.checks = distribution_checks,
+	.judged = distribution_judged,
+	.run = distribution_run,
+	.verdicts = distribution_verdicts,
+};
+
+static const struct phase *const getpid_phases[] = {
+	&getpid_runs_phase, &getpid_distribution_phase, NULL
+};
 
 int main(int argc, char **argv)
 {
@@ -464,11 +542,9 @@ int main(int argc, char **argv)
 	};
 
 	bench_init(&g.b, &spec, argc, argv);
-	getpid_setup(&g);
-	getpid_metrics(&g);
-	getpid_measure(&g);
-	getpid_distribution(&g);
-	bench_load_stop(&g.b);
-	getpid_verdicts(&g);
+	g.name = syscall_names[g.o.syscall];
+	g.ent = entry_names[g.o.entry];
+	phases_plan(&g.b, getpid_phases, &g);
+	phases_run(&g.b, getpid_phases, &g);
 	bench_finish(&g.b);
 }

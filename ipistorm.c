@@ -170,6 +170,27 @@ static void opts_check(struct bench *b, struct ipistorm_opts *o)
 		b->opt.duration_s = 0;	/* storms: -n calls unless -D is given */
 }
 
+/*
+ * A storm: the pairs bench_init decided, the mode's setup, then its
+ * phases: the storm (the load beside it) and the checks of every pair.
+ */
+static noreturn void storm_main(struct bench *b, const struct ipistorm_opts *o)
+{
+	struct storm s = { .b = b, .o = o, .mode = storm_modes[o->mode] };
+
+	for (s.np = 0; s.np < b->npairs; s.np++) {
+		struct pair *p = &s.p[s.np];
+
+		p->src = b->pairs[s.np].src;
+		p->dst = b->pairs[s.np].dst;
+		p->rel_known = !cpu_relation(p->src, p->dst, &p->rel);
+	}
+	ipistorm_storm_context(&s);
+	phases_plan(b, s.phases, &s);
+	phases_run(b, s.phases, &s);
+	bench_finish(b);
+}
+
 /* Options that do not go together (lib/harness/opts.h). */
 static const struct opt_rule ipistorm_rules[] = {
 	{ "watch", OPT_CONFLICTS, "mode!=watch" },
@@ -276,7 +297,6 @@ int main(int argc, char **argv)
 		.rules = ipistorm_rules,
 	};
 	struct bench b = { .opt = { .loops = 100000, .runs = 3, .duration_s = 60 } };
-	struct storm s = { .b = &b, .o = &o };
 
 	bench_init(&b, &spec, argc, argv);
 	opts_check(&b, &o);
@@ -285,18 +305,5 @@ int main(int argc, char **argv)
 		 o.mode == MODE_KMOD ? "ipistorm_kmod" : "ipistorm";
 	if (o.mode == MODE_WATCH)
 		ipistorm_watch_main(&b, &o);
-	s.mode = storm_modes[o.mode];
-	for (s.np = 0; s.np < b.npairs; s.np++) {
-		struct pair *p = &s.p[s.np];
-
-		p->src = b.pairs[s.np].src;
-		p->dst = b.pairs[s.np].dst;
-		p->rel_known = !cpu_relation(p->src, p->dst, &p->rel);
-	}
-	ipistorm_storm_setup(&s);
-	if (b.opt.load)
-		bench_load_start(&b);
-	ipistorm_storm_measure(&s);
-	bench_load_stop(&b);
-	bench_finish(&b);
+	storm_main(&b, &o);
 }

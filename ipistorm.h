@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "lib/harness/bench.h"
+#include "lib/harness/phase.h"
 #include "ipistorm_count.h"
 #include "lib/load/spinner.h"
 
@@ -87,6 +88,13 @@ struct storm {
 	struct pair p[MAX_PAIRS];
 	int np;
 	void *priv;			/* the mode's state for the whole storm */
+	uint64_t runs_done;		/* measured runs that completed */
+	/*
+	 * Its phase table (lib/harness/phase.h): the storm and the checks
+	 * of each pair, as many a pair as the mode has.
+	 */
+	struct phase phase;
+	const struct phase *phases[2];
 };
 
 /*
@@ -100,7 +108,12 @@ struct storm_mode {
 	const char *name;
 	/* once, before the plan: feature probes (SKIP when missing) */
 	void (*setup)(struct storm *s);
-	/* per pair: what dst needs; sets p->busy for a spinner on dst */
+	/*
+	 * per pair, from the options alone, before the plan (the pair's
+	 * results are named by it): p->busy for a spinner on dst, p->variant
+	 */
+	void (*pair_describe)(const struct storm *s, struct pair *p);
+	/* per pair: what dst needs */
 	void (*pair_setup)(struct storm *s, struct pair *p);
 	uint64_t (*burst)(struct pair *p, uint64_t n);
 	bool (*run)(struct storm *s, bool counting);
@@ -109,15 +122,22 @@ struct storm_mode {
 	/* why calls that find dst running another task deliver nothing */
 	const char *busy_dst_why;
 	/*
-	 * The mode's own verdicts per pair, after the delivery check: the
-	 * phase @phase of the plan, @phase_verdicts results a pair when
-	 * @phase_on (NULL: always) says that it runs.
+	 * The mode's own verdicts per pair, after the delivery check, in the
+	 * checks phase: @nverdicts results a pair, named @checks after the
+	 * pair's description, when @verdicts_on (NULL: always) says that
+	 * they are given.
 	 */
-	const char *phase;
-	unsigned int phase_verdicts;
-	bool (*phase_on)(const struct storm *s);
+	unsigned int nverdicts;
+	const char *const *checks;
+	bool (*verdicts_on)(const struct storm *s);
 	void (*verdicts)(struct storm *s, struct pair *p);
 };
+
+/* A pair's results: every run complete, the delivery, then its mode's own. */
+enum { PAIR_COMPLETE, PAIR_DELIVERED, PAIR_CHECKS };
+/* Result @i of pair @p, under its name (the pair's description, the check). */
+void ipistorm_pair_verdict(struct bench *b, const struct pair *p, unsigned int i, int code,
+			   const char *reason);
 
 extern const struct storm_mode ipistorm_membarrier_mode, ipistorm_perf_read_mode, ipistorm_tlb_mode,
 	ipistorm_kmod_mode;
@@ -130,9 +150,12 @@ extern const struct storm_mode ipistorm_membarrier_mode, ipistorm_perf_read_mode
 int ipistorm_membarrier_ready(char *why, size_t len);
 void ipistorm_membarrier_ipi(int cpu);
 
-/* ipistorm_storm.c: the runs and the delivery check of every mode. */
-void ipistorm_storm_setup(struct storm *s);
-void ipistorm_storm_measure(struct storm *s);
+/*
+ * ipistorm_storm.c: the runs and the delivery check of every mode.
+ * ipistorm_storm_context(): the mode's setup (its probes, SKIP when
+ * missing) and the storm's phase table, in s->phases.
+ */
+void ipistorm_storm_context(struct storm *s);
 void ipistorm_pass_count_start(struct pair *p, const char *sender);
 void ipistorm_pass_count_stop(struct pair *p);
 

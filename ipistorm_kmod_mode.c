@@ -207,20 +207,20 @@ static bool kmod_callbacks_on(const struct storm *s)
 	return !s->o->all;
 }
 
+static const char *const kmod_checks[] = { "the callback ran on dst once per call" };
+
 static void kmod_verdicts(struct storm *s, struct pair *p)
 {
 	struct kmod_storm *k = s->priv;
 	uint64_t calls = p->calls + p->d.calls, cb = k->callbacks[p - s->p];
 
 	if (!calls) {
-		bench_verdict(s->b, KSFT_SKIP, "no call completed",
-			      "%s: the callback ran on dst once per call", p->desc);
+		ipistorm_pair_verdict(s->b, p, PAIR_CHECKS, KSFT_SKIP, "no call completed");
 		return;
 	}
 	ksft_print_msg("%s: the callback ran %llu times on cpu %d for %llu calls\n",
 		       p->desc, (unsigned long long)cb, p->dst, (unsigned long long)calls);
-	bench_verdict(s->b, cb == calls ? KSFT_PASS : KSFT_FAIL, NULL,
-		      "%s: the callback ran on dst once per call", p->desc);
+	ipistorm_pair_verdict(s->b, p, PAIR_CHECKS, cb == calls ? KSFT_PASS : KSFT_FAIL, NULL);
 }
 
 const struct storm_mode ipistorm_kmod_mode = {
@@ -228,8 +228,8 @@ const struct storm_mode ipistorm_kmod_mode = {
 	.setup = kmod_setup,
 	.run = kmod_run,
 	.teardown = kmod_teardown,
-	.phase = "callbacks",
-	.phase_verdicts = 1,
-	.phase_on = kmod_callbacks_on,
+	.nverdicts = ARRAY_SIZE(kmod_checks),
+	.checks = kmod_checks,
+	.verdicts_on = kmod_callbacks_on,
 	.verdicts = kmod_verdicts,
 };

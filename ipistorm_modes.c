@@ -54,7 +54,7 @@ static void membarrier_setup(struct storm *s)
 		bench_skip(s->b, "%s", why);
 }
 
-static void membarrier_pair_setup(struct storm *s, struct pair *p)
+static void membarrier_pair_describe(const struct storm *s, struct pair *p)
 {
 	(void)s;
 	p->busy = true;
@@ -70,7 +70,7 @@ static uint64_t membarrier_burst(struct pair *p, uint64_t n)
 const struct storm_mode ipistorm_membarrier_mode = {
 	.name = "membarrier",
 	.setup = membarrier_setup,
-	.pair_setup = membarrier_pair_setup,
+	.pair_describe = membarrier_pair_describe,
 	.burst = membarrier_burst,
 	.busy_dst_why = "membarrier returns at once, without an IPI, while dst runs another process",
 };
@@ -90,6 +90,10 @@ static void perf_read_pair_setup(struct storm *s, struct pair *p)
 		bench_skip(s->b, "perf event on cpu %d: %s", p->dst, ev->error);
 	counter_enable(ev);
 	p->priv = ev;
+}
+
+static void perf_read_pair_describe(const struct storm *s, struct pair *p)
+{
 	p->busy = s->o->target == 1;
 }
 
@@ -106,6 +110,7 @@ static uint64_t perf_read_burst(struct pair *p, uint64_t n)
 
 const struct storm_mode ipistorm_perf_read_mode = {
 	.name = "perf-read",
+	.pair_describe = perf_read_pair_describe,
 	.pair_setup = perf_read_pair_setup,
 	.burst = perf_read_burst,
 	.busy_dst_why = "an event not active on dst is read without an IPI",
@@ -120,6 +125,12 @@ struct tlb_page {
 	size_t size;
 	bool mprotect, writable;
 };
+
+static void tlb_pair_describe(const struct storm *s, struct pair *p)
+{
+	p->busy = true;
+	p->variant = ipistorm_tlb_op_names[s->o->tlb_op];
+}
 
 static void tlb_pair_setup(struct storm *s, struct pair *p)
 {
@@ -136,8 +147,6 @@ static void tlb_pair_setup(struct storm *s, struct pair *p)
 		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
 	t->page[0] = 1;
 	p->priv = t;
-	p->busy = true;
-	p->variant = ipistorm_tlb_op_names[s->o->tlb_op];
 }
 
 static uint64_t tlb_burst(struct pair *p, uint64_t n)
@@ -162,6 +171,7 @@ static uint64_t tlb_burst(struct pair *p, uint64_t n)
 
 const struct storm_mode ipistorm_tlb_mode = {
 	.name = "tlb",
+	.pair_describe = tlb_pair_describe,
 	.pair_setup = tlb_pair_setup,
 	.burst = tlb_burst,
 	.busy_dst_why = "no shootdown is needed while dst runs another mm",

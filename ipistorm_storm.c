@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ipistorm.h"
+#include "lib/harness/phase.h"
 
 /*
  * The spinner on dst runs SCHED_OTHER at nice -20, so that it owns dst
@@ -114,12 +115,49 @@ static void storm_threads(struct storm *s, uint64_t n, double dur_s, bool counti
 		pthread_join(s->p[i].thread, NULL);
 }
 
+/* The name of result @i of pair @p: the pair's two, then its mode's own. */
+static void pair_check_name(const struct pair *p, unsigned int i, char *buf, size_t len)
+{
+	if (i == PAIR_COMPLETE)
+		snprintf(buf, len, "%s: every run complete", p->desc);
+	else if (i == PAIR_DELIVERED)
+		snprintf(buf, len, "%s: calls reached dst as a real IPI or an elided send", p->desc);
+	else
+		snprintf(buf, len, "%s: %s", p->desc, p->mode->checks[i - PAIR_CHECKS]);
+}
+
+static void storm_check_name(const void *ctx, unsigned int run, unsigned int i,
+			     char *buf, size_t len)
+{
+	pair_check_name(&((const struct storm *)ctx)->p[run], i, buf, len);
+}
+
+void ipistorm_pair_verdict(struct bench *b, const struct pair *p, unsigned int i, int code,
+			   const char *reason)
+{
+	char name[256];
+
+	pair_check_name(p, i, name, sizeof(name));
+	bench_verdict(b, code, reason, "%s", name);
+}
+
+/* What the options make of a pair, and its description, before the plan. */
+static void pair_describe(struct storm *s, struct pair *p)
+{
+	p->mode = s->mode;
+	if (s->mode->pair_describe)
+		s->mode->pair_describe(s, p);
+	snprintf(p->desc, sizeof(p->desc), "cpu %d -> cpu %d (%s, %s target%s%s)",
+		 p->src, p->dst, p->rel_known ? cpu_relation_name(p->rel) : "relation unknown",
+		 p->busy ? "busy" : "idle", p->variant ? ", " : "",
+		 p->variant ? p->variant : "");
+}
+
 /* Set up what a pair needs on dst before the runs; SKIP when missing. */
 static void pair_setup(struct storm *s, struct pair *p, double max_s)
 {
 	char err[192], f[32];
 
-	p->mode = s->mode;
 	if (s->mode->pair_setup)
 		s->mode->pair_setup(s, p);
 	if (p->busy && spinner_start(&p->spin, p->dst, SPINNER_NICE, max_s, err, sizeof(err)))
@@ -129,10 +167,6 @@ static void pair_setup(struct storm *s, struct pair *p, double max_s)
 		snprintf(f, sizeof(f), "prev_pid == %d", p->spin.tid);
 		counter_open_tracepoint(&p->switched, "sched:sched_switch", f, -1, p->dst);
 	}
-	snprintf(p->desc, sizeof(p->desc), "cpu %d -> cpu %d (%s, %s target%s%s)",
-		 p->src, p->dst, p->rel_known ? cpu_relation_name(p->rel) : "relation unknown",
-		 p->busy ? "busy" : "idle", p->variant ? ", " : "",
-		 p->variant ? p->variant : "");
 	p->d.counted = true;
 }
 
@@ -164,35 +198,9 @@ static void pair_metrics(struct storm *s, struct pair *p)
 }
 
 /* Whether the mode's own verdicts run this time. */
-static bool mode_phase_on(const struct storm *s)
+static bool mode_verdicts_on(const struct storm *s)
 {
-	return s->mode->phase && (!s->mode->phase_on || s->mode->phase_on(s));
-}
-
-/* Set up the mode, declare the plan, set up every pair and its metrics. */
-void ipistorm_storm_setup(struct storm *s)
-{
-	struct bench *b = s->b;
-	struct plan_phase phases[] = {
-		{ "runs", 1, s->np },		/* ipistorm_storm_measure */
-		{ "delivery", 1, s->np },	/* delivery_verdict */
-		{ NULL },			/* the mode's own */
-		{ NULL }
-	};
-	/* a timed and a counted pass per run */
-	double max_s = 2 * b->opt.runs *
-		       (b->opt.duration_s ? b->opt.duration_s : s->o->timeout_s) + 10;
-
-	if (s->mode->setup)
-		s->mode->setup(s);
-	if (s->mode->phase)
-		phases[2] = (struct plan_phase){ s->mode->phase, s->mode->phase_verdicts,
-						 mode_phase_on(s) ? s->np : 0 };
-	bench_phases(b, phases);
-	for (int i = 0; i < s->np; i++) {
-		pair_setup(s, &s->p[i], max_s);
-		pair_metrics(s, &s->p[i]);
-	}
+	return s->mode->verdicts && (!s->mode->verdicts_on || s->mode->verdicts_on(s));
 }
 
 /* The /proc/interrupts rows of dst over a timed pass. */
@@ -402,8 +410,8 @@ static void delivery_verdict(struct bench *b, struct pair *p)
 
 	delivery_print(p, preempted);
 	if (!d->counted || !d->calls) {
-		bench_verdict(b, KSFT_SKIP, d->calls ? d->why : "no counted run was made",
-			      "%s: calls reached dst as a real IPI or an elided send", p->desc);
+		ipistorm_pair_verdict(b, p, PAIR_DELIVERED, KSFT_SKIP,
+			      d->calls ? d->why : "no counted run was made");
 		return;
 	}
 	/*
@@ -430,39 +438,99 @@ static void delivery_verdict(struct bench *b, struct pair *p)
 	ok = judged == IPI_DELIVERY_OK;
 	ksft_print_msg("%s: %llu of %llu calls reached dst\n", p->desc,
 		       (unsigned long long)reached, (unsigned long long)d->calls);
-	bench_verdict(b, ok ? KSFT_PASS : KSFT_FAIL, ok ? NULL : why,
-		      "%s: calls reached dst as a real IPI or an elided send", p->desc);
+	ipistorm_pair_verdict(b, p, PAIR_DELIVERED, ok ? KSFT_PASS : KSFT_FAIL, ok ? NULL : why);
 }
 
-/*
- * Warm up, measure, and judge every pair: runs done, delivery, and the
- * mode's own verdicts; then the mode's teardown.
- */
-void ipistorm_storm_measure(struct storm *s)
+/* Every pair's dst set up, its metrics; the load beside the storm. */
+static void storm_phase_setup(struct bench *b, void *ctx)
 {
-	struct bench *b = s->b;
-	uint64_t t0, runs_done, warmup;
+	struct storm *s = ctx;
+	/* a timed and a counted pass per run */
+	double max_s = 2 * b->opt.runs *
+		       (b->opt.duration_s ? b->opt.duration_s : s->o->timeout_s) + 10;
+
+	for (int i = 0; i < s->np; i++) {
+		pair_setup(s, &s->p[i], max_s);
+		pair_metrics(s, &s->p[i]);
+	}
+	if (b->opt.load)
+		bench_load_start(b);
+}
+
+/* Warm up, then the measured runs of every pair at once. */
+static void storm_phase_run(struct bench *b, void *ctx)
+{
+	struct storm *s = ctx;
+	uint64_t t0, warmup;
 
 	warmup = b->opt.loops / 10 + 1 < 1000 ? b->opt.loops / 10 + 1 : 1000;
 	if (!s->mode->run)	/* warm up caches and the paths once */
 		storm_threads(s, warmup, 0, false);
 	delivery_start(s);
 	t0 = mono_ns();
-	runs_done = storm_runs(s);
+	s->runs_done = storm_runs(s);
 	delivery_stop(s, (mono_ns() - t0) / 1e9);
+}
+
+static unsigned int storm_judged(const void *ctx)
+{
+	const struct storm *s = ctx;
+
+	return s->np;
+}
+
+/*
+ * Each pair in turn: its runs, its delivery, and the mode's own checks
+ * (one phase, so that the pairs' results keep this order). An
+ * interrupted storm is judged too, on what it measured.
+ */
+static void storm_phase_verdicts(struct bench *b, void *ctx)
+{
+	struct storm *s = ctx;
+
 	for (int i = 0; i < s->np; i++) {
 		struct pair *p = &s->p[i];
 
 		ksft_print_msg("%s: %llu of %llu runs complete, %llu timed calls\n",
-			       p->desc, (unsigned long long)runs_done,
+			       p->desc, (unsigned long long)s->runs_done,
 			       (unsigned long long)b->opt.runs, (unsigned long long)p->calls);
-		bench_verdict(b, runs_done == b->opt.runs ? KSFT_PASS : KSFT_FAIL,
-			      bench_stop ? "interrupted" : p->why[0] ? p->why : NULL,
-			      "%s: every run complete", p->desc);
+		ipistorm_pair_verdict(b, p, PAIR_COMPLETE, s->runs_done == b->opt.runs ? KSFT_PASS : KSFT_FAIL,
+			      bench_stop ? "interrupted" : p->why[0] ? p->why : NULL);
 		delivery_verdict(b, p);
-		if (mode_phase_on(s))
+		if (mode_verdicts_on(s))
 			s->mode->verdicts(s, p);
 	}
+}
+
+/* Last, also after an interruption: the mode's teardown, the load. */
+static void storm_phase_teardown(struct bench *b, void *ctx)
+{
+	struct storm *s = ctx;
+
 	if (s->mode->teardown)
 		s->mode->teardown(s);
+	bench_load_stop(b);
+}
+
+void ipistorm_storm_context(struct storm *s)
+{
+	/* every pair storms at once, then each is judged in turn */
+	static const struct phase storm_phase = {
+		.name = "storm",
+		.check_name = storm_check_name,
+		.judged = storm_judged,
+		.setup = storm_phase_setup,
+		.run = storm_phase_run,
+		.verdicts = storm_phase_verdicts,
+		.teardown = storm_phase_teardown,
+	};
+
+	if (s->mode->setup)
+		s->mode->setup(s);
+	for (int i = 0; i < s->np; i++)
+		pair_describe(s, &s->p[i]);
+	s->phase = storm_phase;
+	s->phase.nverdicts = PAIR_CHECKS + (mode_verdicts_on(s) ? s->mode->nverdicts : 0);
+	s->phases[0] = &s->phase;
+	s->phases[1] = NULL;
 }

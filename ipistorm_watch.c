@@ -106,6 +106,21 @@ static uint64_t source_window(const void *arg, size_t win)
 	return win < s->nwin ? s->per_win[win] : 0;
 }
 
+/* "CAL +3, RES +5, TLB +0": the IPI kinds' /proc/interrupts rows of @cpu over the watch. */
+static const char *rows_delta(const struct ipi_watch *w, int cpu, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < INTF_KINDS && off < len; k++)
+		if (intf_kinds[k].row)
+			off += snprintf(buf + off, len - off, "%s%s +%lld", off ? ", " : "",
+					intf_kinds[k].row,
+					(long long)irq_table_delta(&w->first, &w->last,
+								   intf_kinds[k].row, cpu));
+	return buf;
+}
+
 /* Per watched CPU, one count metric of its windows: a regression on cpu 3 is not diluted by cpu 2. */
 static void watch_cpu_metrics(struct bench *b, struct ipi_watch *w)
 {
@@ -114,7 +129,7 @@ static void watch_cpu_metrics(struct bench *b, struct ipi_watch *w)
 
 	cpu_mask_for_each(cpu, &w->cpus) {
 		struct cpu_windows c = { &w->t, w->t.cpu_index[cpu] };
-		char name[64], agg[200];
+		char name[64], agg[200], rows[128];
 		struct metric *m;
 
 		snprintf(name, sizeof(name), "ipis_to_cpu%d_per_s", cpu);
@@ -133,29 +148,17 @@ static void watch_cpu_metrics(struct bench *b, struct ipi_watch *w)
 		/* the samples' windows are whole: the watch's last fraction of one is not */
 		metric_extra(m, "ipis_in_windows", in_windows);
 		metric_extra(m, "window_s", w->window_s);
-		ksft_print_msg("cpu %d: %llu IPIs %s (%.2f per minute); /proc/interrupts: CAL +%lld, RES +%lld, TLB +%lld\n",
+		ksft_print_msg("cpu %d: %llu IPIs %s (%.2f per minute); /proc/interrupts: %s\n",
 			       cpu, (unsigned long long)w->t.per_cpu[cpu],
 			       traced ? "sent to it" : "received",
 			       w->seconds > 0 ? w->t.per_cpu[cpu] * 60 / w->seconds : 0,
-			       (long long)irq_table_delta(&w->first, &w->last, "CAL", cpu),
-			       (long long)irq_table_delta(&w->first, &w->last, "RES", cpu),
-			       (long long)irq_table_delta(&w->first, &w->last, "TLB", cpu));
+			       rows_delta(w, cpu, rows, sizeof(rows)));
 	}
 }
 
-/* The sources by count, largest first (indices into t->src). */
-static int sources_sorted(const struct ipi_tally *t, int *idx)
+static uint64_t source_ipis(const void *arg, int i)
 {
-	for (int i = 0; i < t->nsrc; i++) {
-		int j = i;
-
-		while (j > 0 && t->src[idx[j - 1]].n < t->src[i].n) {
-			idx[j] = idx[j - 1];
-			j--;
-		}
-		idx[j] = i;
-	}
-	return t->nsrc;
+	return ((const struct ipi_tally *)arg)->src[i].n;
 }
 
 static void source_print(const struct ipi_tally_source *s, const struct ipi_watch *w)
@@ -177,10 +180,11 @@ static void source_print(const struct ipi_tally_source *s, const struct ipi_watc
  */
 static void watch_sources(struct bench *b, struct ipi_watch *w)
 {
-	int idx[IPI_TALLY_SOURCES], n = sources_sorted(&w->t, idx);
+	int idx[IPI_TALLY_SOURCES], n = w->t.nsrc;
 	/* complete (absent = 0) unless a source went unnamed, unseen or unwritten */
 	bool complete = !w->lost && !w->t.src_other.n;
 
+	tally_rank(n, idx, source_ipis, &w->t);	/* most IPIs first */
 	if (w->method != IPI_WATCH_TRACE) {
 		bench_note(b, "sources: unavailable: /proc/interrupts counts interrupts, not their senders");
 		return;
@@ -229,22 +233,27 @@ static void watch_callbacks(struct bench *b, struct ipi_watch *w, struct metric 
 			   w->why_procfs[0] ? "; ipi tracing is not usable on this kernel" : "");
 		return;
 	}
-	for (int i = 0; i < w->t.ncb; i++) {
+	for (int i = 0; i < w->t.cb.n; i++) {
 		char *key;
 
-		ksft_print_msg("callback %s: %llu\n", strcmp(w->t.cb[i].name, "0x0") ?
-			       w->t.cb[i].name : "0x0 (reschedule)",
-			       (unsigned long long)w->t.cb[i].n);
-		if (m->nextras < BENCH_MAX_EXTRAS && asprintf(&key, "callback:%s", w->t.cb[i].name) > 0)
-			metric_extra(m, key, w->t.cb[i].n);
+		enum intf_kind kind = intf_kind_of_callback(w->t.cb.e[i].name);
+		char what[48] = "";
+
+		/* a reschedule runs no callback ("0x0"): its kind says what it is */
+		if (kind == INTF_IPI_RESCHED)
+			snprintf(what, sizeof(what), " (%s)", intf_kinds[kind].what);
+		ksft_print_msg("callback %s%s: %llu\n", w->t.cb.e[i].name, what,
+			       (unsigned long long)w->t.cb.e[i].n);
+		if (m->nextras < BENCH_MAX_EXTRAS && asprintf(&key, "callback:%s", w->t.cb.e[i].name) > 0)
+			metric_extra(m, key, w->t.cb.e[i].n);
 	}
-	for (int i = 0; i < w->t.nfunc; i++) {
-		ksft_print_msg("queued function %s: %llu\n", w->t.func[i].name,
-			       (unsigned long long)w->t.func[i].n);
+	for (int i = 0; i < w->t.func.n; i++) {
+		ksft_print_msg("queued function %s: %llu\n", w->t.func.e[i].name,
+			       (unsigned long long)w->t.func.e[i].n);
 		snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%s %llu",
-			 i ? ", " : "", w->t.func[i].name, (unsigned long long)w->t.func[i].n);
+			 i ? ", " : "", w->t.func.e[i].name, (unsigned long long)w->t.func.e[i].n);
 	}
-	if (w->t.nfunc)
+	if (w->t.func.n)
 		bench_note(b, "queued functions (csd_queue_cpu): %s", note);
 	metric_extra(m, "csd_queued", w->t.queued);
 }
@@ -286,6 +295,23 @@ static void watch_minutes(struct ipi_watch *w, struct metric *m)
 			       "scaled to 60 s (the watch is shorter than a minute)");
 }
 
+/* Per IPI kind: a JSON extra and the "by kind" line. */
+static void watch_kinds(const struct ipi_watch *w, struct metric *m)
+{
+	char list[160];
+	size_t off = 0;
+
+	list[0] = '\0';
+	for (int k = 0; k < INTF_KINDS; k++) {
+		if (!intf_kind_is_ipi(k))
+			continue;
+		metric_extra(m, intf_kinds[k].key, w->t.kind[k]);
+		off += snprintf(list + off, off < sizeof(list) ? sizeof(list) - off : 0, "%s%llu %s",
+				off ? ", " : "", (unsigned long long)w->t.kind[k], intf_kinds[k].what);
+	}
+	ksft_print_msg("by kind: %s\n", list);
+}
+
 static void watch_report(struct bench *b, const struct ipistorm_opts *o, struct ipi_watch *w,
 			 const char *list)
 {
@@ -314,12 +340,7 @@ static void watch_report(struct bench *b, const struct ipistorm_opts *o, struct 
 		metric_extra(m, "events_lost", w->lost);
 	else
 		metric_extra(m, "procfs_samples", w->samples);
-	for (int k = 0; k < IPI_NKINDS; k++)
-		metric_extra(m, ipistorm_ipi_kind_keys[k], w->t.kind[k]);
-	ksft_print_msg("by kind: %llu function call, %llu reschedule, %llu TLB shootdown\n",
-		       (unsigned long long)w->t.kind[IPI_CALL],
-		       (unsigned long long)w->t.kind[IPI_RESCHED],
-		       (unsigned long long)w->t.kind[IPI_TLB]);
+	watch_kinds(w, m);
 	watch_callbacks(b, w, m);
 	watch_sources(b, w);
 	ksft_print_msg("watched cpus %s for %.1f s%s: %llu IPIs, %lld events lost, %llu procfs samples\n",

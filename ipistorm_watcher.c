@@ -17,232 +17,35 @@
 #define DRAIN_MAX_NS	2000000000ULL
 
 const char *const ipistorm_watcher_method_names[] = { "auto", "trace", "procfs", NULL };
-const char *const ipistorm_ipi_kind_keys[IPI_NKINDS] = {
-	"function_call_ipis", "reschedule_ipis", "tlb_ipis"
-};
 
-void ipistorm_tally_init(struct ipi_tally *t, const cpu_mask_t *cpus)
+/* Whether kind @k has a /proc/interrupts row of its own (CAL, RES; TLB is within CAL). */
+static bool own_row(int k)
 {
-	int cpu;
-
-	memset(t, 0, sizeof(*t));
-	for (int i = 0; i < CPU_SETSIZE; i++)
-		t->cpu_index[i] = -1;
-	cpu_mask_for_each(cpu, cpus)
-		t->cpu_index[cpu] = t->ncpus++;
-	snprintf(t->src_other.name, sizeof(t->src_other.name), "other");
+	return intf_kinds[k].row && !intf_kinds[k].row_in_call;
 }
 
-void ipistorm_tally_free(struct ipi_tally *t)
-{
-	free(t->per_min);
-	free(t->per_win);
-	for (int i = 0; i < t->nsrc; i++)
-		free(t->src[i].per_win);
-	free(t->src_other.per_win);
-	t->per_min = t->per_win = NULL;
-	t->nsrc = 0;
-	t->src_other.per_win = NULL;
-}
-
-/* @a of @n counters grown to @want (new ones zero); -1 on no memory. */
-static int grow(uint64_t **a, size_t n, size_t want)
-{
-	uint64_t *p;
-
-	if (want <= n)
-		return 0;
-	p = realloc(*a, want * sizeof(*p));
-	if (!p)
-		return -1;
-	memset(p + n, 0, (want - n) * sizeof(*p));
-	*a = p;
-	return 0;
-}
-
-int ipistorm_tally_add(struct ipi_tally *t, int cpu, enum ipi_kind kind, uint64_t n,
-		       size_t window, size_t minute)
-{
-	int place = t->cpu_index[cpu];
-
-	if (place < 0)
-		return 0;
-	if (grow(&t->per_min, t->nmin, minute + 1))
-		return -1;
-	t->nmin = t->nmin > minute + 1 ? t->nmin : minute + 1;
-	if (window >= t->nwin) {
-		if (grow(&t->per_win, t->nwin * t->ncpus, (window + 1) * t->ncpus))
-			return -1;
-		t->nwin = window + 1;
-	}
-	t->per_win[window * t->ncpus + place] += n;
-	t->per_cpu[cpu] += n;
-	t->kind[kind] += n;
-	t->total += n;
-	t->per_min[minute] += n;
-	return 0;
-}
-
-uint64_t ipistorm_tally_win(const struct ipi_tally *t, size_t win, int place)
-{
-	return win < t->nwin ? t->per_win[win * t->ncpus + place] : 0;
-}
-
-static void name_count(struct ipi_name_count *tab, int *n, uint64_t *other,
-		       const char *name, uint64_t add)
-{
-	int i;
-
-	for (i = 0; i < *n && strcmp(tab[i].name, name); i++)
-		;
-	if (i == *n && *n < IPI_TALLY_NAMES)
-		snprintf(tab[(*n)++].name, sizeof(tab[0].name), "%s", name);
-	if (i < *n)
-		tab[i].n += add;
-	else
-		*other += add;
-}
-
-/* The table entry of source @name (the last, "other", when it is full). */
-static struct ipi_tally_source *source_of(struct ipi_tally *t, const char *name,
-					  const char *callback)
-{
-	struct ipi_tally_source *s;
-
-	for (int i = 0; i < t->nsrc; i++)
-		if (!strcmp(t->src[i].name, name))
-			return &t->src[i];
-	if (t->nsrc == IPI_TALLY_SOURCES)
-		return &t->src_other;
-	s = &t->src[t->nsrc++];
-	snprintf(s->name, sizeof(s->name), "%s", name);
-	snprintf(s->callback, sizeof(s->callback), "%s", callback);
-	return s;
-}
-
-static void sender_count(struct ipi_tally_source *s, const struct trace_record *r,
-			 uint64_t n)
-{
-	int i;
-
-	for (i = 0; i < s->nsenders; i++)
-		if (s->senders[i].cpu == r->cpu && !strcmp(s->senders[i].comm, r->comm))
-			break;
-	if (i == s->nsenders) {
-		if (s->nsenders == IPI_TALLY_SENDERS) {
-			s->senders_other += n;	/* the first senders are kept */
-			return;
-		}
-		s->nsenders++;
-		snprintf(s->senders[i].comm, sizeof(s->senders[i].comm), "%s", r->comm);
-		s->senders[i].cpu = r->cpu;
-	}
-	s->senders[i].n += n;
-}
-
-/* Sender @a before @b: more IPIs first, then by name and CPU. */
-static bool sender_before(const struct ipi_sender *a, const struct ipi_sender *b)
-{
-	int c = strcmp(a->comm, b->comm);
-
-	if (a->n != b->n)
-		return a->n > b->n;
-	return c ? c < 0 : a->cpu < b->cpu;
-}
-
-void ipistorm_tally_senders(const struct ipi_tally_source *s, int max, char *buf,
-			    size_t len)
-{
-	const struct ipi_sender *by[IPI_TALLY_SENDERS];
-	uint64_t rest = s->senders_other;
-	size_t off = 0;
-	int i, j;
-
-	for (i = 0; i < s->nsenders; i++) {
-		for (j = i; j > 0 && sender_before(&s->senders[i], by[j - 1]); j--)
-			by[j] = by[j - 1];
-		by[j] = &s->senders[i];
-	}
-	buf[0] = '\0';
-	for (i = 0; i < s->nsenders && i < max && off < len; i++)
-		off += snprintf(buf + off, len - off, "%s%s on cpu %d (%llu)", i ? ", " : "",
-				by[i]->comm, by[i]->cpu, (unsigned long long)by[i]->n);
-	for (j = i; j < s->nsenders; j++)
-		rest += by[j]->n;
-	if (rest && off < len)
-		snprintf(buf + off, len - off, " and %s%d more (%llu IPIs)",
-			 s->senders_other ? "at least " : "",
-			 s->nsenders - i + (s->senders_other ? 1 : 0), (unsigned long long)rest);
-}
-
-int ipistorm_tally_send(struct ipi_tally *t, const struct ipi_send *s, size_t window,
-			size_t minute)
-{
-	enum ipi_kind kind = !strcmp(s->callback, "0x0") ? IPI_RESCHED :
-			     strstr(s->callback, "flush_tlb") ? IPI_TLB : IPI_CALL;
-	char name[64];
-	struct ipi_tally_source *src;
-	uint64_t n = 0;
-	int cpu;
-
-	cpu_mask_for_each(cpu, &s->targets) {
-		if (ipistorm_tally_add(t, cpu, kind, 1, window, minute))
-			return -1;
-		n++;
-	}
-	if (!n)
-		return 0;
-	name_count(t->cb, &t->ncb, &t->cb_other, s->callback, n);
-	/* a kernel without callsite: named by what it ran, as before 6.6 */
-	if (!s->source[0]) {
-		t->no_callsite += n;
-		snprintf(name, sizeof(name), "callback %.54s", s->callback);
-	} else {
-		snprintf(name, sizeof(name), "%s", s->source);
-	}
-	src = source_of(t, name, s->callback);
-	if (grow(&src->per_win, src->nwin, window + 1))
-		return -1;
-	src->nwin = src->nwin > window + 1 ? src->nwin : window + 1;
-	src->per_win[window] += n;
-	src->n += n;
-	src->stacks += s->have_stack ? n : 0;
-	sender_count(src, &s->rec, n);
-	return 0;
-}
-
-void ipistorm_tally_queued(struct ipi_tally *t, const struct trace_record *r,
-			   const cpu_mask_t *watched)
-{
-	long cpu = trace_field_long(r->fields, "cpu", -1);
-	char func[64];
-
-	if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, watched))
-		return;
-	trace_field_func(r->fields, "func", func, sizeof(func));
-	t->queued++;
-	name_count(t->func, &t->nfunc, &t->func_other, func, 1);
-}
-
-/* CAL + RES of the watched CPUs from @a to @b. */
+/* The IPIs (CAL + RES) of the watched CPUs from @a to @b. */
 static int64_t watched_ipis(const struct ipi_watch *w, const struct irq_table *a,
 			    const struct irq_table *b)
 {
 	int64_t n = 0, d;
 	int cpu;
 
-	cpu_mask_for_each(cpu, &w->cpus) {
-		d = irq_table_delta(a, b, "CAL", cpu);
-		n += d > 0 ? d : 0;
-		d = irq_table_delta(a, b, "RES", cpu);
-		n += d > 0 ? d : 0;
-	}
+	cpu_mask_for_each(cpu, &w->cpus)
+		for (int k = 0; k < INTF_KINDS; k++) {
+			if (!own_row(k))
+				continue;
+			d = irq_table_delta(a, b, intf_kinds[k].row, cpu);
+			n += d > 0 ? d : 0;
+		}
 	return n;
 }
 
 static int watch_procfs_open(struct ipi_watch *w, char *err, size_t errlen)
 {
 	int cpu = cpu_mask_first(&w->cpus);
+	char rows[64] = "";
+	bool missing = false;
 
 	w->method = IPI_WATCH_PROCFS;
 	w->how = "received, /proc/interrupts";
@@ -251,10 +54,16 @@ static int watch_procfs_open(struct ipi_watch *w, char *err, size_t errlen)
 		snprintf(err, errlen, "/proc/interrupts: %s", strerror(errno));
 		return -1;
 	}
-	if (irq_table_delta(&w->first, &w->first, "CAL", cpu) < 0 ||
-	    irq_table_delta(&w->first, &w->first, "RES", cpu) < 0) {
-		snprintf(err, errlen, "/proc/interrupts has no CAL and RES rows for cpu %d (they are x86's)",
-			 cpu);
+	for (int k = 0; k < INTF_KINDS; k++) {
+		if (!own_row(k))
+			continue;
+		snprintf(rows + strlen(rows), sizeof(rows) - strlen(rows), "%s%s",
+			 rows[0] ? " and " : "", intf_kinds[k].row);
+		missing |= irq_table_delta(&w->first, &w->first, intf_kinds[k].row, cpu) < 0;
+	}
+	if (missing) {
+		snprintf(err, errlen, "/proc/interrupts has no %s rows for cpu %d (they are x86's)",
+			 rows, cpu);
 		return -1;
 	}
 	return 0;
@@ -353,7 +162,8 @@ static void watch_send(void *arg, const struct ipi_send *s)
 
 	if (w->end_ns && ts >= w->end_ns) {
 		/* the control's function calls (its reschedules are not the storm) */
-		if (s->rec.pid == w->control_tid && !s->rec.irq && strcmp(s->callback, "0x0") &&
+		if (s->rec.pid == w->control_tid && !s->rec.irq &&
+		    intf_kind_of_callback(s->callback) != INTF_IPI_RESCHED &&
 		    control_time(w, &s->rec)) {
 			if (ipistorm_tally_send(&w->after, s, 0, 0))
 				w->lost++;	/* no memory: said as lost */
@@ -435,9 +245,10 @@ static int64_t row_delta(const struct irq_table *a, const struct irq_table *b,
 
 /*
  * What the watched CPUs received since the last sample, into the window
- * and minute the interval began in. A remote TLB flush runs from a
- * function call interrupt (CAL counts it too), or from a polling idle
- * loop without one, so TLB is taken out of CAL, at most all of it.
+ * and minute the interval began in, per IPI kind from its row. A remote
+ * TLB flush runs from a function call interrupt (CAL counts it too), or
+ * from a polling idle loop without one, so TLB is taken out of CAL, at
+ * most all of it.
  */
 static int watch_procfs_sample(struct ipi_watch *w, uint64_t now)
 {
@@ -450,14 +261,22 @@ static int watch_procfs_sample(struct ipi_watch *w, uint64_t now)
 	if (irq_table_read("/proc/interrupts", &t))
 		return -1;
 	cpu_mask_for_each(cpu, &w->cpus) {
-		int64_t cal = row_delta(prev, &t, "CAL", cpu);
-		int64_t tlb = row_delta(prev, &t, "TLB", cpu);
+		int64_t d[INTF_KINDS] = { 0 };
+		int k;
 
-		tlb = tlb < cal ? tlb : cal;
-		if (ipistorm_tally_add(&w->t, cpu, IPI_CALL, cal - tlb, win, minute) ||
-		    ipistorm_tally_add(&w->t, cpu, IPI_TLB, tlb, win, minute) ||
-		    ipistorm_tally_add(&w->t, cpu, IPI_RESCHED,
-				       row_delta(prev, &t, "RES", cpu), win, minute)) {
+		for (k = 0; k < INTF_KINDS; k++)
+			if (intf_kinds[k].row)
+				d[k] = row_delta(prev, &t, intf_kinds[k].row, cpu);
+		for (k = 0; k < INTF_KINDS; k++) {
+			if (!intf_kinds[k].row_in_call)
+				continue;
+			d[k] = d[k] < d[INTF_IPI_CALL] ? d[k] : d[INTF_IPI_CALL];
+			d[INTF_IPI_CALL] -= d[k];
+		}
+		for (k = 0; k < INTF_KINDS; k++)
+			if (intf_kinds[k].row && ipistorm_tally_add(&w->t, cpu, k, d[k], win, minute))
+				break;
+		if (k < INTF_KINDS) {
 			irq_table_free(&t);
 			errno = ENOMEM;
 			return -1;
@@ -605,13 +424,13 @@ void ipistorm_watcher_control_count(const struct ipi_watch *w, const char *expec
 			*other += w->after.src[i].n;
 	}
 	*other += w->after.src_other.n;
-	for (int i = 0; i < w->after.nfunc; i++) {
-		for (j = 0; funcs[j] && strcmp(funcs[j], w->after.func[i].name); j++)
+	for (int i = 0; i < w->after.func.n; i++) {
+		for (j = 0; funcs[j] && strcmp(funcs[j], w->after.func.e[i].name); j++)
 			;
 		if (!funcs[j])
-			theirs += w->after.func[i].n;
+			theirs += w->after.func.e[i].n;
 	}
-	theirs += w->after.func_other;
+	theirs += w->after.func.other;
 	*excused = theirs < *other ? theirs : *other;
 	*other -= *excused;
 }

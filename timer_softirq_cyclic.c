@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * timer_softirq's cyclic phase: cyclictest's loop on the target, at the
- * asked policy and priority, with its latency distribution, then a short
- * counted pass (are the wakeups hrtimer expiries there?).
+ * timer_softirq's cyclic phase: cyclictest's measurement, --runs runs:
+ * clock_nanosleep (TIMER_ABSTIME) every interval on the target, at the
+ * asked policy and priority, latency = wake time - programmed time,
+ * /dev/cpu_dma_latency held at 0 unless --laptop; its latency
+ * distribution, then a short counted pass (tracepoint counters are kept
+ * off the measured runs: each counted event costs the wakeup path; are
+ * the wakeups hrtimer expiries there?) and an explained pass.
  */
 #include <errno.h>
 #include <sched.h>
@@ -11,7 +15,11 @@
 
 #include "lib/base/clock.h"
 #include "lib/kernel/sched.h"
-#include "timer_softirq.h"
+#include "lib/load/cyclic.h"
+#include "timer_softirq_common.h"
+#include "timer_softirq_gaps.h"
+#include "timer_softirq_phases.h"
+#include "timer_softirq_trace.h"
 
 /* the cyclic phase's counted pass, after the measured runs */
 #define COUNTED_PASS_S		1.0
@@ -19,15 +27,44 @@
 #define EXPLAIN_PASS_MAX_S	5.0
 #define EXPLAIN_MAX		20
 
+struct cyclic_result {
+	struct cyclic c;	/* wakeups, overruns, early: all runs */
+	struct hist h;
+	struct cpu_window w;	/* the rows over the measured runs */
+	struct cpu_window counted;	/* the counted pass */
+	uint64_t counted_wakeups;
+	double *p50_us, *p99_us, *max_us;	/* per run */
+	uint64_t runs;
+	struct stats st;	/* all wakeups (up to the cap) */
+	bool dma_held;
+	char policy[32];
+	/* the explained pass: wakeups explained, and those whose timer and switch-in were traced */
+	uint64_t explained, explained_traced, explain_wakeups;
+	char explain_error[256];	/* why there was no explained pass */
+};
+
+/* The phase's state, from its run to its verdicts. */
+struct ts_cyclic {
+	struct cyclic_result y;
+	struct cpu_events rows;		/* the target's /proc rows: no IPIs */
+	struct cpu_events k;		/* the counted pass's perf counters */
+	/* what the phase must restore, before and after it */
+	struct sched_param before, after;
+	int pol_before, pol_after;
+	long locked_kb;
+	struct mlock_saved ms;
+	struct cpu_dma_latency dl;
+};
+
 /*
  * cyclictest's loop on the target: --runs runs of -D (or -n wakeups)
  * each, one histogram, per-run percentiles; the /proc rows around them
  * (reading them sends nothing); then the counted pass with the perf
  * counters, kept apart from the measured runs.
  */
-static void cyclic_run(struct bench *b, const struct ts_opts *o, struct ts_run *r)
+static void cyclic_run(struct bench *b, const struct ts_opts *o, struct ts_cyclic *cy)
 {
-	struct cyclic_result *y = &r->cyc;
+	struct cyclic_result *y = &cy->y;
 	size_t cap = b->opt.duration_s * 1e6 / o->interval_us + 16;
 	double *all;
 	size_t nall = 0, allcap;
@@ -45,7 +82,7 @@ static void cyclic_run(struct bench *b, const struct ts_opts *o, struct ts_run *
 				.lat_us = malloc(cap * sizeof(double)), .cap = cap };
 	if (!all || !y->p50_us || !y->p99_us || !y->max_us || !y->c.lat_us)
 		ksft_exit_fail_msg("out of memory\n");
-	timer_softirq_events_begin(&r->rows);
+	timer_softirq_events_begin(&cy->rows);
 	for (y->runs = 0; y->runs < b->opt.runs && !bench_stop; y->runs++) {
 		struct cyclic c = y->c;
 		struct stats st;
@@ -67,7 +104,7 @@ static void cyclic_run(struct bench *b, const struct ts_opts *o, struct ts_run *
 		y->c.overruns += c.overruns;
 		y->c.early += c.early;
 	}
-	timer_softirq_events_end(&r->rows, &y->w);
+	timer_softirq_events_end(&cy->rows, &y->w);
 	if (nall)
 		stats_compute(all, nall, &y->st);
 	free(all);
@@ -76,10 +113,10 @@ static void cyclic_run(struct bench *b, const struct ts_opts *o, struct ts_run *
 		struct cyclic c = { .interval_ns = o->interval_us * 1000,
 				    .duration_ns = COUNTED_PASS_S * 1e9 };
 
-		timer_softirq_counters_open(b, &r->k);
-		timer_softirq_events_begin(&r->k);
+		timer_softirq_common_counters_open(&cy->k, b->target);
+		timer_softirq_events_begin(&cy->k);
 		cyclic_loop(&c);
-		timer_softirq_events_end(&r->k, &y->counted);
+		timer_softirq_events_end(&cy->k, &y->counted);
 		y->counted_wakeups = c.wakeups;
 		y->c.early += c.early;
 	}
@@ -107,7 +144,7 @@ static void explain_parts(const struct noise_sources *ns, const struct noise_exp
 		const struct noise_source *s = e->parts[i].src < 0 ? &ns->other :
 					       &ns->src[e->parts[i].src];
 		int n = snprintf(part, sizeof(part), "%s%s %s %.1f us%s", off ? ", " : "",
-				 timer_softirq_gaps_kind_names[s->kind], s->name, e->parts[i].ns / 1e3,
+				 intf_kinds[s->kind].name, s->name, e->parts[i].ns / 1e3,
 				 e->parts[i].start_untraced ? " (start not traced)" : "");
 
 		if (n < 0 || (size_t)n >= sizeof(part) || off + n + EXPLAIN_TAIL_LEN >= len) {
@@ -167,10 +204,9 @@ static void explain_one(struct bench *b, struct cyclic_result *y, const struct n
  * samples; its --explain worst wakeups and any later than
  * --explain-over, each taken apart as timerlat's auto-analysis does.
  */
-static void cyclic_explain(struct bench *b, const struct ts_opts *o, struct ts_run *r)
+static void cyclic_explain(struct bench *b, const struct ts_opts *o, struct cyclic_result *y)
 {
 	double pass_s = b->opt.duration_s < EXPLAIN_PASS_MAX_S ? b->opt.duration_s : EXPLAIN_PASS_MAX_S;
-	struct cyclic_result *y = &r->cyc;
 	struct cpu_trace_counts counts;
 	struct noise_sources ns;
 	struct cpu_trace tr;
@@ -248,11 +284,11 @@ out:
  * memory locked if asked and /dev/cpu_dma_latency held at 0 unless
  * --laptop; all of it undone before returning.
  */
-static void cyclic_measure(struct bench *b, const struct ts_opts *o, struct ts_run *r,
-			   struct mlock_saved *ms, struct cpu_dma_latency *dl)
+static void cyclic_measure(struct bench *b, const struct ts_opts *o, struct ts_cyclic *cy)
 {
 	struct sched_saved ss = { .handle = -1 };
-	struct cyclic_result *y = &r->cyc;
+	struct cpu_dma_latency *dl = &cy->dl;
+	struct cyclic_result *y = &cy->y;
 	char err[160];
 
 	if (hist_init(&y->h, 0, 1, (size_t)o->hist_max_us))
@@ -262,16 +298,16 @@ static void cyclic_measure(struct bench *b, const struct ts_opts *o, struct ts_r
 	y->dma_held = dl->fd >= 0;
 	if (cpu_pin_self(b->target))
 		ksft_exit_fail_msg("cannot pin to cpu %d: %s\n", b->target, strerror(errno));
-	if (o->mlock && mlock_enter(ms, err, sizeof(err)))
+	if (o->mlock && mlock_enter(&cy->ms, err, sizeof(err)))
 		bench_note(b, "%s: running without locked memory", err);
 	if (o->policy == POL_FIFO && sched_fifo_enter(&ss, o->priority, err, sizeof(err)))
 		bench_note(b, "%s: the cyclic thread runs SCHED_OTHER", err);
 	sched_describe(y->policy, sizeof(y->policy));
-	cyclic_run(b, o, r);
+	cyclic_run(b, o, cy);
 	if (!bench_stop)
-		cyclic_explain(b, o, r);
+		cyclic_explain(b, o, y);
 	sched_restore(&ss);
-	mlock_restore(ms);
+	mlock_restore(&cy->ms);
 	cpu_dma_latency_release(dl);
 	cpu_pin_self_mask(&b->opt.housekeeping);
 }
@@ -287,9 +323,10 @@ static struct metric *run_metric(struct bench *b, const char *name, const char *
 }
 
 /* The latency distribution and what each wakeup cost, text and JSON. */
-static void cyclic_report(struct bench *b, const struct ts_opts *o, const struct ts_run *r)
+static void cyclic_report(struct bench *b, const struct ts_run *r)
 {
-	const struct cyclic_result *y = &r->cyc;
+	const struct ts_opts *o = r->o;
+	const struct cyclic_result *y = &r->cyc->y;
 	const struct cpu_window *w = &y->w, *k = &y->counted;
 	const struct stats *st = &y->st;
 	double n = y->c.wakeups;
@@ -337,20 +374,28 @@ static void cyclic_report(struct bench *b, const struct ts_opts *o, const struct
 		hist_print(&y->h, stdout, "us", 50);
 }
 
-/* cyclic: cyclictest's measurement on the target */
+/* The cyclic phase's results, in the order printed. */
+enum { Y_WAKEUPS, Y_EXPIRIES, Y_EXPLAINED, Y_RESTORED, Y_CHECKS };
+static const char *const cyclic_checks[Y_CHECKS] = {
+	[Y_WAKEUPS] = "cyclic: wakeups, none early",
+	[Y_EXPIRIES] = "cyclic: the wakeups were hrtimer expiries",
+	[Y_EXPLAINED] = "cyclic: the worst wakeups explained",
+	[Y_RESTORED] = "cyclic: scheduling policy, memory locking and cpu_dma_latency restored",
+};
+
 /* at least half: under emulation many sleeps are already past due */
 static void cyclic_expiry_verdict(struct bench *b, uint64_t expiries, uint64_t wakeups)
 {
 	ksft_print_msg("cyclic: %llu hrtimer expiries, %llu wakeups of the counted pass\n",
 		       (unsigned long long)expiries, (unsigned long long)wakeups);
 	bench_verdict(b, wakeups && 2 * expiries >= wakeups ? KSFT_PASS : KSFT_FAIL, NULL,
-		      "cyclic: the wakeups were hrtimer expiries");
+		      "%s", cyclic_checks[Y_EXPIRIES]);
 }
 
 static void cyclic_explain_verdict(struct bench *b, const struct ts_opts *o,
 				   const struct cyclic_result *c)
 {
-	const char *name = "cyclic: the worst wakeups explained";
+	const char *name = cyclic_checks[Y_EXPLAINED];
 
 	if (!o->explain_n && !o->explain_over_us) {
 		bench_verdict(b, KSFT_SKIP, "--explain 0", "%s", name);
@@ -370,43 +415,83 @@ static void cyclic_explain_verdict(struct bench *b, const struct ts_opts *o,
 		      "%s", name);
 }
 
-void timer_softirq_cyclic_phase(struct bench *b, const struct ts_opts *o, struct ts_run *r)
+static unsigned int cyclic_judged(const void *ctx)
 {
-	struct cyclic_result *c = &r->cyc;
-	const struct cpu_window *k = &c->counted;
-	struct mlock_saved ms = { .handle = -1 };
-	struct cpu_dma_latency dl = { .fd = -1, .handle = -1 };
-	struct sched_param before, after;
-	int pol_before = sched_getscheduler(0), pol_after;
-	long locked;
+	return ((const struct ts_run *)ctx)->cyclic;
+}
 
-	if (bench_stop) {
-		bench_phase_skip(b, "cyclic", "interrupted");
-		return;
-	}
-	sched_getparam(0, &before);
-	cyclic_measure(b, o, r, &ms, &dl);
-	pol_after = sched_getscheduler(0);
-	sched_getparam(0, &after);
-	locked = mlock_locked_kb();
-	cyclic_report(b, o, r);
+static void cyclic_setup(struct bench *b, void *ctx)
+{
+	struct ts_run *r = ctx;
+	struct ts_cyclic *cy = calloc(1, sizeof(*cy));
+
+	if (!cy)
+		ksft_exit_fail_msg("out of memory\n");
+	cy->ms.handle = -1;
+	cy->dl = (struct cpu_dma_latency){ .fd = -1, .handle = -1 };
+	timer_softirq_common_rows_open(&cy->rows, b->target);
+	/* the JSON's histogram is the state's: kept until the end of the program */
+	r->cyc = cy;
+}
+
+/* cyclictest's measurement on the target, and what it left restored */
+static void cyclic_phase_run(struct bench *b, void *ctx)
+{
+	struct ts_run *r = ctx;
+	struct ts_cyclic *cy = r->cyc;
+
+	cy->pol_before = sched_getscheduler(0);
+	sched_getparam(0, &cy->before);
+	cyclic_measure(b, r->o, cy);
+	cy->pol_after = sched_getscheduler(0);
+	sched_getparam(0, &cy->after);
+	cy->locked_kb = mlock_locked_kb();
+	cyclic_report(b, r);
+}
+
+static void cyclic_verdicts(struct bench *b, void *ctx)
+{
+	const struct ts_run *r = ctx;
+	const struct ts_cyclic *cy = r->cyc;
+	const struct cyclic_result *c = &cy->y;
+	const struct cpu_window *k = &c->counted;
 
 	ksft_print_msg("cyclic: %llu wakeups on cpu %d in %llu runs, %llu early\n",
 		       (unsigned long long)c->c.wakeups, b->target,
 		       (unsigned long long)c->runs, (unsigned long long)c->c.early);
 	bench_verdict(b, c->c.wakeups && !c->c.early ? KSFT_PASS : KSFT_FAIL,
-		      bench_stop ? "interrupted" : NULL, "cyclic: wakeups, none early");
+		      bench_stop ? "interrupted" : NULL, "%s", cyclic_checks[Y_WAKEUPS]);
 	if (k->ev[EV_HRTIMER_EXPIRE] == UINT64_MAX)
 		bench_verdict(b, KSFT_SKIP, bench_stop ? "interrupted" :
-			      timer_softirq_events_error(&r->k, EV_HRTIMER_EXPIRE),
-			      "cyclic: the wakeups were hrtimer expiries");
+			      timer_softirq_events_error(&cy->k, EV_HRTIMER_EXPIRE),
+			      "%s", cyclic_checks[Y_EXPIRIES]);
 	else
 		cyclic_expiry_verdict(b, k->ev[EV_HRTIMER_EXPIRE], c->counted_wakeups);
-	cyclic_explain_verdict(b, o, c);
+	cyclic_explain_verdict(b, r->o, c);
 	ksft_print_msg("cyclic: after: policy %d, %ld kB locked, cpu_dma_latency %s\n",
-		       pol_after, locked, dl.fd < 0 ? "released" : "still held");
-	bench_verdict(b, pol_after == pol_before &&
-		      after.sched_priority == before.sched_priority &&
-		      (ms.was_locked || locked == 0) && dl.fd < 0 ? KSFT_PASS : KSFT_FAIL, NULL,
-		      "cyclic: scheduling policy, memory locking and cpu_dma_latency restored");
+		       cy->pol_after, cy->locked_kb, cy->dl.fd < 0 ? "released" : "still held");
+	bench_verdict(b, cy->pol_after == cy->pol_before &&
+		      cy->after.sched_priority == cy->before.sched_priority &&
+		      (cy->ms.was_locked || cy->locked_kb == 0) && cy->dl.fd < 0 ?
+		      KSFT_PASS : KSFT_FAIL, NULL, "%s", cyclic_checks[Y_RESTORED]);
 }
+
+static void cyclic_teardown(struct bench *b, void *ctx)
+{
+	struct ts_run *r = ctx;
+
+	(void)b;
+	if (r->cyc)
+		timer_softirq_events_close(&r->cyc->k);
+}
+
+const struct phase timer_softirq_cyclic_phase = {
+	.name = "cyclic",
+	.nverdicts = Y_CHECKS,
+	.checks = cyclic_checks,
+	.judged = cyclic_judged,
+	.setup = cyclic_setup,
+	.run = cyclic_phase_run,
+	.verdicts = cyclic_verdicts,
+	.teardown = cyclic_teardown,
+};

@@ -5,18 +5,17 @@
 
 #include "timer_softirq_gaps.h"
 
-const char *const timer_softirq_gaps_kind_names[NOISE_KINDS] = { "irq", "softirq", "ipi", "thread" };
-
 void timer_softirq_gaps_sources_init(struct noise_sources *ns)
 {
 	memset(ns, 0, sizeof(*ns));
 	snprintf(ns->other.name, sizeof(ns->other.name), "other");
 }
 
-int timer_softirq_gaps_source(struct noise_sources *ns, enum noise_kind kind, const char *name)
+int timer_softirq_gaps_source(struct noise_sources *ns, enum intf_kind kind, const char *name)
 {
 	for (int i = 0; i < ns->nsrc; i++)
-		if (ns->src[i].kind == kind && !strcmp(ns->src[i].name, name))
+		if (!strcmp(intf_kinds[ns->src[i].kind].name, intf_kinds[kind].name) &&
+		    !strcmp(ns->src[i].name, name))
 			return i;
 	if (ns->nsrc == NOISE_SOURCES)
 		return -1;		/* "other" */
@@ -42,8 +41,8 @@ static void ipi_sent(void *arg, const struct ipi_send *s)
 	}
 	snprintf(name, sizeof(name), "%s", s->source[0] ? s->source : s->callback);
 	tl->ipis[tl->nipis].ts = s->rec.ts_ns;
-	tl->ipis[tl->nipis].src = timer_softirq_gaps_source(tl->ns, NOISE_IPI, name);
-	tl->ipis[tl->nipis].resched = !strcmp(s->callback, "0x0");
+	tl->ipis[tl->nipis].kind = intf_kind_of_callback(s->callback);
+	tl->ipis[tl->nipis].src = timer_softirq_gaps_source(tl->ns, tl->ipis[tl->nipis].kind, name);
 	tl->nipis++;
 }
 
@@ -92,7 +91,7 @@ static void mark(struct noise_timeline *tl, uint64_t ts, bool switch_in, int cpu
 }
 
 /* A new activity from @ts: its index, or -1 (no memory). */
-static int act_start(struct noise_timeline *tl, enum noise_kind kind, int src,
+static int act_start(struct noise_timeline *tl, enum intf_kind kind, int src,
 		     pid_t pid, uint64_t ts)
 {
 	if (tl->nacts == tl->cap) {
@@ -134,7 +133,7 @@ static int nest_parent(const struct noise_timeline *tl)
 	return tl->depth > 1 ? tl->nest[tl->depth - 2] : tl->thread;
 }
 
-static void irq_enter(struct noise_timeline *tl, enum noise_kind kind, int src, uint64_t ts)
+static void irq_enter(struct noise_timeline *tl, enum intf_kind kind, int src, uint64_t ts)
 {
 	int i = act_start(tl, kind, src, 0, ts);
 
@@ -150,22 +149,22 @@ static void irq_exit(struct noise_timeline *tl, uint64_t ts)
 	tl->depth--;
 }
 
-/* The oldest IPI sent before @ts of that sort (a reschedule or a call). */
-static int ipi_take(struct noise_timeline *tl, bool resched, uint64_t ts, const char *vector)
+/* The oldest IPI sent before @ts that arrives by a vector of @kind's. */
+static int ipi_take(struct noise_timeline *tl, enum intf_kind kind, uint64_t ts, const char *vector)
 {
-	char name[64];
+	char name[72];	/* a vector (at most 47) and the note */
 
 	for (int i = 0; i < tl->nipis; i++) {
 		int src = tl->ipis[i].src;
 
-		if (tl->ipis[i].resched != resched || tl->ipis[i].ts > ts)
+		if (!intf_kind_arrives_as(tl->ipis[i].kind, kind) || tl->ipis[i].ts > ts)
 			continue;
 		memmove(&tl->ipis[i], &tl->ipis[i + 1], (tl->nipis - i - 1) * sizeof(tl->ipis[0]));
 		tl->nipis--;
 		return src;
 	}
 	snprintf(name, sizeof(name), "%s (sender not traced)", vector);
-	return timer_softirq_gaps_source(tl->ns, NOISE_IPI, name);
+	return timer_softirq_gaps_source(tl->ns, kind, name);
 }
 
 /* "kworker/2:1" -> "kworker", "ksoftirqd/2" -> "ksoftirqd": the kind of thread */
@@ -182,7 +181,7 @@ static int thread_source(struct noise_timeline *tl, const char *comm_field)
 	snprintf(comm, sizeof(comm), "%.*s", comm_field ? (int)strcspn(comm_field, " ") : 1,
 		 comm_field ? comm_field : "?");
 	thread_name(comm, name, sizeof(name));
-	return timer_softirq_gaps_source(tl->ns, NOISE_THREAD, name);
+	return timer_softirq_gaps_source(tl->ns, INTF_THREAD, name);
 }
 
 /*
@@ -199,7 +198,7 @@ static void thread_untraced(struct noise_timeline *tl, const struct trace_record
 	if (tl->thread >= 0)
 		act_end(tl, tl->thread, -1, since);
 	tl->thread = -1;
-	i = act_start(tl, NOISE_THREAD, thread_source(tl, trace_field(r->fields, "prev_comm")),
+	i = act_start(tl, INTF_THREAD, thread_source(tl, trace_field(r->fields, "prev_comm")),
 		      (pid_t)prev, since);
 	if (i < 0)
 		return;
@@ -222,35 +221,50 @@ static void sched_switch(struct noise_timeline *tl, const struct trace_record *r
 		mark(tl, r->ts_ns, true, tl->cpu);
 	if (next == tl->loop_tid || next <= 0 || !trace_field(r->fields, "next_comm"))
 		return;		/* the loop, or idle */
-	tl->thread = act_start(tl, NOISE_THREAD, thread_source(tl, trace_field(r->fields, "next_comm")),
+	tl->thread = act_start(tl, INTF_THREAD, thread_source(tl, trace_field(r->fields, "next_comm")),
 			       (pid_t)next, r->ts_ns);
 }
 
-/* An x86 vector's entry or exit (irq_vectors: "local_timer_entry: vector=236"). */
-static bool vector_record(struct noise_timeline *tl, const struct trace_record *r)
+/*
+ * The start of an interference of @kind on the CPU: an IRQ by its name
+ * or x86 vector (irq_vectors: "local_timer_entry: vector=236"), an IPI
+ * by its sender, a softirq by its type, a thread switched in.
+ */
+/* Field @key of @fields up to one of @stop, "?" when it is missing. */
+static void field_word(const char *fields, const char *key, const char *stop,
+		       char *buf, size_t len)
+{
+	const char *v = trace_field(fields, key);
+
+	snprintf(buf, len, "%.*s", v ? (int)strcspn(v, stop) : 1, v ? v : "?");
+}
+
+static void interference_start(struct noise_timeline *tl, struct noise_sources *ns,
+			       const struct trace_record *r, enum intf_kind kind)
+{
+	char name[48];
+
+	if (kind == INTF_THREAD) {
+		sched_switch(tl, r);
+		return;
+	}
+	if (trace_field(r->fields, "vector"))
+		snprintf(name, sizeof(name), "%.*s", (int)(strlen(r->event) - 6), r->event);
+	else if (kind == INTF_SOFTIRQ)
+		field_word(r->fields, "[action", "] \n", name, sizeof(name));
+	else
+		field_word(r->fields, "name", " \n", name, sizeof(name));
+	irq_enter(tl, kind, intf_kind_is_ipi(kind) ? ipi_take(tl, kind, r->ts_ns, name) :
+		  timer_softirq_gaps_source(ns, kind, name), r->ts_ns);
+}
+
+/* The end of an interrupt: a hard IRQ's, a softirq's or an x86 vector's. */
+static bool interrupt_exit(const struct trace_record *r)
 {
 	size_t len = strlen(r->event);
-	char vec[48];
-	int src;
 
-	if (!trace_field(r->fields, "vector"))
-		return false;
-	if (len > 5 && !strcmp(r->event + len - 5, "_exit")) {
-		irq_exit(tl, r->ts_ns);
-		return true;
-	}
-	if (len <= 6 || strcmp(r->event + len - 6, "_entry"))
-		return false;
-	snprintf(vec, sizeof(vec), "%.*s", (int)(len - 6), r->event);
-	if (!strcmp(vec, "reschedule"))
-		irq_enter(tl, NOISE_IPI, ipi_take(tl, true, r->ts_ns, vec), r->ts_ns);
-	else if (!strncmp(vec, "call_function", 13))
-		irq_enter(tl, NOISE_IPI, ipi_take(tl, false, r->ts_ns, vec), r->ts_ns);
-	else {
-		src = timer_softirq_gaps_source(tl->ns, NOISE_IRQ, vec);
-		irq_enter(tl, NOISE_IRQ, src, r->ts_ns);
-	}
-	return true;
+	return !strcmp(r->event, "irq_handler_exit") || !strcmp(r->event, "softirq_exit") ||
+	       (trace_field(r->fields, "vector") && len > 5 && !strcmp(r->event + len - 5, "_exit"));
 }
 
 /* The hrtimer= field of a record: the timer's (hashed) address. */
@@ -276,8 +290,7 @@ bool timer_softirq_gaps_timeline_line(struct noise_timeline *tl, struct noise_so
 				      const char *line)
 {
 	struct trace_record r;
-	char name[48];
-	const char *v;
+	enum intf_kind kind;
 
 	tl->ns = ns;
 	if (ipi_sends_line(&tl->sends, line))
@@ -306,25 +319,16 @@ bool timer_softirq_gaps_timeline_line(struct noise_timeline *tl, struct noise_so
 		tl->sleepers[tl->nsleepers++ % NOISE_SLEEPERS] = hrtimer_of(r.fields);
 		return true;
 	}
-	if (!strcmp(r.event, "irq_handler_entry")) {
-		v = trace_field(r.fields, "name");
-		snprintf(name, sizeof(name), "%.*s", v ? (int)strcspn(v, " \n") : 1, v ? v : "?");
-		irq_enter(tl, NOISE_IRQ, timer_softirq_gaps_source(ns, NOISE_IRQ, name), r.ts_ns);
-	} else if (!strcmp(r.event, "irq_handler_exit") || !strcmp(r.event, "softirq_exit")) {
+	kind = intf_kind_of_record(&r);
+	if (kind != INTF_NONE)
+		interference_start(tl, ns, &r, kind);
+	else if (interrupt_exit(&r))
 		irq_exit(tl, r.ts_ns);
-	} else if (!strcmp(r.event, "softirq_entry")) {
-		v = trace_field(r.fields, "[action");
-		snprintf(name, sizeof(name), "%.*s", v ? (int)strcspn(v, "] \n") : 1, v ? v : "?");
-		irq_enter(tl, NOISE_SOFTIRQ, timer_softirq_gaps_source(ns, NOISE_SOFTIRQ, name), r.ts_ns);
-	} else if (!strcmp(r.event, "sched_switch")) {
-		sched_switch(tl, &r);
-	} else if (!strcmp(r.event, "hrtimer_expire_entry")) {
-		if (!trace_field_is(r.fields, "function", "hrtimer_wakeup"))
-			return false;
+	else if (strcmp(r.event, "hrtimer_expire_entry") ||
+		 !trace_field_is(r.fields, "function", "hrtimer_wakeup"))
+		return false;
+	else
 		mark(tl, r.ts_ns, false, r.cpu);
-	} else {
-		return vector_record(tl, &r);
-	}
 	return true;
 }
 
@@ -436,8 +440,8 @@ void timer_softirq_gaps_timeline_sort(struct noise_timeline *tl)
  */
 static bool on_top(const struct noise_act *a, const struct noise_act *b)
 {
-	if ((a->kind == NOISE_THREAD) != (b->kind == NOISE_THREAD))
-		return b->kind == NOISE_THREAD;
+	if ((a->kind == INTF_THREAD) != (b->kind == INTF_THREAD))
+		return b->kind == INTF_THREAD;
 	return a->start > b->start || (a->start == b->start && a->end < b->end);
 }
 
@@ -535,7 +539,7 @@ void timer_softirq_gaps_thread_recall(const struct noise_timeline *tl, pid_t pid
 	for (size_t i = 0; i < tl->nacts; i++) {
 		const struct noise_act *a = &tl->acts[i];
 
-		if (a->kind != NOISE_THREAD || a->pid != pid)
+		if (a->kind != INTF_THREAD || a->pid != pid)
 			continue;
 		(*runs)++;
 		while (g < n && gaps[g].end + NOISE_SLACK_NS < a->start)

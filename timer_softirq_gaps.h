@@ -24,12 +24,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/kernel/interference.h"
 #include "lib/kernel/ipi_source.h"
 #include "lib/kernel/trace_record.h"
-
-enum noise_kind { NOISE_IRQ, NOISE_SOFTIRQ, NOISE_IPI, NOISE_THREAD, NOISE_KINDS };
-/* "irq", "softirq", "ipi", "thread" */
-extern const char *const timer_softirq_gaps_kind_names[NOISE_KINDS];
 
 #define NOISE_SOURCES	64	/* told apart per phase; the rest is "other" */
 #define NOISE_NEST	16	/* interrupts nested on the CPU */
@@ -45,7 +42,7 @@ struct noise_gap {
 /* What ran on the CPU: [start, end], and its own time (less what nested in it). */
 struct noise_act {
 	uint64_t start, end, own;
-	enum noise_kind kind;
+	enum intf_kind kind;
 	int src;		/* its source in the phase's table */
 	pid_t pid;		/* a thread's */
 	/*
@@ -57,7 +54,7 @@ struct noise_act {
 };
 
 struct noise_source {
-	enum noise_kind kind;
+	enum intf_kind kind;
 	char name[48];		/* "local_timer", "TIMER", "kworker", an IPI's source */
 	uint64_t acts;		/* times it ran in the windows */
 	uint64_t gaps;		/* gaps it was in */
@@ -98,7 +95,7 @@ struct noise_timeline {
 	struct {		/* IPIs sent to the CPU, oldest first */
 		uint64_t ts;
 		int src;
-		bool resched;
+		enum intf_kind kind;
 	} ipis[NOISE_IPIS];
 	int nipis;
 	struct ipi_sends sends;	/* the IPI records, with their stacks */
@@ -120,8 +117,12 @@ struct noise_timeline {
 
 /* A phase's sources, empty. */
 void timer_softirq_gaps_sources_init(struct noise_sources *ns);
-/* The source @kind @name in @ns (the "other" entry when full). */
-int timer_softirq_gaps_source(struct noise_sources *ns, enum noise_kind kind, const char *name);
+/*
+ * The source @kind @name in @ns (-1: the "other" entry when full); the
+ * kinds of one name (intf_kinds[].name: the IPI kinds are "ipi") are
+ * one source.
+ */
+int timer_softirq_gaps_source(struct noise_sources *ns, enum intf_kind kind, const char *name);
 
 /* A new window of @cpu, whose busy loop is thread @loop_tid. */
 void timer_softirq_gaps_timeline_begin(struct noise_timeline *tl, int cpu, pid_t loop_tid);

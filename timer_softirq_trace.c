@@ -15,281 +15,6 @@
 #include "lib/kernel/trace_record.h"
 #include "lib/base/util.h"
 
-const char *const timer_softirq_trace_dep_names[CPU_TRACE_DEPS] = {
-	"POSIX_TIMER", "PERF_EVENTS", "SCHED", "CLOCK_UNSTABLE", "RCU", "RCU_EXP"
-};
-
-void timer_softirq_trace_parse_begin(struct cpu_trace_parser *p, int cpu,
-				     struct cpu_trace_counts *c)
-{
-	p->cpu = cpu;
-	p->pending = 0;
-	p->in_run = false;
-	p->run_raised = p->run_expiries = 0;
-	p->narmed = 0;
-	memset(p->armed, 0, sizeof(p->armed));
-	memset(c, 0, sizeof(*c));
-	c->windows = 1;
-	p->c = c;
-}
-
-static bool is_self(const struct cpu_trace_parser *p, pid_t pid)
-{
-	for (int i = 0; i < p->nself; i++)
-		if (p->self[i] == pid)
-			return true;
-	return false;
-}
-
-static void ipi_seen(struct cpu_trace_parser *p, const struct trace_record *r)
-{
-	struct cpu_trace_counts *c = p->c;
-	const char *v = trace_field(r->fields, "callback");
-	char cb[64] = "?";
-	/* sent by our thread, not by an interrupt that happened to hit it */
-	bool self = !r->irq && is_self(p, r->pid);
-	int i;
-
-	/* no callback (a reschedule IPI, 0x0): name it by its call site */
-	if (v && !strncmp(v, "0x0", 3) && (v[3] == ' ' || !v[3])) {
-		v = trace_field(r->fields, "callsite");
-		c->ipis_self_resched += self;
-	}
-	if (v)
-		snprintf(cb, sizeof(cb), "%.*s", (int)strcspn(v, " +\n"), v);
-	c->ipis++;
-	c->ipis_self += self;
-	if (self) {
-		const char *cs = trace_field(r->fields, "callsite");
-
-		if (cs)
-			snprintf(c->self_callsite, sizeof(c->self_callsite), "%.*s",
-				 (int)strcspn(cs, " \n"), cs);
-	}
-	for (i = 0; i < c->ncb && strcmp(c->cb[i].callback, cb); i++)
-		;
-	if (i == c->ncb) {
-		if (c->ncb == CPU_TRACE_CALLBACKS)
-			i = CPU_TRACE_CALLBACKS - 1;	/* the last one: "others" */
-		else
-			c->ncb++;
-		if (i == CPU_TRACE_CALLBACKS - 1 && c->cb[i].n)
-			snprintf(c->cb[i].callback, sizeof(c->cb[i].callback), "others");
-		else
-			snprintf(c->cb[i].callback, sizeof(c->cb[i].callback), "%s", cb);
-	}
-	c->cb[i].n++;
-	c->cb[i].self += self;
-}
-
-static bool mask_has(const char *list, int cpu)
-{
-	char buf[256], err[64];
-	cpu_mask_t m;
-
-	snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(list, " \n"), list);
-	return !cpu_mask_parse(buf, &m, err, sizeof(err)) && cpu < CPU_SETSIZE &&
-	       CPU_ISSET(cpu, &m);
-}
-
-static void tick_stop_seen(struct cpu_trace_counts *c, const char *f)
-{
-	if (trace_field_long(f, "success", -1) == 1) {
-		c->tick_stopped++;
-		return;
-	}
-	for (int i = 0; i < CPU_TRACE_DEPS; i++)
-		if (trace_field_is(f, "dependency", timer_softirq_trace_dep_names[i]))
-			c->tick_kept[i]++;
-}
-
-/* The "timer=" value of @f into @buf (empty when missing). */
-static void timer_id(const char *f, char *buf, size_t len)
-{
-	const char *v = trace_field(f, "timer");
-
-	snprintf(buf, len, "%.*s", v ? (int)strcspn(v, " \n") : 0, v ? v : "");
-}
-
-/* A process_timeout timer armed on the CPU: followed until it expires. */
-static void sleep_armed(struct cpu_trace_parser *p, const struct trace_record *r)
-{
-	char id[sizeof(p->armed[0].id)];
-	int i;
-
-	p->c->sleep_armed++;
-	timer_id(r->fields, id, sizeof(id));
-	for (i = 0; i < CPU_TRACE_ARMED && strcmp(p->armed[i].id, id); i++)
-		;
-	if (i == CPU_TRACE_ARMED) {
-		i = p->narmed;
-		p->narmed = (p->narmed + 1) % CPU_TRACE_ARMED;
-	}
-	snprintf(p->armed[i].id, sizeof(p->armed[i].id), "%s", id);
-	p->armed[i].own = !r->irq && is_self(p, r->pid);
-}
-
-/*
- * Whether a process_timeout expiry is of a timer armed on the CPU: 0
- * no, 1 yes, 2 yes and by this process. It is followed no more.
- */
-static int sleep_was_armed(struct cpu_trace_parser *p, const char *f)
-{
-	char id[sizeof(p->armed[0].id)];
-
-	timer_id(f, id, sizeof(id));
-	for (int i = 0; id[0] && i < CPU_TRACE_ARMED; i++)
-		if (!strcmp(p->armed[i].id, id)) {
-			p->armed[i].id[0] = '\0';
-			return p->armed[i].own ? 2 : 1;
-		}
-	return 0;
-}
-
-void timer_softirq_trace_parse_line(struct cpu_trace_parser *p, const char *line)
-{
-	struct cpu_trace_counts *c = p->c;
-	struct trace_record r;
-	const char *f, *v;
-	long vec;
-
-	if (!*line || *line == '#' || *line == '\n')
-		return;
-	c->lines++;
-	if (trace_record_parse(line, &r)) {
-		c->unparsed++;
-		return;
-	}
-	f = r.fields;
-	if (!strcmp(r.event, "ipi_send_cpu")) {
-		if (trace_field_long(f, "cpu", -1) == p->cpu)
-			ipi_seen(p, &r);
-		return;
-	}
-	if (!strcmp(r.event, "ipi_send_cpumask")) {
-		v = trace_field(f, "cpumask");
-		if (v && mask_has(v, p->cpu))
-			ipi_seen(p, &r);
-		return;
-	}
-	if (r.cpu != p->cpu) {
-		if (!strcmp(r.event, "timer_expire_entry") &&
-		    trace_field_is(f, "function", "process_timeout") && sleep_was_armed(p, f))
-			c->sleep_expiries_elsewhere++;
-		return;
-	}
-	vec = trace_field_long(f, "vec", -1);
-	if (!strcmp(r.event, "softirq_raise") && vec == 1) {
-		c->timer_raised++;
-		p->pending++;
-	} else if (!strcmp(r.event, "softirq_entry") && vec == 1) {
-		c->timer_runs++;
-		p->in_run = true;
-		p->run_raised = p->pending;
-		p->pending = 0;
-		p->run_expiries = 0;
-		p->run_sleep = false;
-		p->run_own_sleep = false;
-	} else if (!strcmp(r.event, "softirq_entry") && vec == 8) {
-		c->hrtimer_runs++;
-	} else if (!strcmp(r.event, "softirq_exit") && vec == 1) {
-		if (p->in_run && p->run_sleep)
-			c->sleep_runs++;
-		if (p->in_run && p->run_own_sleep)
-			c->own_sleep_runs++;
-		if (p->in_run && p->run_expiries)
-			c->runs_with_expiry++;
-		else if (p->in_run)
-			c->raised_without_expiry += p->run_raised;
-		p->in_run = false;
-	} else if (!strcmp(r.event, "timer_expire_entry")) {
-		c->timer_expiries++;
-		if (trace_field_is(f, "function", "process_timeout")) {
-			c->sleep_expiries++;
-			p->run_sleep = true;
-			p->run_own_sleep |= sleep_was_armed(p, f) == 2;
-		}
-		p->run_expiries++;
-	} else if (!strcmp(r.event, "timer_start")) {
-		if (trace_field_is(f, "function", "process_timeout"))
-			sleep_armed(p, &r);
-	} else if (!strcmp(r.event, "hrtimer_expire_entry")) {
-		c->hrtimer_expiries++;
-		c->ticks += trace_field_is(f, "function", "tick_nohz_handler") ||
-			    trace_field_is(f, "function", "tick_sched_timer");
-	} else if (!strcmp(r.event, "tick_stop")) {
-		tick_stop_seen(c, f);
-	}
-}
-
-void timer_softirq_trace_parse_end(struct cpu_trace_parser *p)
-{
-	p->c->raised_unrun = p->pending + (p->in_run ? p->run_raised : 0);
-	p->pending = 0;
-	p->in_run = false;
-}
-
-void timer_softirq_trace_add(struct cpu_trace_counts *sum, const struct cpu_trace_counts *c)
-{
-	sum->timer_raised += c->timer_raised;
-	sum->timer_runs += c->timer_runs;
-	sum->hrtimer_runs += c->hrtimer_runs;
-	sum->timer_expiries += c->timer_expiries;
-	sum->sleep_expiries += c->sleep_expiries;
-	sum->sleep_runs += c->sleep_runs;
-	sum->own_sleep_runs += c->own_sleep_runs;
-	sum->sleep_armed += c->sleep_armed;
-	sum->sleep_expiries_elsewhere += c->sleep_expiries_elsewhere;
-	sum->hrtimer_expiries += c->hrtimer_expiries;
-	sum->ticks += c->ticks;
-	sum->tick_stopped += c->tick_stopped;
-	for (int i = 0; i < CPU_TRACE_DEPS; i++)
-		sum->tick_kept[i] += c->tick_kept[i];
-	sum->raised_without_expiry += c->raised_without_expiry;
-	sum->runs_with_expiry += c->runs_with_expiry;
-	sum->raised_unrun += c->raised_unrun;
-	sum->ipis += c->ipis;
-	sum->ipis_self += c->ipis_self;
-	sum->ipis_self_resched += c->ipis_self_resched;
-	if (c->self_callsite[0])
-		memcpy(sum->self_callsite, c->self_callsite, sizeof(sum->self_callsite));
-	for (int i = 0; i < c->ncb; i++) {
-		int j;
-
-		for (j = 0; j < sum->ncb && strcmp(sum->cb[j].callback, c->cb[i].callback); j++)
-			;
-		if (j == sum->ncb) {
-			if (sum->ncb == CPU_TRACE_CALLBACKS)
-				j = CPU_TRACE_CALLBACKS - 1;
-			else
-				sum->cb[sum->ncb++] = (struct cpu_trace_ipi){ 0 };
-			if (!sum->cb[j].n)
-				snprintf(sum->cb[j].callback, sizeof(sum->cb[j].callback),
-					 "%s", c->cb[i].callback);
-		}
-		sum->cb[j].n += c->cb[i].n;
-		sum->cb[j].self += c->cb[i].self;
-	}
-	sum->lines += c->lines;
-	sum->unparsed += c->unparsed;
-	sum->lost += c->lost;
-	sum->windows += c->windows;
-}
-
-bool timer_softirq_trace_raise_ok(const struct cpu_trace_counts *c, double max_per_tick)
-{
-	return c->raised_without_expiry <=
-	       max_per_tick * (double)c->ticks + 2.0 * (c->windows > 0 ? c->windows : 1);
-}
-
-bool timer_softirq_trace_sleep_ok(const struct cpu_trace_counts *c, uint64_t timeouts)
-{
-	uint64_t edges = c->windows > 0 ? (uint64_t)c->windows : 1;
-
-	return c->sleep_expiries + c->sleep_expiries_elsewhere + edges >= timeouts &&
-	       2 * c->sleep_expiries >= timeouts;
-}
-
 static int set_on(struct cpu_trace *t, const char *v)
 {
 	char path[256];
@@ -317,17 +42,83 @@ static int enable(struct cpu_trace *t, const char *event, const char *filter,
 	return 0;
 }
 
+/*
+ * The expiries @expire on the CPU and, of the timer function @fn,
+ * anywhere, with the timers of @fn armed on the CPU (@start): the
+ * parsers follow each armed timer to the CPU that expires it. Without
+ * @fn in /proc/kallsyms, the CPU's expiries only, and @missing as a
+ * note when given.
+ */
+static int enable_followed(struct cpu_trace *t, const char *expire, const char *start,
+			   const char *fn, const char *missing, char *err, size_t errlen)
+{
+	unsigned long long addr;
+	char filter[128];
+
+	if (ksym_addr(fn, &addr)) {
+		snprintf(filter, sizeof(filter), "CPU == %d", t->cpu);
+		if (enable(t, expire, filter, err, errlen))
+			return -1;
+		if (missing && t->nnotes < 4)
+			snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]), "%s", missing);
+		return 0;
+	}
+	snprintf(filter, sizeof(filter), "CPU == %d || function == 0x%llx", t->cpu, addr);
+	if (enable(t, expire, filter, err, errlen))
+		return -1;
+	snprintf(filter, sizeof(filter), "CPU == %d && function == 0x%llx", t->cpu, addr);
+	return enable(t, start, filter, err, errlen);
+}
+
+/*
+ * The table's rows that have a filter of the CPU; a tracepoint missing
+ * for an optional one (the IPIs, 6.3+) is said in t->ipi_error.
+ */
+static int enable_rows(struct cpu_trace *t, char *err, size_t errlen)
+{
+	char event[96], filter[128], e[160];
+
+	for (size_t i = 0; i < timer_softirq_trace_nevents; i++) {
+		const struct trace_event_row *row = &timer_softirq_trace_events[i];
+		bool ok;
+
+		if (!row->filter)
+			continue;
+		snprintf(event, sizeof(event), "%s:%s", row->system, row->name);
+		snprintf(filter, sizeof(filter), row->filter, t->cpu);
+		ok = !enable(t, event, filter, row->optional ? e : err,
+			     row->optional ? sizeof(e) : errlen);
+		if (!ok && !row->optional)
+			return -1;
+		if (!ok && !*t->ipi_error)
+			snprintf(t->ipi_error, sizeof(t->ipi_error), "%s", e);
+		if (!strcmp(row->name, "ipi_send_cpu"))
+			t->have_ipi_cpu = ok;
+		if (!strcmp(row->name, "ipi_send_cpumask"))
+			t->have_ipi_mask = ok;
+	}
+	return 0;
+}
+
+/* The text source, trace_pipe (non-blocking): 0, or -1 with the reason. */
+static int open_pipe(struct cpu_trace *t, char *err, size_t errlen)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/trace_pipe", t->ti.dir);
+	t->ti.pipe_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (t->ti.pipe_fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int timer_softirq_trace_open(struct cpu_trace *t, int cpu, char *err, size_t errlen)
 {
-	static const char *const events[][2] = {
-		{ "irq:softirq_raise", "vec == 1 && CPU == %d" },
-		{ "irq:softirq_entry", "CPU == %d" },
-		{ "irq:softirq_exit", "CPU == %d" },
-		{ "timer:tick_stop", "CPU == %d" },
+	struct trace_event_table tab = {
+		.rows = timer_softirq_trace_events, .nrows = timer_softirq_trace_nevents,
 	};
-	char filter[128], e[160];
-	unsigned long long sleep_fn, wake_fn;
-	char path[300];
 
 	memset(t, 0, sizeof(*t));
 	t->cpu = cpu;
@@ -337,65 +128,29 @@ int timer_softirq_trace_open(struct cpu_trace *t, int cpu, char *err, size_t err
 		snprintf(err, errlen, "%s/tracing_on: %s", t->ti.dir, strerror(errno));
 		goto fail;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(events); i++) {
-		snprintf(filter, sizeof(filter), events[i][1], cpu);
-		if (enable(t, events[i][0], filter, err, errlen))
-			goto fail;
-	}
-	/*
-	 * The process_timeout timers armed on the CPU, and the timer-wheel
-	 * expiries there and, of process_timeout, anywhere: the parser
-	 * follows each armed timer to the CPU that expires it.
-	 */
-	if (ksym_addr("process_timeout", &sleep_fn)) {
-		snprintf(filter, sizeof(filter), "CPU == %d", cpu);
-		if (enable(t, "timer:timer_expire_entry", filter, err, errlen))
-			goto fail;
-		if (t->nnotes < 4)
-			snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]),
-				 "no process_timeout in /proc/kallsyms: its expiries on other CPUs are not seen");
-	} else {
-		snprintf(filter, sizeof(filter), "CPU == %d || function == 0x%llx", cpu, sleep_fn);
-		if (enable(t, "timer:timer_expire_entry", filter, err, errlen))
-			goto fail;
-		snprintf(filter, sizeof(filter), "CPU == %d && function == 0x%llx", cpu, sleep_fn);
-		if (enable(t, "timer:timer_start", filter, err, errlen))
-			goto fail;
-	}
-	/*
-	 * The hrtimer expiries on the CPU, and the sleepers' timers armed
-	 * there, followed to the CPU that expires them (a nohz_full CPU's
-	 * may be queued on a housekeeping one): timer_softirq_gaps.c.
-	 */
-	if (ksym_addr("hrtimer_wakeup", &wake_fn)) {
-		snprintf(filter, sizeof(filter), "CPU == %d", cpu);
-		if (enable(t, "timer:hrtimer_expire_entry", filter, err, errlen))
-			goto fail;
-	} else {
-		snprintf(filter, sizeof(filter), "CPU == %d || function == 0x%llx", cpu, wake_fn);
-		if (enable(t, "timer:hrtimer_expire_entry", filter, err, errlen))
-			goto fail;
-		snprintf(filter, sizeof(filter), "CPU == %d && function == 0x%llx", cpu, wake_fn);
-		if (enable(t, "timer:hrtimer_start", filter, err, errlen))
-			goto fail;
-	}
-	/* the IPIs sent to the CPU, from any CPU (6.3+) */
-	snprintf(filter, sizeof(filter), "cpu == %d", cpu);
-	t->have_ipi_cpu = !enable(t, "ipi:ipi_send_cpu", filter, e, sizeof(e));
-	if (!t->have_ipi_cpu)
-		snprintf(t->ipi_error, sizeof(t->ipi_error), "%s", e);
-	snprintf(filter, sizeof(filter), "cpumask & CPUS{%d}", cpu);
-	t->have_ipi_mask = !enable(t, "ipi:ipi_send_cpumask", filter, e, sizeof(e));
-	if (!t->have_ipi_mask && !*t->ipi_error)
-		snprintf(t->ipi_error, sizeof(t->ipi_error), "%s", e);
-	snprintf(path, sizeof(path), "%s/trace_pipe", t->ti.dir);
-	t->ti.pipe_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (t->ti.pipe_fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (enable_rows(t, err, errlen))
 		goto fail;
-	}
+	/* the timer-wheel expiries, and the process_timeout timers armed on the CPU */
+	if (enable_followed(t, "timer:timer_expire_entry", "timer:timer_start", "process_timeout",
+			    "no process_timeout in /proc/kallsyms: its expiries on other CPUs are not seen",
+			    err, errlen))
+		goto fail;
+	/*
+	 * The hrtimer expiries, and the sleepers' timers armed on the CPU
+	 * (a nohz_full CPU's may be queued on a housekeeping one):
+	 * timer_softirq_gaps.c.
+	 */
+	if (enable_followed(t, "timer:hrtimer_expire_entry", "timer:hrtimer_start", "hrtimer_wakeup",
+			    NULL, err, errlen))
+		goto fail;
+	/* raw records laid out by their format files, else trace_pipe's text */
+	t->raw = trace_event_raw_open(t->ti.dir, &tab, t->raw_error, sizeof(t->raw_error));
+	if (!t->raw && open_pipe(t, err, errlen))
+		goto fail;
 	return 0;
 fail:
+	trace_event_raw_close(t->raw);
+	t->raw = NULL;
 	trace_instance_remove(&t->ti);
 	return -1;
 }
@@ -408,12 +163,15 @@ static void window_line(struct cpu_trace *t, struct cpu_trace_parser *p, const c
 		timer_softirq_gaps_timeline_line(&t->tl, t->ns, line);
 }
 
-/* Read what is buffered, each line to @p (NULL: discard). */
+/* Read what is buffered, each record to @p (NULL: discard). */
 static int drain(struct cpu_trace *t, struct cpu_trace_parser *p)
 {
 	static char buf[65536];
 	size_t have = 0;
 	ssize_t n;
+
+	if (t->raw)
+		return trace_event_raw_read(t->raw, p ? &p->tab : NULL, p);
 
 	while ((n = trace_instance_read(&t->ti, buf + have, sizeof(buf) - 1 - have, 0)) > 0) {
 		char *line = buf, *nl;
@@ -490,6 +248,9 @@ int timer_softirq_trace_end(struct cpu_trace *t, struct cpu_trace_counts *c)
 
 void timer_softirq_trace_close(struct cpu_trace *t)
 {
+	/* its files open, the instance could not be removed */
+	trace_event_raw_close(t->raw);
+	t->raw = NULL;
 	trace_instance_remove(&t->ti);
 	timer_softirq_gaps_timeline_free(&t->tl);
 }
@@ -507,6 +268,14 @@ int timer_softirq_trace_noise(struct cpu_trace *t, char *err, size_t errlen)
 	};
 	char filter[96], path[400];
 
+	/* the noise timeline reads trace_pipe's text (timer_softirq_gaps.c) */
+	if (t->raw) {
+		trace_event_raw_close(t->raw);
+		t->raw = NULL;
+		snprintf(t->raw_error, sizeof(t->raw_error), "the noise timeline reads text");
+		if (open_pipe(t, err, errlen))
+			return -1;
+	}
 	/* records on the clock the busy loop reads: CLOCK_MONOTONIC */
 	if (trace_instance_clock(&t->ti, "mono")) {
 		snprintf(err, errlen, "%s/trace_clock: no 'mono' clock: %s", t->ti.dir, strerror(errno));

@@ -38,67 +38,9 @@
 #include <sys/types.h>
 
 #include "timer_softirq_gaps.h"
+#include "timer_softirq_trace_parse.h"
+#include "lib/kernel/trace_event.h"
 #include "lib/kernel/trace_instance.h"
-
-#define CPU_TRACE_DEPS		6	/* tick dependencies: POSIX_TIMER .. RCU_EXP */
-#define CPU_TRACE_CALLBACKS	8	/* IPI callbacks told apart */
-#define CPU_TRACE_SELF		64	/* threads of this process */
-#define CPU_TRACE_ARMED		16	/* process_timeout timers followed */
-
-extern const char *const timer_softirq_trace_dep_names[CPU_TRACE_DEPS];
-
-struct cpu_trace_ipi {
-	char callback[64];	/* the IPI's callback symbol */
-	uint64_t n, self;	/* sends, and those by this process */
-};
-
-/* What one window recorded; timer_softirq_trace_add() sums windows. */
-struct cpu_trace_counts {
-	uint64_t timer_raised;		/* TIMER softirq raised on the CPU */
-	uint64_t timer_runs;		/* TIMER softirq runs (entries) */
-	uint64_t hrtimer_runs;
-	uint64_t timer_expiries;	/* timer-wheel expiries on the CPU */
-	uint64_t sleep_expiries;	/* ...of process_timeout */
-	uint64_t sleep_runs;		/* TIMER softirq runs that expired a process_timeout */
-	uint64_t own_sleep_runs;	/* ...one that a thread of this process armed */
-	uint64_t sleep_armed;		/* process_timeout timers armed on the CPU */
-	uint64_t sleep_expiries_elsewhere;	/* ...of those, expired by another CPU */
-	uint64_t hrtimer_expiries;
-	uint64_t ticks;			/* tick hrtimer expiries */
-	uint64_t tick_stopped, tick_kept[CPU_TRACE_DEPS];
-	/*
-	 * Raises followed by a run that expired no timer, and runs that
-	 * expired at least one; raises whose run came after the window.
-	 */
-	uint64_t raised_without_expiry, runs_with_expiry, raised_unrun;
-	uint64_t ipis;			/* IPIs sent to the CPU */
-	uint64_t ipis_self;		/* ...by a thread of this process (not in an interrupt) */
-	uint64_t ipis_self_resched;	/* ...of those, reschedule IPIs (no callback) */
-	char self_callsite[96];		/* the call site of the last of those */
-	struct cpu_trace_ipi cb[CPU_TRACE_CALLBACKS];
-	int ncb;
-	uint64_t lines, unparsed;	/* records read, and not understood */
-	long long lost;			/* events the ring buffer lost */
-	int windows;
-};
-
-/* The state of reading one window's records in order. */
-struct cpu_trace_parser {
-	int cpu;
-	pid_t self[CPU_TRACE_SELF];	/* this process's threads */
-	int nself;
-	uint64_t pending;		/* raised, not run yet */
-	bool in_run;
-	uint64_t run_raised, run_expiries;
-	bool run_sleep;			/* the run expired a process_timeout */
-	bool run_own_sleep;		/* ...one of this process's */
-	struct {
-		char id[24];		/* the timer's (hashed) pointer */
-		bool own;		/* armed by a thread of this process */
-	} armed[CPU_TRACE_ARMED];	/* the last timers armed */
-	int narmed;
-	struct cpu_trace_counts *c;
-};
 
 struct cpu_trace {
 	int cpu;
@@ -109,6 +51,8 @@ struct cpu_trace {
 	int nnotes;
 	long long lost0;		/* lost events when the window began */
 	char error[256];		/* why timer_softirq_trace_begin or _end failed */
+	struct trace_event_raw *raw;	/* the raw source, NULL: trace_pipe's text */
+	char raw_error[160];		/* why the text source is read */
 	/*
 	 * With timer_softirq_trace_noise(): what ran on the CPU in the last window
 	 * (its hard IRQs, softirqs, threads and the IPIs sent to it), for
@@ -120,36 +64,6 @@ struct cpu_trace {
 	struct noise_timeline tl;
 	uint64_t on_ns, off_ns;		/* the window's tracing, CLOCK_MONOTONIC */
 };
-
-/* Start reading a window's records for @cpu into @c (zeroed). */
-void timer_softirq_trace_parse_begin(struct cpu_trace_parser *p, int cpu,
-				     struct cpu_trace_counts *c);
-/* One record line of trace_pipe. */
-void timer_softirq_trace_parse_line(struct cpu_trace_parser *p, const char *line);
-/* End of the window's records. */
-void timer_softirq_trace_parse_end(struct cpu_trace_parser *p);
-
-/* @sum += @c. */
-void timer_softirq_trace_add(struct cpu_trace_counts *sum, const struct cpu_trace_counts *c);
-
-/*
- * The timer-softirq thread's rule on counts: the tick raised the TIMER
- * softirq only when a timer was due, i.e. the raises whose run expired
- * nothing are at most @max_per_tick per tick, plus 2 per window for a
- * run cut by the window's edges. On a kernel that raises on every tick with few timers
- * due, they are nearly one per tick.
- */
-bool timer_softirq_trace_raise_ok(const struct cpu_trace_counts *c, double max_per_tick);
-
-/*
- * The positive control's rule, for @timeouts sleeps of one thread on the
- * CPU, each in schedule_timeout() (a process_timeout timer armed there),
- * counted in @c->windows windows: every timeout is explained by an
- * expiry of such a timer, on the CPU or on another one, but for one per
- * window (a timer that expired just before the window opened, whose
- * sleeper returned inside it), and most expired on the CPU itself.
- */
-bool timer_softirq_trace_sleep_ok(const struct cpu_trace_counts *c, uint64_t timeouts);
 
 /*
  * Create the instance and enable the events, tracing off. 0, or -1

@@ -1,9 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * timer_softirq's quiet and control windows: a busy loop on the target
- * (and for the control a thread sleeping in recv() beside it), counted
- * by a trace instance read from a housekeeping thread after each window.
- */
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -13,13 +8,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "lib/kernel/knob.h"
 #include "lib/kernel/ksym.h"
 #include "lib/load/spinner.h"
 #include "lib/kernel/tick.h"
-#include "timer_softirq.h"
-
-#define TIMER_MIGRATION	"/proc/sys/kernel/timer_migration"
+#include "timer_softirq_windows.h"
 
 /*
  * The control's sleeping thread on the target CPU, next to the busy
@@ -34,53 +26,58 @@ struct sleeper {
 	char error[160];
 };
 
-/* Perf counters on the target, opened from this (housekeeping) thread. */
-void timer_softirq_counters_open(struct bench *b, struct cpu_events *k)
+void timer_softirq_windows_open(struct bench *b, struct ts_run *r)
 {
-	timer_softirq_events_init(k, b->target);
-	timer_softirq_events_tracepoint(k, EV_TIMER_RAISE, "irq:softirq_raise", "vec == 1");
-	timer_softirq_events_tracepoint(k, EV_TIMER_RUN, "irq:softirq_entry", "vec == 1");
-	timer_softirq_events_tracepoint(k, EV_HRTIMER_RUN, "irq:softirq_entry", "vec == 8");
-	timer_softirq_events_tracepoint(k, EV_TIMER_EXPIRE, "timer:timer_expire_entry", NULL);
-	timer_softirq_events_tracepoint(k, EV_HRTIMER_EXPIRE, "timer:hrtimer_expire_entry", NULL);
-	timer_softirq_events_row(k, ROW_LOC, "/proc/interrupts", "LOC");
-	timer_softirq_events_row(k, ROW_TIMER, "/proc/softirqs", "TIMER");
-	timer_softirq_events_row(k, ROW_HRTIMER, "/proc/softirqs", "HRTIMER");
-}
-
-/* The trace instance and the rows, for the quiet and control windows. */
-void timer_softirq_counting_open(struct bench *b, const struct ts_opts *o, struct ts_run *r)
-{
+	struct ts_windows *w = calloc(1, sizeof(*w));
 	unsigned long long addr;
 	char err[192];
 	int notes;
 
+	if (!w)
+		ksft_exit_fail_msg("out of memory\n");
+	w->tick_quiet_s = NAN;
+	r->win = w;
+	timer_softirq_common_rows_open(&w->rows, b->target);
 	/* the counting thread (this one) stays on the housekeeping CPUs */
 	if (cpu_pin_self_mask(&b->opt.housekeeping))
 		ksft_exit_fail_msg("cannot pin to the housekeeping cpus: %s\n", strerror(errno));
-	if (timer_softirq_trace_open(&r->tr, b->target, err, sizeof(err)))
+	if (timer_softirq_trace_open(&w->tr, b->target, err, sizeof(err)))
 		bench_skip(b, "cannot count on cpu %d with a trace instance: %s", b->target, err);
-	for (int i = 0; i < r->tr.nnotes; i++)
-		bench_note(b, "%s", r->tr.notes[i]);
-	if (!r->tr.have_ipi_cpu || !r->tr.have_ipi_mask)
-		bench_note(b, "IPIs to cpu %d not fully traced: %s", b->target, r->tr.ipi_error);
+	for (int i = 0; i < w->tr.nnotes; i++)
+		bench_note(b, "%s", w->tr.notes[i]);
+	if (!w->tr.have_ipi_cpu || !w->tr.have_ipi_mask)
+		bench_note(b, "IPIs to cpu %d not fully traced: %s", b->target, w->tr.ipi_error);
 	/* what ran on the CPU, for the busy loop's noise */
-	timer_softirq_gaps_sources_init(&r->quiet_ns);
-	timer_softirq_gaps_sources_init(&r->ctl_ns);
-	notes = r->tr.nnotes;
-	if (timer_softirq_trace_noise(&r->tr, err, sizeof(err)))
+	timer_softirq_gaps_sources_init(&w->quiet.ns);
+	timer_softirq_gaps_sources_init(&w->control.ns);
+	notes = w->tr.nnotes;
+	if (timer_softirq_trace_noise(&w->tr, err, sizeof(err)))
 		bench_note(b, "noise not attributed: %s", err);
-	for (int i = notes; i < r->tr.nnotes; i++)
-		bench_note(b, "%s", r->tr.notes[i]);
-	r->tick_fn = !ksym_addr("tick_nohz_handler", &addr) ||
+	for (int i = notes; i < w->tr.nnotes; i++)
+		bench_note(b, "%s", w->tr.notes[i]);
+	w->tick_fn = !ksym_addr("tick_nohz_handler", &addr) ||
 		     !ksym_addr("tick_sched_timer", &addr);
-	if (!r->tick_fn)
+	if (!w->tick_fn)
 		bench_note(b, "no tick_nohz_handler or tick_sched_timer in /proc/kallsyms: ticks are the window's jiffies");
-	if (o->perf_counters) {
-		timer_softirq_counters_open(b, &r->k);
+	if (r->o->perf_counters) {
+		timer_softirq_common_counters_open(&w->k, b->target);
 		bench_note(b, "--perf-counters: per-cpu perf counters on cpu %d are enabled, disabled and read inside each window (each by an IPI to it)",
 			   b->target);
 	}
+}
+
+void timer_softirq_windows_close(struct ts_run *r)
+{
+	struct ts_windows *w = r->win;
+
+	if (!w)
+		return;
+	timer_softirq_trace_close(&w->tr);
+	timer_softirq_events_close(&w->k);
+	free(w->quiet.w);
+	free(w->control.w);
+	free(w);
+	r->win = NULL;
 }
 
 static void sleeper_fail(struct sleeper *s, const char *what)
@@ -127,23 +124,41 @@ static void *timeout_main(void *arg)
 }
 
 /*
- * Before Linux 6.9 an unpinned timer armed on a nohz_full CPU is queued
- * on a housekeeping CPU while timer migration is on, so the control's
- * timers would expire elsewhere. Switch migration off for the control
- * windows only (restored after them, and on every exit path).
+ * The window's gaps of the busy loop, attributed to what ran in them
+ * (timer_softirq_gaps.h), with the hypervisor's steal since @steal0 and,
+ * for the control, the sleeper's runs found in them.
  */
-void timer_softirq_timer_migration_off(struct bench *b, bool nohz, struct knob *k)
+static void window_noise(struct ts_windows *win, struct spinner_gaps *g, pid_t sleeper,
+			 uint64_t steal0, struct ts_window *w)
 {
-	char err[192];
+	struct noise_sources *ns = win->tr.ns;
+	struct ts_noise *n = &w->noise;
+	uint64_t (*log)[2], steal1;
+	struct noise_gap *gaps;
+	size_t cnt;
 
-	k->handle = -1;
-	if (!nohz || access(TIMER_MIGRATION, F_OK))
-		return;
-	if (knob_set(k, TIMER_MIGRATION, "0", err, sizeof(err)))
-		bench_note(b, "control: %s; its timers may expire on a housekeeping CPU", err);
-	else if (k->handle >= 0)
-		bench_note(b, "control: %s set to 0 for the window (restored after): unpinned timers of a nohz_full CPU otherwise may go to a housekeeping CPU",
-			   TIMER_MIGRATION);
+	cnt = spinner_gaps_read(g, win->tr.on_ns, win->tr.off_ns, &log, &n->lost);
+	gaps = malloc((cnt ? cnt : 1) * sizeof(*gaps));
+	if (!gaps)
+		ksft_exit_fail_msg("out of memory\n");
+	for (size_t i = 0; i < cnt; i++)
+		gaps[i] = (struct noise_gap){ log[i][0], log[i][1] };
+	free(log);
+	timer_softirq_gaps_attribute(&win->tr.tl, ns, gaps, cnt);
+	ns->lost += n->lost;
+	for (size_t i = 0; i < cnt; i++)
+		n->gap_ns += gaps[i].end - gaps[i].start;
+	n->gaps = cnt;
+	n->unexplained = ns->win_unexplained;
+	for (int i = 0; i < ns->nsrc; i++)
+		n->src_gaps[i] = ns->src[i].win_gaps;
+	n->src_gaps[NOISE_SOURCES] = ns->other.win_gaps;
+	if (sleeper > 0)
+		timer_softirq_gaps_thread_recall(&win->tr.tl, sleeper, gaps, cnt, &n->sleeper_runs,
+						 &n->sleeper_in_gaps);
+	if (!cpu_steal_ns(win->tr.cpu, &steal1) && steal1 >= steal0)
+		n->steal_ns = steal1 - steal0;
+	free(gaps);
 }
 
 /*
@@ -154,53 +169,54 @@ void timer_softirq_timer_migration_off(struct bench *b, bool nohz, struct knob *
  * runs there in the same mm) by an IPI. With --perf-counters the perf
  * counters are enabled, disabled and read inside it, as before.
  */
-static int count_window(struct bench *b, const struct ts_opts *o, struct ts_run *r,
-			const char *what, struct sleeper *sl, struct spinner_gaps *g,
-			struct ts_window *w, char *err, size_t errlen)
+static int count_window(struct bench *b, const struct ts_run *r, const char *what,
+			struct sleeper *sl, struct spinner_gaps *g, struct ts_window *w,
+			char *err, size_t errlen)
 {
+	struct ts_windows *win = r->win;
 	uint64_t t0, on_ns, off_ns, steal0 = 0;
 	int ret;
 
 	cpu_steal_ns(b->target, &steal0);
-	timer_softirq_events_begin(&r->rows);
-	if (timer_softirq_trace_begin(&r->tr)) {
-		snprintf(err, errlen, "%s", r->tr.error);
+	timer_softirq_events_begin(&win->rows);
+	if (timer_softirq_trace_begin(&win->tr)) {
+		snprintf(err, errlen, "%s", win->tr.error);
 		return -1;
 	}
 	on_ns = mono_ns();
 	if (b->opt.verbose)	/* bench/timer_softirq.sh enables perf stat here */
 		ksft_print_msg("%s window: counting on cpu %d for %.1f s\n",
 			       what, b->target, b->opt.duration_s);
-	if (o->perf_counters)
-		timer_softirq_events_begin(&r->k);
+	if (r->o->perf_counters)
+		timer_softirq_events_begin(&win->k);
 	t0 = atomic_load(&sl->timeouts);
 	for (uint64_t end = mono_ns() + b->opt.duration_s * 1e9; mono_ns() < end && !bench_stop;)
 		usleep(20000);
 	w->timeouts = atomic_load(&sl->timeouts) - t0;
-	if (o->perf_counters)
-		timer_softirq_events_end(&r->k, &w->w);
+	if (r->o->perf_counters)
+		timer_softirq_events_end(&win->k, &w->w);
 	if (b->opt.verbose)
 		ksft_print_msg("%s window: done\n", what);
 	off_ns = mono_ns();
-	ret = timer_softirq_trace_end(&r->tr, &w->t);
+	ret = timer_softirq_trace_end(&win->tr, &w->t);
 	if (ret)
-		snprintf(err, errlen, "%s", r->tr.error);
-	if (o->perf_counters) {
+		snprintf(err, errlen, "%s", win->tr.error);
+	if (r->o->perf_counters) {
 		struct cpu_window rows;
 
-		timer_softirq_events_end(&r->rows, &rows);
+		timer_softirq_events_end(&win->rows, &rows);
 		memcpy(w->w.row, rows.row, sizeof(rows.row));
 		w->w.jiffies = rows.jiffies;
 		w->w.hz = rows.hz;
 	} else {
-		timer_softirq_events_end(&r->rows, &w->w);
+		timer_softirq_events_end(&win->rows, &w->w);
 	}
 	w->w.seconds = (off_ns - on_ns) / 1e9;	/* the trace window's length */
 	if (ret)
 		return -1;
-	w->ticks = r->tick_fn ? w->t.ticks : w->w.jiffies;
-	if (r->tr.noise)
-		timer_softirq_noise_window(r, g, atomic_load(&sl->tid), steal0, w);
+	w->ticks = win->tick_fn ? w->t.ticks : w->w.jiffies;
+	if (win->tr.noise)
+		window_noise(win, g, atomic_load(&sl->tid), steal0, w);
 	return 0;
 }
 
@@ -227,73 +243,8 @@ static double quiet_settle(int cpu)
 	return s == -2 || bench_stop ? NAN : s;
 }
 
-/*
- * --runs windows: a busy loop (and, for the control, the sleeper) get
- * ready on the target and warm up once, then the counted windows run
- * one after the other while they do their work. Returns the windows
- * counted; with a reason in @err when fewer than asked (none when
- * interrupted).
- */
-uint64_t timer_softirq_spin_windows(struct bench *b, const struct ts_opts *o, struct ts_run *r,
-				    bool control, struct ts_window *w, char *err, size_t errlen)
-{
-	uint64_t runs = b->opt.runs, done = 0;
-	double max_s = o->warmup_s + runs * (b->opt.duration_s + 2) + 10;
-	struct sleeper sl = { .cpu = b->target };
-	struct spinner_gaps gaps = { 0 };
-	struct spinner sp = { 0 };
-	bool sleeping = false;
-	pthread_t th;
-
-	*err = '\0';
-	/* the loop's gaps, for the noise: a ring far larger than a window's gaps */
-	if (r->tr.noise) {
-		if (spinner_gaps_init(&gaps, 1 << 18, (uint64_t)(o->noise_threshold_us * 1e3)))
-			ksft_exit_fail_msg("out of memory\n");
-		sp.gaps = &gaps;
-		r->tr.ns = control ? &r->ctl_ns : &r->quiet_ns;
-	}
-	if (spinner_start(&sp, b->target, 0, max_s, err, errlen)) {
-		spinner_gaps_free(&gaps);
-		return 0;
-	}
-	r->tr.loop_tid = sp.tid;
-	sl.deadline_ns = mono_ns() + (uint64_t)(max_s * 1e9);
-	if (control) {
-		sleeping = !pthread_create(&th, NULL, timeout_main, &sl);
-		if (!sleeping)
-			snprintf(err, errlen, "pthread_create failed");
-		while (sleeping && !atomic_load(&sl.ready) && !atomic_load(&sl.failed) &&
-		       !bench_stop)
-			usleep(1000);
-		if (atomic_load(&sl.failed))
-			snprintf(err, errlen, "%s", sl.error);
-	}
-	if (!*err && !bench_stop)
-		usleep(o->warmup_s * 1e6);
-	if (!*err && !bench_stop && !control && (r->nohz || o->assert_nohz))
-		r->tick_quiet_s = quiet_settle(b->target);
-	while (!*err && !bench_stop && done < runs) {
-		char why[400];
-
-		if (count_window(b, o, r, control ? "control" : "quiet", &sl, &gaps,
-				 &w[done], why, sizeof(why))) {
-			snprintf(err, errlen, "window %llu could not be counted: %s",
-				 (unsigned long long)done + 1, why);
-			break;
-		}
-		done++;
-	}
-	atomic_store(&sl.stop, 1);
-	if (sleeping)
-		pthread_join(th, NULL);
-	spinner_stop(&sp);
-	spinner_gaps_free(&gaps);
-	return done;
-}
-
-/* @sum = the windows added up (counts, rows, seconds, jiffies). */
-void timer_softirq_windows_sum(const struct ts_window *w, uint64_t n, struct ts_window *sum)
+/* @sum = the @n windows of @w added up (counts, rows, seconds, jiffies). */
+static void windows_sum(const struct ts_window *w, uint64_t n, struct ts_window *sum)
 {
 	memset(sum, 0, sizeof(*sum));
 	for (int i = 0; i < CPU_EVENTS_MAX; i++)
@@ -313,7 +264,79 @@ void timer_softirq_windows_sum(const struct ts_window *w, uint64_t n, struct ts_
 	}
 }
 
-void timer_softirq_window_print(const char *what, int cpu, const struct ts_window *s)
+/* The sleeper on the target, ready to time out: 0, or -1 with why in @err. */
+static int sleeper_start(struct sleeper *sl, pthread_t *th, char *err, size_t errlen)
+{
+	if (pthread_create(th, NULL, timeout_main, sl)) {
+		snprintf(err, errlen, "pthread_create failed");
+		return -1;
+	}
+	while (!atomic_load(&sl->ready) && !atomic_load(&sl->failed) && !bench_stop)
+		usleep(1000);
+	if (atomic_load(&sl->failed))
+		snprintf(err, errlen, "%s", sl->error);
+	return 0;
+}
+
+uint64_t timer_softirq_windows_spin(struct bench *b, struct ts_run *r, bool control,
+				    char *err, size_t errlen)
+{
+	const struct ts_opts *o = r->o;
+	struct ts_windows *win = r->win;
+	struct ts_window_set *set = control ? &win->control : &win->quiet;
+	uint64_t runs = b->opt.runs, done = 0;
+	double max_s = o->warmup_s + runs * (b->opt.duration_s + 2) + 10;
+	struct sleeper sl = { .cpu = b->target };
+	struct spinner_gaps gaps = { 0 };
+	struct spinner sp = { 0 };
+	bool sleeping = false;
+	pthread_t th;
+
+	*err = '\0';
+	set->w = calloc(runs, sizeof(*set->w));
+	if (!set->w)
+		ksft_exit_fail_msg("out of memory\n");
+	/* the loop's gaps, for the noise: a ring far larger than a window's gaps */
+	if (win->tr.noise) {
+		if (spinner_gaps_init(&gaps, 1 << 18, (uint64_t)(o->noise_threshold_us * 1e3)))
+			ksft_exit_fail_msg("out of memory\n");
+		sp.gaps = &gaps;
+		win->tr.ns = &set->ns;
+	}
+	if (spinner_start(&sp, b->target, 0, max_s, err, errlen)) {
+		spinner_gaps_free(&gaps);
+		return 0;
+	}
+	win->tr.loop_tid = sp.tid;
+	sl.deadline_ns = mono_ns() + (uint64_t)(max_s * 1e9);
+	if (control)
+		sleeping = !sleeper_start(&sl, &th, err, errlen);
+	if (!*err && !bench_stop)
+		usleep(o->warmup_s * 1e6);
+	if (!*err && !bench_stop && !control && (r->nohz || o->assert_nohz))
+		win->tick_quiet_s = quiet_settle(b->target);
+	while (!*err && !bench_stop && done < runs) {
+		char why[400];
+
+		if (count_window(b, r, control ? "control" : "quiet", &sl, &gaps,
+				 &set->w[done], why, sizeof(why))) {
+			snprintf(err, errlen, "window %llu could not be counted: %s",
+				 (unsigned long long)done + 1, why);
+			break;
+		}
+		done++;
+	}
+	atomic_store(&sl.stop, 1);
+	if (sleeping)
+		pthread_join(th, NULL);
+	spinner_stop(&sp);
+	spinner_gaps_free(&gaps);
+	set->n = done;
+	windows_sum(set->w, done, &set->sum);
+	return done;
+}
+
+void timer_softirq_windows_print(const char *what, int cpu, const struct ts_window *s)
 {
 	const struct cpu_trace_counts *t = &s->t;
 	const struct cpu_window *w = &s->w;
@@ -351,18 +374,25 @@ void timer_softirq_window_print(const char *what, int cpu, const struct ts_windo
 			       timer_softirq_window_ev(w, EV_HRTIMER_EXPIRE));
 }
 
-/* A phase's windows as one metric, a sample per window, totals as extras. */
-struct metric *timer_softirq_window_metric(struct bench *b, const char *name, const char *label,
-					   const char *ctx, const struct ts_window *w, uint64_t n,
-			     const struct ts_window *s)
+static double timer_runs(const void *arg, size_t i, double *span)
 {
+	const struct ts_window *w = arg;
+
+	*span = w[i].w.seconds;
+	return w[i].t.timer_runs;
+}
+
+struct metric *timer_softirq_windows_metric(struct bench *b, const char *name, const char *label,
+					    const char *ctx, const struct ts_window_set *set)
+{
+	const struct ts_window *w = set->w, *s = &set->sum;
+	uint64_t n = set->n;
 	struct metric *m = bench_metric(b, name, "softirqs/s", BETTER_LOWER,
 					"TIMER softirqs run on the target per second of one window");
 	const struct cpu_trace_counts *t = &s->t;
 	uint64_t kept = 0;
 
-	for (uint64_t i = 0; i < n; i++)
-		metric_add(m, per(w[i].t.timer_runs, w[i].w.seconds));
+	metric_add_rates(m, n, w, timer_runs);
 	/* softirqs in a window of the machine's own time: a count */
 	metric_kind(m, KIND_COUNT);
 	metric_sample_noun(m, "window", "windows");
@@ -388,56 +418,4 @@ struct metric *timer_softirq_window_metric(struct bench *b, const char *name, co
 	metric_extra(m, "hz", s->w.hz);
 	metric_extra(m, "timer_softirqs_per_tick", per(t->timer_runs, s->ticks));
 	return m;
-}
-
-/*
- * The timer-softirq thread's figure: TIMER softirqs raised per tick, one
- * sample per window.
- */
-void timer_softirq_raised_metric(struct bench *b, const struct ts_opts *o, const struct ts_run *r,
-				 uint64_t n)
-{
-	struct metric *m = bench_metric(b, "timer_softirq_raised_per_tick", "softirqs/tick",
-					BETTER_LOWER,
-					"TIMER softirqs raised on the target per tick of one quiet window");
-	const struct ts_window *s = &r->quiet_sum;
-
-	for (uint64_t i = 0; i < n; i++)
-		metric_add(m, per(r->quiet_w[i].t.timer_raised, r->quiet_w[i].ticks));
-	metric_sample_noun(m, "window", "windows");
-	metric_summary(m, "TIMER softirqs raised per tick", "%s busy loop, %llu raised in %llu ticks, %llu timer expiries",
-		       r->cpu_desc, (unsigned long long)s->t.timer_raised,
-		       (unsigned long long)s->ticks, (unsigned long long)s->t.timer_expiries);
-	metric_extra(m, "timer_softirqs_raised", s->t.timer_raised);
-	metric_extra(m, "ticks", s->ticks);
-	metric_extra(m, "ticks_are_jiffies", !r->tick_fn);
-	metric_extra(m, "timer_expiries", s->t.timer_expiries);
-	metric_extra(m, "raised_without_expiry", s->t.raised_without_expiry);
-	metric_extra(m, "raised_without_expiry_per_tick",
-		     per(s->t.raised_without_expiry, s->ticks));
-	metric_extra(m, "max_without_expiry_per_tick", o->max_needless_per_tick);
-	metric_extra(m, "runs_with_expiry", s->t.runs_with_expiry);
-	metric_extra(m, "raised_after_window", s->t.raised_unrun);
-	metric_extra(m, "ipis_to_target", s->t.ipis);
-	metric_extra(m, "ipis_to_target_from_counting", s->t.ipis_self - s->t.ipis_self_resched);
-	metric_extra(m, "resched_ipis_to_target_from_us", s->t.ipis_self_resched);
-	metric_extra(m, "window_s", s->w.seconds);
-}
-
-/* The IPIs sent to the target in the windows, by callback; ours apart. */
-void timer_softirq_ipis_print(int cpu, const struct cpu_trace_counts *t)
-{
-	char list[400] = "";
-	size_t off = 0;
-
-	for (int i = 0; i < t->ncb && off < sizeof(list); i++)
-		off += snprintf(list + off, sizeof(list) - off, "%s %s %llu (%llu ours)",
-				i ? "," : ":", t->cb[i].callback,
-				(unsigned long long)t->cb[i].n,
-				(unsigned long long)t->cb[i].self);
-	ksft_print_msg("quiet cpu %d: %llu IPIs sent to it inside the windows, %llu by this process%s\n",
-		       cpu, (unsigned long long)t->ipis, (unsigned long long)t->ipis_self, list);
-	if (t->ipis_self)
-		ksft_print_msg("quiet cpu %d: %llu of this process's IPIs were reschedules (a wakeup or preemption there, not a remote call); the last was sent from %s\n",
-			       cpu, (unsigned long long)t->ipis_self_resched, t->self_callsite);
 }

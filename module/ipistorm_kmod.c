@@ -202,14 +202,11 @@ static int storm_thread(void *arg)
 	kthread_complete_and_exit(&s->done, 0);
 }
 
-static int storm_run(void)
+/* The run's parameters and source CPUs, read once: sysfs may change them. */
+static int storm_params_read(struct cpumask *srcs)
 {
-	struct task_struct **threads;
-	cpumask_var_t srcs;
-	int cpu, n = 0, i, ret = 0;
+	int ret = 0;
 
-	if (!zalloc_cpumask_var(&srcs, GFP_KERNEL))
-		return -ENOMEM;
 	kernel_param_lock(THIS_MODULE);
 	run_params = (struct storm_params){
 		.nr_ipis = nr_ipis,
@@ -224,31 +221,32 @@ static int storm_run(void)
 	else
 		cpumask_copy(srcs, cpu_online_mask);
 	kernel_param_unlock(THIS_MODULE);
-	if (ret)
-		goto out_mask;
-	cpus_read_lock();
+	return ret;
+}
+
+/* How many sources there are, every one online; a negative error if not. */
+static int storm_srcs_count(const struct cpumask *srcs)
+{
+	int cpu, n;
+
 	for_each_cpu(cpu, srcs)
-		if (!cpu_online(cpu)) {
-			ret = -ENODEV;
-			goto out_unlock;
-		}
+		if (!cpu_online(cpu))
+			return -ENODEV;
 	n = cpumask_weight(srcs);
-	if (!n) {
-		ret = -EINVAL;
-		goto out_unlock;
-	}
-	kfree(results);
-	nresults = 0;
-	results = kcalloc(n, sizeof(*results), GFP_KERNEL);
-	threads = kcalloc(n, sizeof(*threads), GFP_KERNEL);
-	if (!results || !threads) {
-		kfree(threads);
-		ret = -ENOMEM;
-		goto out_unlock;
-	}
+	return n ? n : -EINVAL;
+}
+
+/*
+ * One thread per source, bound to it and not woken yet, with its result
+ * ready. On an error none is left: those made are stopped before they
+ * run a call.
+ */
+static int storm_threads_create(const struct cpumask *srcs, struct task_struct **threads)
+{
+	int cpu, i = 0, ret = 0;
+
 	for_each_possible_cpu(cpu)
 		atomic64_set(per_cpu_ptr(&callbacks_run, cpu), 0);
-	i = 0;
 	for_each_cpu(cpu, srcs) {
 		struct storm_src *s = &results[i];
 
@@ -269,29 +267,66 @@ static int storm_run(void)
 		kthread_bind(threads[i], cpu);
 		i++;
 	}
-	nresults = i;
 	if (ret) {
-		/* threads not woken yet: stop them before they run a call */
 		while (i--)
 			kthread_stop(threads[i]);
-		nresults = 0;
-	} else {
-		for (i = 0; i < n; i++)
-			wake_up_process(threads[i]);
+		return ret;
 	}
-	/*
-	 * Interruptible: a run may last timeout_s (ipistorm -D: days), and
-	 * Ctrl-C must end it with what was done so far in 'result'. After a
-	 * signal every thread stops within 256 calls. The hotplug lock is
-	 * held until every thread is done: no source or destination goes
-	 * offline under a run (a CPU offline request waits for its end).
-	 */
-	for (i = 0; !ret && i < n; i++) {
+	nresults = i;
+	return 0;
+}
+
+/*
+ * The run: every thread woken, then waited for. Interruptible: a run may
+ * last timeout_s (ipistorm -D: days), and Ctrl-C must end it with what
+ * was done so far in 'result'. After a signal every thread stops within
+ * 256 calls. The caller holds the hotplug lock until every thread is
+ * done: no source or destination goes offline under a run (a CPU
+ * offline request waits for its end).
+ */
+static void storm_threads_run(struct task_struct **threads, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		wake_up_process(threads[i]);
+	for (i = 0; i < n; i++) {
 		if (wait_for_completion_interruptible(&results[i].done)) {
 			WRITE_ONCE(storm_abort, true);
 			wait_for_completion(&results[i].done);
 		}
 	}
+}
+
+static int storm_run(void)
+{
+	struct task_struct **threads;
+	cpumask_var_t srcs;
+	int n, ret;
+
+	if (!zalloc_cpumask_var(&srcs, GFP_KERNEL))
+		return -ENOMEM;
+	ret = storm_params_read(srcs);
+	if (ret)
+		goto out_mask;
+	cpus_read_lock();
+	n = storm_srcs_count(srcs);
+	if (n < 0) {
+		ret = n;
+		goto out_unlock;
+	}
+	kfree(results);
+	nresults = 0;
+	results = kcalloc(n, sizeof(*results), GFP_KERNEL);
+	threads = kcalloc(n, sizeof(*threads), GFP_KERNEL);
+	if (!results || !threads) {
+		kfree(threads);
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	ret = storm_threads_create(srcs, threads);
+	if (!ret)
+		storm_threads_run(threads, n);
 	WRITE_ONCE(storm_abort, false);
 	kfree(threads);
 out_unlock:

@@ -13,6 +13,9 @@ linker resolves (nm of each file compiled alone). The rules:
 
   - a tier uses only itself and the tiers it is given below (TIERS);
   - a program uses any tier and its own parts, never another program's;
+  - a part does not include its program's main header NAME.h, the main
+    file's: what the parts share goes in a part's header below them
+    (SHARED_MAIN_HEADERS names the programs whose parts still share it);
   - no loop: no unit uses, through others, a unit that uses it (two parts
     that share something move it to a part below both of them);
   - what a program's part exports is named with the program's prefix.
@@ -36,19 +39,47 @@ TIERS = {
     "load": ["base", "kernel"],
     "result": ["base"],
     "harness": ["base", "kernel", "load", "result"],
-    "compare": ["base", "result"],
 }
 
-# Sources of which the build links one (the Makefile's HWLOC and NUMA):
-# each defines the same names as the others of its set.
+# Sources of which the build links one (the Makefile's HWLOC, NUMA and
+# TRACEEVENT): each defines the same names as the others of its set.
 ALTERNATIVES = [
     {"lib/base/topo_hwloc.c", "lib/base/topo_sysfs.c"},
     {"lib/base/numa_libnuma.c", "lib/base/numa_sysfs.c"},
+    {"lib/kernel/trace_event_raw.c", "lib/kernel/trace_event_raw_none.c"},
 ]
+
+# Sources whose headers are where pkg-config says (the Makefile's
+# pkg-config --cflags); where it does not know them, the build links
+# the other source of the set, and this one is not compiled here.
+PKG_CFLAGS = {
+    "lib/kernel/trace_event_raw.c": ["libtracefs", "libtraceevent"],
+}
+
+
+def pkg_cflags(path):
+    """The -I flags @path needs, [] for none, None when not installed."""
+    pkgs = PKG_CFLAGS.get(path)
+    if not pkgs:
+        return []
+    try:
+        r = subprocess.run(["pkg-config", "--cflags"] + pkgs, capture_output=True, text=True)
+    except OSError:
+        return None
+    return r.stdout.split() if r.returncode == 0 else None
 
 
 def alternatives(a, b):
     return any(a in alt and b in alt for alt in ALTERNATIVES)
+
+
+# Programs whose NAME.h is still the header all their parts share (their
+# options, the types the parts pass each other, the parts' prototypes),
+# the main file one user of it among others. Everywhere else NAME.h is
+# the main file's own, and a part that includes it reaches up into the
+# main file; moving the shared types to a part's header (timer_softirq's
+# timer_softirq_common.h) takes a program off this list.
+SHARED_MAIN_HEADERS = {"ipistorm", "cid_scan"}
 
 CFLAGS = ["-c", "-O0", "-std=gnu11", "-D_GNU_SOURCE=", "-w"]
 
@@ -143,6 +174,20 @@ class Shape:
                         continue
                     self.use(self.unit_of[path], self.unit_of[target],
                              f"{path}:{lineno} includes \"{inc}\"")
+                    self.main_header(path, lineno, inc, target)
+
+    def main_header(self, path, lineno, inc, target):
+        """A part (or a part's header) that includes its program's NAME.h."""
+        kind = self.kind[self.unit_of[path]]
+        if not kind.startswith("program:"):
+            return
+        prog = kind[8:]
+        if prog in SHARED_MAIN_HEADERS or target != prog + ".h" or \
+                path in (prog + ".c", prog + ".h"):
+            return
+        self.error(f"{path}:{lineno}: includes \"{inc}\", the header of the main file "
+                   f"{prog}.c: a part reaches up into its program's main file; what "
+                   f"the parts share goes in a part's header below them")
 
     def symbols(self, cc):
         sources = [p for p in self.files if p.endswith(".c")]
@@ -150,7 +195,10 @@ class Shape:
 
         def build(path):
             obj = os.path.join(tmp, path.replace(os.sep, "__") + ".o")
-            r = subprocess.run([cc] + CFLAGS + ["-iquote", self.root, "-o", obj,
+            extra = pkg_cflags(path)
+            if extra is None:
+                return path, "", None
+            r = subprocess.run([cc] + CFLAGS + extra + ["-iquote", self.root, "-o", obj,
                                 os.path.join(self.root, path)],
                                capture_output=True, text=True)
             if r.returncode:

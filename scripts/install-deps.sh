@@ -24,11 +24,13 @@ for a in "$@"; do
 	esac
 done
 
-apt_pkgs=(build-essential pkg-config libhwloc-dev libnuma-dev hwloc numactl perl python3
+apt_pkgs=(build-essential pkg-config libhwloc-dev libnuma-dev libtraceevent-dev libtracefs-dev
+	  hwloc numactl perl python3
 	  linux-perf rt-tests procps)
 apt_vm_pkgs=(qemu-system-x86 busybox-static cpio kmod xz-utils zstd
 	     bc bison flex libelf-dev patch git lava-dispatcher)
-dnf_pkgs=(gcc make hwloc-devel numactl-devel hwloc numactl perl python3 perf
+dnf_pkgs=(gcc make hwloc-devel numactl-devel libtraceevent-devel libtracefs-devel
+	  hwloc numactl perl python3 perf
 	  realtime-tests procps-ng)
 dnf_vm_pkgs=(qemu-system-x86 busybox cpio kmod xz zstd bc bison flex
 	     elfutils-libelf-devel patch git)

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# prove: alone (its verdicts hang on the host's timing: make check runs it by itself)
 # The bench/ scripts never turn a failed measurement into a number: a
 # round whose program failed is named with its reason and left out, and
 # the script exits 1 when too few rounds are left to judge. Each runs on

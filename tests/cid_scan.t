@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# prove: alone (its verdicts hang on the host's timing: make check runs it by itself)
 # cid_scan end to end: detection, the user-space estimate, compaction
 # with the CID invariants, the model, workloads, bad input, cleanup.
 . "$(dirname "$0")/lib.sh"

@@ -6,7 +6,7 @@
 # UPDATE_GOLDEN=1 after checking the difference by eye).
 . "$(dirname "$0")/lib.sh"
 
-plan 175
+plan 191
 cd "$TOP" || exit 1
 D=tests/data
 
@@ -34,6 +34,8 @@ golden emulated.txt --labels base,patched $D/emu-base.json $D/emu-patched.json
 # (timer_softirq in the 6.12 guest: metric names that fill a line)
 golden long-names.txt --labels base,patched $D/ts-base.json $D/ts-patched.json
 golden long-names.md --markdown --labels base,patched $D/ts-base.json $D/ts-patched.json
+# results of vm/run.sh --build: each kernel's build in the header
+golden kernel-build.txt --labels base,patched $D/kb-base.json $D/kb-patched.json
 
 # every line fits a 72-column email, the paste lines and Markdown too
 long=$(cat tests/golden/*.txt tests/golden/*.md | awk 'length > 72' | wc -l)
@@ -61,6 +63,45 @@ grep -q '^warning: base and emulated ran on different machines or CPUs' tests/go
 ok $? "warning: different machines"
 grep -q 'cpu 3 (nohz_full)' tests/golden/base-patched.txt && grep -q 'cmdline: ' tests/golden/base-patched.txt
 ok $? "system context: target CPU, nohz_full, cmdline"
+
+# kernel_build (docs/result-schema.md): the source, each patch and each
+# config fragment of each side's build; one build per side or each of
+# those its results disagree on; nothing where the results carry none
+kb=tests/golden/kernel-build.txt
+sed -n '/^  base /,/^  patched /p' $kb >"$TMP/kb-base.txt"
+sed -n '/^  patched /,/^$/p' $kb >"$TMP/kb-patched.txt"
+grep -A1 -x '            build: /home/dev/linux,' "$TMP/kb-base.txt" | grep -qx '                   git:[0-9a-f]\{40\}' &&
+	grep -qx '            patches: none' "$TMP/kb-base.txt" &&
+	grep -A1 -x '            patch: 0002-sched-isolation-Name-the-deferred-IPIs.patch' "$TMP/kb-patched.txt" |
+	grep -qx '                   [0-9a-f]\{12\}' &&
+	[ "$(grep -c '^            patch: ' "$TMP/kb-patched.txt")" -eq 2 ] &&
+	[ "$(grep -c '^            config: ' "$TMP/kb-base.txt")" -eq 2 ] &&
+	grep -qx '            config: defer.config [0-9a-f]\{12\}' "$TMP/kb-patched.txt"
+ok $? "two kernels built from different patches: each side's source, patches and config fragments"
+"$BIN/compare" --markdown $D/kb-base.json $D/kb-patched.json >"$TMP/kb.md" 2>&1 &&
+	sed -n '1,/^#### /p' "$TMP/kb.md" | grep -qx '            patch: 0002-sched-isolation-Name-the-deferred-IPIs.patch'
+ok $? "--markdown: the builds in the context's code block"
+"$BIN/compare" $D/base.json $D/kb-patched.json >"$TMP/kb.txt" 2>&1 &&
+	sed -n '/^  base /,/^  kb-patch /p' "$TMP/kb.txt" | grep -c 'build:' | grep -qx 0 &&
+	sed -n '/^  kb-patch /,/^$/p' "$TMP/kb.txt" | grep -q '^            build: /home/dev/linux,'
+ok $? "a side whose results carry no kernel_build says nothing of builds, the other its own"
+"$BIN/compare" --labels a,a,b $D/kb-base.json $D/kb-other.json $D/kb-patched.json >"$TMP/kb.txt" 2>&1
+rc=$?
+sed -n '/^  a /,/^  b /p' "$TMP/kb.txt" >"$TMP/kb-a.txt"
+[ $rc -eq 0 ] && grep -qx '            build: its results disagree: 2 different kernel builds' "$TMP/kb-a.txt" &&
+	grep -A2 -x '            build 1: /home/dev/linux,' "$TMP/kb-a.txt" | tail -n1 |
+	grep -qx '                     (tests/data/kb-base.json)' &&
+	grep -A2 -x '            build 2: /home/dev/linux,' "$TMP/kb-a.txt" | tr -d '\n' |
+	grep -q '+dirty- *[0-9a-f]* (tests/data/kb-other.json)$' &&
+	grep -qx '            patch: 0001-tick-Trace-the-stopped-tick.patch [0-9a-f]\{12\}' "$TMP/kb-a.txt" &&
+	[ "$(awk 'length > 72' "$TMP/kb.txt" | wc -l)" -eq 0 ]
+ok $? "runs of two builds pooled as one kernel: says they disagree and shows each (rc=$rc)"
+sed 's/"finished": "2026-11-01T12:00:00Z"/"finished": "2026-11-01T12:20:00Z"/' $D/equal.json >"$TMP/equal3.json"
+"$BIN/compare" --labels a,a,a,b $D/kb-base.json $D/equal.json "$TMP/equal3.json" $D/kb-patched.json >"$TMP/kb.txt" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -qx '            build: its results disagree: 2 different kernel builds' "$TMP/kb.txt" &&
+	grep -qx '            build 2: none recorded (tests/data/equal.json and 1 more)' "$TMP/kb.txt"
+ok $? "runs with and without a kernel_build pooled: those without are a build of their own (rc=$rc)"
 
 # the widest value each column can take: a change of a base near 0 (the
 # A/B's +10782.5%), a base of 1e-7, 12345 samples, means of -1.2e150, a
@@ -247,6 +288,11 @@ emulated-string system.emulated is a string,
 exit-code-range run.exit_code is 300,
 exit-code-string run.exit_code is a string,
 interrupted-string run.interrupted is a string,
+kernel-build-patch-string kernel_build.patches: patch 1 is a string,
+kernel-build-patches-object kernel_build.patches is an object,
+kernel-build-sha-number kernel_build.config_fragments: fragment 2: sha256 is a number,
+kernel-build-source-id-number kernel_build.source_id is a number,
+kernel-build-string kernel_build is a string,
 kind-bool metric syscall_ns: kind is a boolean,
 metric-string metric 5 is a string,
 name-number metric 1: name is a number,
@@ -261,7 +307,7 @@ verdict-result verdict 1: result is 'passed',
 verdict-string verdict 3 is a string,
 verdicts-object verdicts is an object,
 EOF
-[ "$(find $D/hostile -name '*.json' | wc -l)" -eq 21 ]
+[ "$(find $D/hostile -name '*.json' | wc -l)" -eq 26 ]
 ok $? "every file of $D/hostile is checked above"
 bisect_rc 125 "a new result with \"interrupted\": \"yes\" cannot be read" $D/base.json $D/hostile/interrupted-string.json
 bisect_rc 255 "a baseline with \"better\": 1 aborts" $D/hostile/better-number.json $D/equal.json

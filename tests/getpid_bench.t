@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# prove: alone (its verdicts hang on the host's timing: make check runs it by itself)
 # getpid_bench end to end: real KTAP, real JSON, bad input, load cleanup.
 . "$(dirname "$0")/lib.sh"
 

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# prove: alone (its verdicts hang on the host's timing: make check runs it by itself)
 # Issue 11: no hangs, no silent acceptance. Bad input to the programs,
 # compare, run.sh and vm/run.sh is refused at once with one line; what
 # compare and run.sh --bisect cannot judge is undecided, not good.

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# A build without hwloc and libnuma (make HWLOC=0 NUMA=0, as where
-# pkg-config finds neither): it links neither, takes the topology and the
+# A build without hwloc, libnuma, libtraceevent and libtracefs (make
+# HWLOC=0 NUMA=0 TRACEEVENT=0, as where pkg-config finds none): it links
+# none, reads trace events as text, takes the topology and the
 # NUMA nodes from sysfs, says so in the result, finds the same facts as
 # the libraries on this machine, and runs the quick suite; and a build
 # with libnuma but no hwloc, as in KernelCI's container.
@@ -13,13 +14,13 @@ src=$TMP/src
 mkdir -p "$src"
 git -C "$TOP" ls-files -co --exclude-standard | grep -v '^tests/data/\|^docs/results/' |
 	(cd "$TOP" && tar -cf - -T -) | tar -xf - -C "$src"
-make -j2 -C "$src" HWLOC=0 NUMA=0 >"$TMP/build" 2>&1
+make -j2 -C "$src" HWLOC=0 NUMA=0 TRACEEVENT=0 >"$TMP/build" 2>&1
 rc=$?
-ok $rc "make HWLOC=0 NUMA=0 builds"
+ok $rc "make HWLOC=0 NUMA=0 TRACEEVENT=0 builds"
 [ $rc -eq 0 ] || tail -n 5 "$TMP/build" | sed "s/^/# /"
-! ldd "$src/getpid_bench" | grep -E 'libhwloc|libnuma' &&
-	! grep -E -- '-lhwloc|-lnuma' "$TMP/build"
-ok $? "it links neither libhwloc nor libnuma"
+! ldd "$src/getpid_bench" "$src/timer_softirq" | grep -E 'libhwloc|libnuma|libtrace' &&
+	! grep -E -- '-lhwloc|-lnuma|-ltrace' "$TMP/build"
+ok $? "it links none of libhwloc, libnuma, libtraceevent, libtracefs"
 
 # topo JSON: the topology object without its source names
 topo() {

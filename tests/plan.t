@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # The plan derived from declared phases (lib/harness/plan.c, bench_phases) and
 # its check at the end: tests/harness/planned.c declares 1 + --pairs
-# results and prints --print of them.
+# results and prints --print of them. The phase table and its driver
+# (lib/harness/phase.c): tests/harness/phased.c runs three phases that
+# say which of their hooks ran.
 . "$(dirname "$0")/lib.sh"
 
-plan 14
+plan 18
 P=${ISOLBENCH_BIN:-$TOP/build/san}/harness/planned
-if [ ! -x "$P" ]; then
-	for _ in $(seq 14); do skip "not built (make san)" "plan check"; done
+PH=${ISOLBENCH_BIN:-$TOP/build/san}/harness/phased
+if [ ! -x "$P" ] || [ ! -x "$PH" ]; then
+	for _ in $(seq 18); do skip "not built (make san)" "plan check"; done
 	exit 0
 fi
 
@@ -42,15 +45,6 @@ ok $? "a phase that runs 0 times adds nothing to the plan (rc=$rc)"
 rc=$?
 [ $rc -eq 0 ] && grep -qx '1\.\.6' "$TMP/out"
 ok $? "one result per pair: 1 + 5 = 6 (rc=$rc)"
-"$P" --skip "per pair" --print 2 >"$TMP/out" 2>"$TMP/err"
-rc=$?
-[ $rc -eq 0 ] && grep -q '^ok 1 per pair phase # SKIP asked for$' "$TMP/out" &&
-	grep -q '^ok 3 result 2$' "$TMP/out"
-ok $? "bench_phase_skip prints one run's declared result of the phase as a SKIP (rc=$rc)"
-"$P" --skip nosuch --print 3 >"$TMP/out" 2>"$TMP/err"
-rc=$?
-[ $rc -eq 1 ] && grep -qx 'Bail out! harness bug: planned has no phase nosuch' "$TMP/out"
-ok $? "skipping a phase that was not declared: harness bug, exit 1 (rc=$rc)"
 "$P" --many >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [ $rc -eq 1 ] && grep -qx 'Bail out! harness bug: planned declares more than 8 phases' "$TMP/out" &&
@@ -64,4 +58,61 @@ wait $pid
 rc=$?
 [ $rc -eq 130 ] && ! grep -q 'harness bug' "$TMP/out" "$TMP/err"
 ok $? "an interrupted run (1 of 3 printed) ends by its signal, no harness bug (rc=$rc)"
+
+# hooks: the driver's order, and the results between them
+hooks() {
+	grep -E '^(# [a-z ]+: (setup|run|teardown)|(not )?ok [0-9]+ .*|1\.\.[0-9]+)$' "$1"
+}
+"$PH" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+cat >"$TMP/want" <<'EOF'
+1..4
+# first: setup
+# first: run
+ok 1 first: one
+ok 2 first: two
+# first: teardown
+# baseline: run
+# per pair: run
+ok 3 per pair: pair 0
+ok 4 per pair: pair 1
+# per pair: teardown
+EOF
+hooks "$TMP/out" | diff -u "$TMP/want" - | sed 's/^/# /'
+[ $rc -eq 0 ] && hooks "$TMP/out" | cmp -s "$TMP/want" -
+ok $? "phases run in the table's order: setup, run, verdicts, teardown; a baseline unjudged; plan 2 + 2 pairs (rc=$rc)"
+
+"$PH" --off >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 0 ] && grep -qx '1\.\.2' "$TMP/out" && ! grep -q '^# first:' "$TMP/out"
+ok $? "a phase the options turn off neither runs nor counts in the plan (rc=$rc)"
+
+"$PH" --pairs 0 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 0 ] && grep -qx '1\.\.2' "$TMP/out" && ! grep -q '^# per pair:' "$TMP/out" &&
+	! grep -q '^# baseline:' "$TMP/out"
+ok $? "judged 0 times: no run without a runs() of its own, nothing in the plan (rc=$rc)"
+
+"$PH" --wrong >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 1 ] &&
+	grep -qx 'Bail out! harness bug: phase first printed 1 results, it declares 2 x 1' "$TMP/out" &&
+	grep -qx 'phased: harness bug: phase first printed 1 results, it declares 2 x 1' "$TMP/err" &&
+	! grep -q '^# baseline:' "$TMP/out"
+ok $? "a phase that prints other than it declares: harness bug naming it, at once, exit 1 (rc=$rc)"
+
+"$PH" --misnamed >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 1 ] &&
+	grep -qx 'Bail out! harness bug: phase first printed "first: three" where it declares "first: two"' "$TMP/out" &&
+	! grep -q '^# baseline:' "$TMP/out"
+ok $? "a result under another name than its phase declares: harness bug naming both, exit 1 (rc=$rc)"
+
+"$PH" --interrupt >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 130 ] && grep -qx 'ok 3 per pair: pair 0 # SKIP interrupted' "$TMP/out" &&
+	grep -qx 'ok 4 per pair: pair 1 # SKIP interrupted' "$TMP/out" &&
+	grep -qx '# per pair: teardown' "$TMP/out" && ! grep -q '^# per pair: run' "$TMP/out" &&
+	! grep -q 'harness bug' "$TMP/out" "$TMP/err"
+ok $? "after an interruption a phase's results are SKIPs under their declared names, its teardown still runs, exit 130 (rc=$rc)"
 done_testing

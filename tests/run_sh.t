@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# prove: alone (its verdicts hang on the host's timing: make check runs it by itself)
 # run.sh: its stream parses as TAP, results land in -o DIR, timeouts and
 # failures are reported as kselftest's runner does, bad input exits 1.
 . "$(dirname "$0")/lib.sh"

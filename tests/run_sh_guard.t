@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# prove: alone (its verdicts hang on the host's timing: make check runs it by itself)
 # run.sh keeps its inputs and its results: no output is written over an
 # input, a baseline it cannot use is refused before anything runs (one
 # line, exit 255 with --bisect), a signal to its whole process group

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# prove: alone (its verdicts hang on the host's timing: make check runs it by itself)
 # timer_softirq end to end: quiet phase counted by a trace instance (TIMER
 # softirqs raised per tick against the due timers, the IPIs sent to the
 # target, none of them by the counting; the nohz_full assertions SKIP

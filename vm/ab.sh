@@ -31,6 +31,8 @@ OUT=
 RUN_OPTS=()
 CMP_OPTS=()
 RUN_ARGS=()
+TOGETHER=0
+declare -A ROUND_PID=()
 
 usage() {
 	cat <<EOF
@@ -49,6 +51,12 @@ Options:
   --base SPEC, --patched SPEC   the two kernels (A and B)
   --rounds N            boots per kernel, alternating, 1 to 50
                         (default $ROUNDS)
+  --together            boot A and B of each round at the same time: under
+                        TCG each qemu runs on one host CPU, so a round
+                        takes the time of one boot on a host with two
+                        CPUs free; counts in the guests' own time are
+                        unchanged. Not for timings on a KVM host (the
+                        guests share its caches and memory bandwidth)
   --labels A,B          their names in the table, two different names of
                         1 to 8 letters, digits and _.+- (not starting
                         with . or -; not A-N or B-N) (default $LABELS)
@@ -74,6 +82,7 @@ parse_args() {
 		--labels)	need_arg "$@"; LABELS=$2; shift ;;
 		-o|--output)	need_arg "$@"; OUT=$2; shift ;;
 		--emulated-timings) CMP_OPTS+=("$1") ;;
+		--together)	TOGETHER=1 ;;
 		--cpus|--max-cpus|--mem|--append|--timeout|--accel)
 				need_arg "$@"; RUN_OPTS+=("$1" "$2"); shift ;;
 		--cmdline)	[[ $# -ge 2 ]] || die "option $1 needs a value"
@@ -141,6 +150,54 @@ check_spec() {
 	done
 }
 
+side_label() {	# side_label SIDE: its name in the table
+	if [[ $1 == A ]]; then echo "${LABELS%,*}"; else echo "${LABELS#*,}"; fi
+}
+
+# side_spec SIDE ARRAY: SIDE's kernel, as vm/run.sh's words, into ARRAY
+side_spec() {
+	local -n ss_words=$2
+	local text=$NEW_SPEC
+	[[ $1 != A ]] || text=$BASE_SPEC
+	# shellcheck disable=SC2034  # a nameref: the caller's array
+	read -ra ss_words <<<"$text"
+}
+
+# round_start SIDE R: vm/run.sh of SIDE's round R; its exit status
+round_start() {
+	local spec=()
+	side_spec "$1" spec
+	"$VM_DIR/run.sh" "${spec[@]}" --suite "$OUT/suite" "${RUN_OPTS[@]}" -o "$OUT/$1-$2" -- "${RUN_ARGS[@]}" \
+		>"$OUT/$1-$2.out" 2>"$OUT/$1-$2.err"
+}
+
+# round_end SIDE R RC: what SIDE's round R gave, or the end of the run
+round_end() {
+	local dir=$OUT/$1-$2 label
+	label=$(side_label "$1")
+	echo "$PROG: round $2 $label: vm/run.sh exit $3, $(grep -m1 '^seconds ' "$dir/vm-info.txt" 2>/dev/null | cut -d' ' -f2) s"
+	case $3 in
+	0|1) ;;
+	3) tail -n 10 "$dir.err" >&2
+	   echo "$PROG: round $2 $label: the guest gave no result (log $dir.err)" >&2
+	   exit 3 ;;
+	*) tail -n 10 "$dir.err" >&2
+	   die "round $2 $label: vm/run.sh exited $3 (log $dir.err)" ;;
+	esac
+	compgen -G "$dir/suite/*.json" >/dev/null ||
+		die "round $2 $label: no results in $dir/suite"
+}
+
+# A guest of --together still running when ab.sh ends (an error in the
+# other one, a signal) is stopped: vm/run.sh stops its qemu on SIGTERM.
+stop_rounds() {
+	local side
+	for side in "${!ROUND_PID[@]}"; do
+		[[ -z ${ROUND_PID[$side]} ]] || kill -TERM "${ROUND_PID[$side]}" 2>/dev/null || :
+	done
+	wait 2>/dev/null || :
+}
+
 main() {
 	parse_args "$@"
 	[[ -x $REPO_DIR/compare ]] || make -C "$REPO_DIR" compare >/dev/null 2>&1 ||
@@ -148,14 +205,11 @@ main() {
 	OUT=${OUT:-$VM_DIR/out/ab-$(date +%Y%m%d-%H%M%S)}
 	out_dir_claim "$OUT" "$PROG -o"
 	OUT=$(realpath "$OUT")
-	local base=() new=() label_a=${LABELS%,*} label_b=${LABELS#*,}
-	read -ra base <<<"$BASE_SPEC"
-	read -ra new <<<"$NEW_SPEC"
 
 	# Build both first: a kernel that does not build fails here, once.
-	local spec side rc t0=$SECONDS
+	local spec=() side rc t0=$SECONDS
 	for side in A B; do
-		if [[ $side == A ]]; then spec=("${base[@]}"); else spec=("${new[@]}"); fi
+		side_spec "$side" spec
 		[[ " ${spec[*]} " == *" --build "* ]] || continue
 		"$VM_DIR/run.sh" "${spec[@]}" --build-only >"$OUT/build-$side.out" 2>"$OUT/build-$side.err" || {
 			rc=$?
@@ -164,33 +218,35 @@ main() {
 		}
 	done
 	echo "$PROG: kernels ready after $((SECONDS - t0)) s; $ROUNDS round(s) of A B"
+	# One suite for every round: both sides run the same binaries, and
+	# guests booted together never build it at once.
+	make -C "$REPO_DIR" install INSTALL_PATH="$OUT/suite" >"$OUT/suite.log" 2>&1 || {
+		tail -n 20 "$OUT/suite.log" >&2
+		die "make install of the suite failed (log $OUT/suite.log)"
+	}
 
 	# compare pools each side's rounds itself: one label per round
-	local r rounds=() labels="" dir label
+	local r rounds=() labels=""
+	trap stop_rounds EXIT
 	for ((r = 1; r <= ROUNDS; r++)); do
+		if ((TOGETHER)); then
+			round_start A "$r" &
+			ROUND_PID[A]=$!
+			round_start B "$r" &
+			ROUND_PID[B]=$!
+		fi
 		for side in A B; do
-			if [[ $side == A ]]; then
-				spec=("${base[@]}") label=$label_a
+			if ((TOGETHER)); then
+				rc=0
+				wait "${ROUND_PID[$side]}" || rc=$?
+				ROUND_PID[$side]=
 			else
-				spec=("${new[@]}") label=$label_b
+				rc=0
+				round_start "$side" "$r" || rc=$?
 			fi
-			dir=$OUT/$side-$r
-			rc=0
-			"$VM_DIR/run.sh" "${spec[@]}" "${RUN_OPTS[@]}" -o "$dir" -- "${RUN_ARGS[@]}" \
-				>"$dir.out" 2>"$dir.err" || rc=$?
-			echo "$PROG: round $r $label: vm/run.sh exit $rc, $(grep -m1 '^seconds ' "$dir/vm-info.txt" 2>/dev/null | cut -d' ' -f2) s"
-			case $rc in
-			0|1) ;;
-			3) tail -n 10 "$dir.err" >&2
-			   echo "$PROG: round $r $label: the guest gave no result (log $dir.err)" >&2
-			   exit 3 ;;
-			*) tail -n 10 "$dir.err" >&2
-			   die "round $r $label: vm/run.sh exited $rc (log $dir.err)" ;;
-			esac
-			compgen -G "$dir/suite/*.json" >/dev/null ||
-				die "round $r $label: no results in $dir/suite"
+			round_end "$side" "$r" "$rc"
 			rounds+=("$side-$r/suite")
-			labels="$labels$label,"
+			labels="$labels$(side_label "$side"),"
 		done
 	done
 	labels=${labels%,}

@@ -28,20 +28,38 @@ for v in d["verdicts"]:
 PY
 }
 
-guest() {	# guest VERSION: boot it, run the quick suite, keep the results
-	local start
-	start=$(date +%s)
-	"$TOP/vm/run.sh" --debian "$1" --timeout 900 -o "$TMP/vm-$1" -- --quick \
-		>"$TMP/out-$1" 2>"$TMP/err-$1"
+# Six guests, two at a time: single-threaded TCG keeps each qemu on one
+# host CPU, so a pair takes about as long as one. The suite is installed
+# once for all of them (two builds of one tree at once would race).
+SUITE=$TMP/suite
+make -s -C "$TOP" install INSTALL_PATH="$SUITE" >"$TMP/install.log" 2>&1 ||
+	{ tail -n 20 "$TMP/install.log" | sed 's/^/# /'; echo "Bail out! make install failed"; exit 1; }
+declare -A PID START
+# boot NAME VM-RUN-ARGS...: vm/run.sh with those arguments in the
+# background, its results in $TMP/vm-NAME
+boot() {
+	local name=$1
+	shift
+	START[$name]=$(date +%s)
+	"$TOP/vm/run.sh" --suite "$SUITE" --timeout 900 -o "$TMP/vm-$name" "$@" \
+		>"$TMP/out-$name" 2>"$TMP/err-$name" &
+	PID[$name]=$!
+}
+# booted NAME: wait for it; its exit in RC, what it says as diag lines
+booted() {
+	local name=$1
+	wait "${PID[$name]}"
 	RC=$?
-	diag "vm/run.sh --debian $1 -- --quick: exit $RC after $(($(date +%s) - start)) s"
-	grep -E '^(not )?ok [0-9]+ selftests' "$TMP/out-$1" | sed 's/^/# /'
+	diag "vm/run.sh ($name): exit $RC after $(($(date +%s) - START[$name])) s"
+	grep -E '^(not )?ok [0-9]+ selftests' "$TMP/out-$name" | sed 's/^/# /'
 	# a failed program's failed checks, so that a CI log says which
-	grep -E '^# (# )?not ok ' "$TMP/out-$1" | sed 's/^/# /'
-	[ $RC -eq 0 ] || tail -n 30 "$TMP/err-$1" | sed 's/^/# /'
+	grep -E '^# (# )?not ok ' "$TMP/out-$name" | sed 's/^/# /'
+	[ $RC -le 1 ] || tail -n 30 "$TMP/err-$name" | sed 's/^/# /'
 }
 
-guest 6.12
+boot 6.12 --debian 6.12 -- --quick
+boot 6.1 --debian 6.1 -- --quick
+booted 6.12
 r=$TMP/vm-6.12
 ok $RC "6.12: the whole suite passed in the guest"
 grep -qx 'nohz_full 2-3' "$r/guest-cpus.txt"; ok $? "6.12: the guest has nohz_full=2-3"
@@ -79,78 +97,7 @@ ok $? "6.12: the watch named membarrier the source of its control's IPIs (from t
 	json_check "$r/suite/ipistorm_watch.json" '[m for m in d["metrics"] if m["name"]=="ipis_to_cpu2_per_s" and m["kind"]=="count" and len(m["samples"])>=2]'
 ok $? "6.12: timer_softirq found its control's sleeper in the loop's gaps; the watch counted cpu 2 per window"
 
-# Storms whose delivery is deterministic on an isolated dst: strict.
-# storm_guest NAME RUN.SH-ARGS...: one 6.12 guest with those arguments
-storm_guest() {
-	local name=$1
-	shift
-	"$TOP/vm/run.sh" --debian 6.12 --timeout 900 -o "$TMP/vm-$name" -- "$@" \
-		>"$TMP/out-$name" 2>"$TMP/err-$name"
-	RC=$?
-	diag "vm/run.sh --debian 6.12 -- $*: exit $RC"
-	[ $RC -le 1 ] || tail -n 20 "$TMP/err-$name" | sed 's/^/# /'
-}
-# delivered SUITE_JSON: 99% to 100% of the counted calls reached dst
-delivered() {
-	json_check "$1" 'd["metrics"][0]["extra"]["counted_calls"] > 0 and 0.99 * d["metrics"][0]["extra"]["counted_calls"] <= d["metrics"][0]["extra"]["ipis_real"] + d["metrics"][0]["extra"]["sends_elided"] <= d["metrics"][0]["extra"]["counted_calls"]'
-}
-grep -qx 'isolated 2-3' "$r/guest-cpus.txt"
-ok $? "6.12: cpus 2-3 are isolated (the storms below target them)"
-storm_guest mb -t ipistorm -- -m membarrier --pairs 0:2 -n 2000 -r 2
-ok $RC "6.12: membarrier storm cpu 0 -> isolated cpu 2 passed"
-[ "$(verdict "$TMP/vm-mb" ipistorm 'cpu 0 -> cpu 2 (')" = pass ] &&
-	grep -q '^# ok 2 cpu 0 -> cpu 2 (.*reached dst' "$TMP/vm-mb/ktap.txt" &&
-	delivered "$TMP/vm-mb/suite/ipistorm.json"
-ok $? "6.12: membarrier to the isolated cpu: delivery strict ($(grep -o '[0-9]* of [0-9]* calls reached' "$TMP/vm-mb/ktap.txt"))"
-storm_guest tlb -t ipistorm -- -m tlb --pairs 1:3 -n 2000 -r 2
-ok $RC "6.12: tlb storm cpu 1 -> isolated cpu 3 passed"
-grep -q '^# ok 2 cpu 1 -> cpu 3 (.*reached dst' "$TMP/vm-tlb/ktap.txt" &&
-	delivered "$TMP/vm-tlb/suite/ipistorm.json"
-ok $? "6.12: tlb shootdowns to the isolated cpu: delivery strict ($(grep -o '[0-9]* of [0-9]* calls reached' "$TMP/vm-tlb/ktap.txt"))"
-# a module run that hits its timeout is not a complete run
-storm_guest kto -t ipistorm_kmod -- -n 100000000 --timeout 1 -r 1
-[ $RC -eq 1 ] && grep -q '^# # cpu .*: 0 of 1 runs complete' "$TMP/vm-kto/ktap.txt" &&
-	grep -q '^# not ok 1 cpu .*: every run complete$' "$TMP/vm-kto/ktap.txt" &&
-	grep -q "^# # incomplete: the module's run hit its timeout" "$TMP/vm-kto/ktap.txt"
-ok $? "6.12: kmod run with timed_out set fails as incomplete (rc=$RC)"
-# the watch says what its own setup and teardown sent the watched cpus
-json_check "$r/suite/ipistorm_watch.json" '[m for m in d["metrics"] if m["name"] == "ipis_per_min" and "setup_ipis" in m["extra"] and "teardown_ipis" in m["extra"]]' &&
-	grep -q '^# outside the window: [0-9]* IPIs (CAL + RES) to cpus 2-3 while the watch set itself up' "$r/suite/ipistorm_watch.ktap"
-ok $? "6.12: the watch reports its setup/teardown IPIs ($(grep -o 'outside the window: [0-9]* IPIs.*down' "$r/suite/ipistorm_watch.ktap" | head -c 160))"
-[ "$(verdict "$r" ipistorm 'cpu ')" = pass ] && [ "$(verdict "$r" ipistorm_kmod 'cpu ')" = pass ]
-ok $? "6.12: quick storms of the suite complete"
-# cid_scan's verdicts failing where their condition breaks: a trace
-# buffer too small for 64 hackbench processes (events lost), and the
-# compaction survivor kept asleep (no scan can run). Before it, a
-# cid_scan SIGKILLed while function_graph traces: the next run puts the
-# tracer back (the settings journal).
-# shellcheck disable=SC2016  # run by the guest's shell
-killed='t=/sys/kernel/tracing; ./cid_scan -m trace -D 60 --no-compaction >/tmp/k.out 2>&1 &
-p=$!; i=0
-while [ "$(cat $t/current_tracer)" != function_graph ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-kill -KILL $p; wait $p
-echo "after SIGKILL: current_tracer $(cat $t/current_tracer), journals: $(ls /run/isolbench)"'
-start=$(date +%s)
-"$TOP/vm/run.sh" --debian 6.12 --timeout 600 -o "$TMP/vm-cidfail" --guest-pre "$killed" -- -t cid_scan -- \
-	--workload hackbench --threads 64 --trace-buffer-kb 1 -D 4 \
-	--compaction-control --compaction-timeout 0.5 >"$TMP/out-cidfail" 2>"$TMP/err-cidfail"
-RC=$?
-diag "vm/run.sh --debian 6.12 -- -t cid_scan (failing cases): exit $RC after $(($(date +%s) - start)) s"
-r=$TMP/vm-cidfail
-[ $RC -eq 1 ] && [ "$(verdict "$r" cid_scan 'function_graph timed')" = fail ] &&
-	grep -Eq '^# function_graph timed .*the trace lost events' "$r/suite/cid_scan.ktap" &&
-	grep -Eq '^not ok 1 function_graph timed [a-z_]+$' "$r/suite/cid_scan.ktap"
-ok $? "6.12: cid_scan's traced verdict fails when the trace lost events (rc=$RC)"
-[ "$(verdict "$r" cid_scan 'compaction by the scan')" = fail ] &&
-	grep -q '^not ok 2 compaction by the scan$' "$r/suite/cid_scan.ktap" &&
-	grep -Eq '^# cid [1-9][0-9]* kept [0-9.]+ s asleep, through the 0.5 s bound \(control\)' "$r/suite/cid_scan.ktap"
-ok $? "6.12: cid_scan's compaction fails when no scan can run"
-sed 's/^/# guest-pre: /' "$r/pre.txt"
-grep -q '^after SIGKILL: current_tracer function_graph, journals: settings-[0-9]*$' "$r/pre.txt" &&
-	grep -q "^# settings journal: put back /sys/kernel/tracing/current_tracer = 'nop', left changed by pid [0-9]* (gone before its cleanups)" "$r/suite/cid_scan.ktap"
-ok $? "6.12: a SIGKILLed cid_scan left function_graph on; the next run put the tracer back"
-
-guest 6.1
+booted 6.1
 r=$TMP/vm-6.1
 ok $RC "6.1: the suite passed in the guest (skips allowed)"
 grep -qx 'nohz_full 2-3' "$r/guest-cpus.txt"; ok $? "6.1: the guest has nohz_full=2-3"
@@ -170,4 +117,68 @@ ok $? "6.1: the IPI check skips (no ipi tracepoints before 6.3)"
 ok $? "6.1: the sleeper found in the loop's gaps; the watch's control skips (no sources without the ipi tracepoints)"
 [ "$(verdict "$r" ipistorm_kmod 'cpu ')" = pass ]
 ok $? "6.1: ipistorm's kernel module loaded and delivered its IPIs"
+
+# Storms whose delivery is deterministic on an isolated dst: strict.
+# delivered SUITE_JSON: 99% to 100% of the counted calls reached dst
+delivered() {
+	json_check "$1" 'd["metrics"][0]["extra"]["counted_calls"] > 0 and 0.99 * d["metrics"][0]["extra"]["counted_calls"] <= d["metrics"][0]["extra"]["ipis_real"] + d["metrics"][0]["extra"]["sends_elided"] <= d["metrics"][0]["extra"]["counted_calls"]'
+}
+r=$TMP/vm-6.12
+grep -qx 'isolated 2-3' "$r/guest-cpus.txt"
+ok $? "6.12: cpus 2-3 are isolated (the storms below target them)"
+boot mb --debian 6.12 -- -t ipistorm -- -m membarrier --pairs 0:2 -n 2000 -r 2
+boot tlb --debian 6.12 -- -t ipistorm -- -m tlb --pairs 1:3 -n 2000 -r 2
+booted mb
+ok $RC "6.12: membarrier storm cpu 0 -> isolated cpu 2 passed"
+[ "$(verdict "$TMP/vm-mb" ipistorm 'cpu 0 -> cpu 2 (')" = pass ] &&
+	grep -q '^# ok 2 cpu 0 -> cpu 2 (.*reached dst' "$TMP/vm-mb/ktap.txt" &&
+	delivered "$TMP/vm-mb/suite/ipistorm.json"
+ok $? "6.12: membarrier to the isolated cpu: delivery strict ($(grep -o '[0-9]* of [0-9]* calls reached' "$TMP/vm-mb/ktap.txt"))"
+booted tlb
+ok $RC "6.12: tlb storm cpu 1 -> isolated cpu 3 passed"
+grep -q '^# ok 2 cpu 1 -> cpu 3 (.*reached dst' "$TMP/vm-tlb/ktap.txt" &&
+	delivered "$TMP/vm-tlb/suite/ipistorm.json"
+ok $? "6.12: tlb shootdowns to the isolated cpu: delivery strict ($(grep -o '[0-9]* of [0-9]* calls reached' "$TMP/vm-tlb/ktap.txt"))"
+# cid_scan's verdicts failing where their condition breaks: a trace
+# buffer too small for 64 hackbench processes (events lost), and the
+# compaction survivor kept asleep (no scan can run). Before it, a
+# cid_scan SIGKILLed while function_graph traces: the next run puts the
+# tracer back (the settings journal).
+# shellcheck disable=SC2016  # run by the guest's shell
+killed='t=/sys/kernel/tracing; ./cid_scan -m trace -D 60 --no-compaction >/tmp/k.out 2>&1 &
+p=$!; i=0
+while [ "$(cat $t/current_tracer)" != function_graph ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+kill -KILL $p; wait $p
+echo "after SIGKILL: current_tracer $(cat $t/current_tracer), journals: $(ls /run/isolbench)"'
+boot cidfail --debian 6.12 --guest-pre "$killed" -- -t cid_scan -- \
+	--workload hackbench --threads 64 --trace-buffer-kb 1 -D 4 \
+	--compaction-control --compaction-timeout 0.5
+# a module run that hits its timeout is not a complete run
+boot kto --debian 6.12 -- -t ipistorm_kmod -- -n 100000000 --timeout 1 -r 1
+booted kto
+[ $RC -eq 1 ] && grep -q '^# # cpu .*: 0 of 1 runs complete' "$TMP/vm-kto/ktap.txt" &&
+	grep -q '^# not ok 1 cpu .*: every run complete$' "$TMP/vm-kto/ktap.txt" &&
+	grep -q "^# # incomplete: the module's run hit its timeout" "$TMP/vm-kto/ktap.txt"
+ok $? "6.12: kmod run with timed_out set fails as incomplete (rc=$RC)"
+# the watch says what its own setup and teardown sent the watched cpus
+json_check "$r/suite/ipistorm_watch.json" '[m for m in d["metrics"] if m["name"] == "ipis_per_min" and "setup_ipis" in m["extra"] and "teardown_ipis" in m["extra"]]' &&
+	grep -q '^# outside the window: [0-9]* IPIs (CAL + RES) to cpus 2-3 while the watch set itself up' "$r/suite/ipistorm_watch.ktap"
+ok $? "6.12: the watch reports its setup/teardown IPIs ($(grep -o 'outside the window: [0-9]* IPIs.*down' "$r/suite/ipistorm_watch.ktap" | head -c 160))"
+[ "$(verdict "$r" ipistorm 'cpu ')" = pass ] && [ "$(verdict "$r" ipistorm_kmod 'cpu ')" = pass ]
+ok $? "6.12: quick storms of the suite complete"
+booted cidfail
+r=$TMP/vm-cidfail
+[ $RC -eq 1 ] && [ "$(verdict "$r" cid_scan 'function_graph timed')" = fail ] &&
+	grep -Eq '^# function_graph timed .*the trace lost events' "$r/suite/cid_scan.ktap" &&
+	grep -Eq '^not ok 1 function_graph timed [a-z_]+$' "$r/suite/cid_scan.ktap"
+ok $? "6.12: cid_scan's traced verdict fails when the trace lost events (rc=$RC)"
+[ "$(verdict "$r" cid_scan 'compaction by the scan')" = fail ] &&
+	grep -q '^not ok 2 compaction by the scan$' "$r/suite/cid_scan.ktap" &&
+	grep -Eq '^# cid [1-9][0-9]* kept [0-9.]+ s asleep, through the 0.5 s bound \(control\)' "$r/suite/cid_scan.ktap"
+ok $? "6.12: cid_scan's compaction fails when no scan can run"
+sed 's/^/# guest-pre: /' "$r/pre.txt"
+grep -q '^after SIGKILL: current_tracer function_graph, journals: settings-[0-9]*$' "$r/pre.txt" &&
+	grep -q "^# settings journal: put back /sys/kernel/tracing/current_tracer = 'nop', left changed by pid [0-9]* (gone before its cleanups)" "$r/suite/cid_scan.ktap"
+ok $? "6.12: a SIGKILLed cid_scan left function_graph on; the next run put the tracer back"
+
 done_testing

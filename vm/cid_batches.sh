@@ -13,10 +13,12 @@
 # batch from CONFIG_RSEQ_CID_SCAN_BATCH, 16, task_mm_cid_work() returns
 # nothing), runs each workload, and once more with cid_scan told to
 # expect batches of 8: its calls-per-walk verdict must fail there.
-# See docs/cid_scan.md.
+# With --together two guests boot at a time, each kernel built first.
+# See docs/cid_scan.md and docs/vm.md.
 #
 # Exit: 0 every verdict passed; 1 a verdict failed or a run gave no
-# result; 2 bad input or a setup error; 130/143 interrupted.
+# result; 2 bad input or a setup error (with --together: a kernel that
+# did not build); 130/143 interrupted.
 
 set -euo pipefail
 
@@ -49,6 +51,9 @@ POSTED_KERNEL=
 SRC=debian:6.12
 ACCEL=auto
 TIMEOUT=600
+TOGETHER=0
+# --together: guests at a time (single-threaded TCG: one host CPU each)
+readonly TOGETHER_GUESTS=2
 # A run is cid_scan's workload for -D seconds, then its compaction check
 # (up to 20 s) and the setup, inside run.sh's 300 s per test in the guest.
 readonly MAX_DURATION=240
@@ -93,6 +98,14 @@ directory.
       --batch-kernel BZ  a bzImage with the batch patch: no build
       --posted-kernel BZ a bzImage with the posted shape: no build
       --accel MODE       vm/run.sh --accel: kvm, tcg or auto (default $ACCEL)
+      --together         boot two guests at a time, every kernel the
+                         matrix needs built first, one at a time
+                         (vm/run.sh --build-only; a kernel that does not
+                         build stops the run before any boot, exit 2):
+                         under TCG each qemu runs on one host CPU, so on
+                         a host with two CPUs free the guests take about
+                         half the time. Not for a KVM host: the guests
+                         would share its caches and memory bandwidth
       --markdown         the table in Markdown
   -h, --help
 EOF
@@ -118,6 +131,7 @@ parse_args() {
 		--posted-kernel) need_arg "$@"; POSTED_KERNEL=$2; shift ;;
 		--accel)	need_arg "$@"; ACCEL=$2; shift ;;
 		--markdown)	MARKDOWN=--markdown ;;
+		--together)	TOGETHER=1 ;;
 		-h|--help)	usage; exit 0 ;;
 		*)		die "unknown option '$1' (try --help)" ;;
 		esac
@@ -176,12 +190,17 @@ kernel_args() {	# base|batch|posted
 }
 
 FAILED=()
-CHILD=
+# The guests under way (vm/run.sh's pids, oldest first; one at a time
+# unless --together), each one's name and start by pid; what on_signal
+# stops.
+RUNNING=()
+declare -A RUN_NAME=() RUN_T0=()
 
-# One boot: NAME, kernel (base|batch|posted), extra kernel parameters,
-# workload, more cid_scan options.
-run_one() {
-	local name=$1 kind=$2 append=$3 wl=$4 more=${5:-} dir=$OUT/$1 rc=0 args
+# run_start NAME KIND APPEND WORKLOAD [MORE]: one boot started: NAME,
+# kernel (base|batch|posted), extra kernel parameters, workload, more
+# cid_scan options.
+run_start() {
+	local name=$1 kind=$2 append=$3 wl=$4 more=${5:-} dir=$OUT/$1 args
 	args=(--workload "$wl" -D "$DURATION")
 	[[ $wl != cyclic ]] || args+=(--period-us "$PERIOD_US")
 	# shellcheck disable=SC2206  # options, split on purpose
@@ -193,24 +212,74 @@ run_one() {
 		--cpus "$CPUS" --max-cpus "$MAX_CPUS" --cmdline "" \
 		${append:+--append "$append"} --timeout "$TIMEOUT" -o "$dir" \
 		-- -t cid_scan -- "${args[@]}" >"$OUT/$name.log" 2>&1 &
-	CHILD=$!
-	wait "$CHILD" || rc=$?
-	CHILD=
+	RUNNING+=("$!")
+	RUN_NAME[$!]=$name
+	RUN_T0[$!]=$SECONDS
+}
+
+# run_end: wait for the oldest guest under way and judge whether it left
+# a result. (The oldest, not whichever ends first: bash's wait -n misses
+# a child that ended before it was called.)
+run_end() {
+	local pid=${RUNNING[0]} name rc=0
+	name=${RUN_NAME[$pid]}
+	wait "$pid" || rc=$?
+	RUNNING=("${RUNNING[@]:1}")
+	((TOGETHER == 0)) ||
+		note "$name: vm/run.sh exit $rc after $((SECONDS - RUN_T0[$pid])) s"
 	# 1: a verdict failed in the guest (expected for scan off); the table judges
-	if [[ ! -s $dir/suite/cid_scan.json ]] || ((rc > 1)); then
+	if [[ ! -s $OUT/$name/suite/cid_scan.json ]] || ((rc > 1)); then
 		note "$name: no result (vm/run.sh exit $rc, see $OUT/$name.log)"
 		tail -n 5 "$OUT/$name.log" >&2 || true
 		FAILED+=("$name")
 	fi
 }
 
+# run_one NAME KIND APPEND WORKLOAD [MORE]: one boot (run_start). Alone,
+# it waits for the guest; with --together it waits for the oldest guest
+# under way only when $TOGETHER_GUESTS are, and main waits for the last.
+run_one() {
+	((${#RUNNING[@]} < TOGETHER_GUESTS)) || run_end
+	run_start "$@"
+	((TOGETHER)) || run_end
+}
+
+# --together: every kernel the matrix boots, built (or found in the
+# cache) first, one at a time: two guests of one kernel booted together
+# would both build it, and a build replaces the cache entry that the
+# other boots.
+build_kernels() {
+	local kind kinds=() rc t0=$SECONDS
+	((BASE == 0)) || kinds+=(base)
+	[[ -z ${BATCHES// /} && $OFF == 0 ]] || kinds+=(batch)
+	((POSTED == 0)) || kinds+=(posted)
+	for kind in "${kinds[@]}"; do
+		kernel_args "$kind"
+		[[ ${KARGS[0]} == --build ]] || continue
+		note "$kind kernel: vm/run.sh ${KARGS[*]} --build-only (log $OUT/build-$kind.log)"
+		"$VM_DIR/run.sh" "${KARGS[@]}" --build-only >"$OUT/build-$kind.log" 2>&1 &
+		RUNNING=("$!")
+		rc=0
+		wait "$!" || rc=$?
+		RUNNING=()
+		if ((rc)); then
+			tail -n 15 "$OUT/build-$kind.log" >&2
+			die "the $kind kernel did not build (vm/run.sh exit $rc, see $OUT/build-$kind.log)"
+		fi
+	done
+	note "kernels ready after $((SECONDS - t0)) s; $TOGETHER_GUESTS guests at a time"
+}
+
 # shellcheck disable=SC2317  # called by the traps
 on_signal() {
+	local pid
 	trap - INT TERM
-	if [[ -n $CHILD ]]; then	# vm/run.sh stops its qemu on TERM
-		kill -TERM "$CHILD" 2>/dev/null || true
-		wait "$CHILD" 2>/dev/null || true
-	fi
+	for pid in "${RUNNING[@]}"; do	# vm/run.sh stops its qemu on TERM
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	for pid in "${RUNNING[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
 	note "interrupted"
 	exit "$1"
 }
@@ -226,6 +295,7 @@ main() {
 	command -v python3 >/dev/null || die "python3 not found"
 	make -C "$REPO_DIR" -s install INSTALL_PATH="$OUT/suite" >"$OUT/install.log" 2>&1 ||
 		die "make install failed (see $OUT/install.log)"
+	((TOGETHER == 0)) || build_kernels
 	for w in $WORKLOADS; do
 		((BASE == 0)) || run_one "base-$w" base "" "$w"
 		for b in $BATCHES; do
@@ -237,6 +307,9 @@ main() {
 		((POSTED == 0 || wrong == 0)) ||
 			run_one "posted-wrong-$w" posted "" "$w" "--expect-batch $WRONG_BATCH"
 		wrong=0
+	done
+	while ((${#RUNNING[@]})); do
+		run_end
 	done
 	note "matrix done in $((SECONDS - t0)) s; results in $OUT"
 	table=("$REPO_DIR/scripts/cid_scan_table.py" --check)

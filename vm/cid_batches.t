@@ -6,8 +6,9 @@
 # and 32 and the scan-off control) and with
 # vm/patches/cid-scan-batch-posted.patch (the posted series' shape:
 # batch 16 from the config, task_mm_cid_work() returns nothing), cyclic
-# workload, 8 s runs, 128 possible CPUs with 4 online
-# (vm/cid_batches.sh --reduced). The cross-kernel verdicts must pass:
+# workload, 8 s runs, 128 possible CPUs with 4 online, two guests at a
+# time (vm/cid_batches.sh --reduced --together: each qemu of TCG on one
+# host CPU, the kernels built first). The cross-kernel verdicts must pass:
 # the time per call grows from batch 8 to 32 (its p10 under TCG, else
 # its p50), each run's complete walks have ceil(128 / batch) calls (on
 # the posted shape, whose port names its counter as the series does,
@@ -34,9 +35,11 @@ plan 13
 
 start=$(date +%s)
 read -ra cb_args <<<"${CID_BATCHES_ARGS:-}"
-"$TOP/vm/cid_batches.sh" --reduced -o "$TMP/cb" "${cb_args[@]}" >"$TMP/out" 2>"$TMP/err"
+"$TOP/vm/cid_batches.sh" --reduced --together -o "$TMP/cb" "${cb_args[@]}" >"$TMP/out" 2>"$TMP/err"
 RC=$?
-diag "vm/cid_batches.sh --reduced: exit $RC after $(($(date +%s) - start)) s"
+diag "vm/cid_batches.sh --reduced --together: exit $RC after $(($(date +%s) - start)) s"
+# the kernels, each guest as it started, and how long each one ran
+grep '^vm/cid_batches.sh: ' "$TMP/err" | sed 's/^/# /'
 sed 's/^/# /' "$TMP/out"
 [ $RC -eq 0 ] || tail -n 20 "$TMP/err" | sed 's/^/# /'
 [ $RC -eq 0 ]

@@ -12,11 +12,13 @@
 # Output: kb_build NAME fills the caller's associative array NAME:
 # image (the bzImage), release, kodir (the suite's modules built against
 # it), info (build.json, a JSON object: how the kernel was made), key.
+# kb_plan NAME (vm/run.sh --dry-run) fetches and builds nothing: NAME's
+# plan says what kb_build would do, image where the kernel is or would be.
 #
-# The steps of kb_build, each a function below: kb_check_tools,
-# kb_resolve_source, kb_fragment, kb_family and kb_key (the cache entry);
-# on a miss, under the family's lock: kb_prepare_tree, kb_configure,
-# kb_compile, kb_store.
+# The steps of kb_build, each a function below: kb_check_tools, then
+# kb_locate (kb_resolve_source, kb_fragment, kb_family and kb_key: the
+# cache entry); on a miss, under the family's lock: kb_prepare_tree,
+# kb_configure, kb_compile, kb_store.
 #
 # Layout under CACHE_DIR:
 #   kbuild/FAMILY/src     a hard-linked copy of the tree, patches applied
@@ -64,13 +66,22 @@ kb_check_space() {
 		die "no disk space for a kernel build: $avail MB free under $CACHE_DIR, need $need MB"
 }
 
+# kb_debian_where VER DIR_VAR PVER_VAR: where debian:VER's tree is or
+# will be unpacked, and the package version apt offers.
+kb_debian_where() {
+	# (names of its own that no caller passes: printf -v would set them)
+	local kdw_pkg=linux-source-$1 kdw_ver
+	kdw_ver=$(apt-cache show "$kdw_pkg" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n1)
+	[[ -n $kdw_ver ]] || die "--build debian:$1: apt knows no package $kdw_pkg (apt-get update?)"
+	printf -v "$2" '%s' "$CACHE_DIR/src/$kdw_pkg-$kdw_ver"
+	printf -v "$3" '%s' "$kdw_ver"
+}
+
 # kb_debian_source VER DIR_VAR ID_VAR: debian:VER -> the unpacked
 # linux-source-VER tree in the cache, and what it is.
 kb_debian_source() {
 	local ver=$1 pkg=linux-source-$1 pver dir deb lock found tarballs
-	pver=$(apt-cache show "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n1)
-	[[ -n $pver ]] || die "--build debian:$ver: apt knows no package $pkg (apt-get update?)"
-	dir=$CACHE_DIR/src/$pkg-$pver
+	kb_debian_where "$ver" dir pver
 	mkdir -p "$CACHE_DIR/debs" "$CACHE_DIR/src"
 	exec {lock}>"$CACHE_DIR/.lock-src"
 	flock "$lock"
@@ -383,32 +394,74 @@ kb_store() {
 	touch "$art/.ok"
 }
 
-# kb_build NAME: the kernel of KB_SRC, KB_PATCHES and KB_CONFIGS, built
-# or found in the cache; see the top of this file.
-kb_build() {
-	local src_dir src_id cc frag fam key art lock t0=$SECONDS
-	kb_check_tools
+# kb_locate NAME: the kernel's cache entry, into the caller's
+# associative array NAME: src_dir, src_id, cc, frag, fam (the family's
+# name), key, art (CACHE_DIR/kernels/KEY).
+kb_locate() {
+	local src_dir src_id cc frag fam key
 	kb_resolve_source "$KB_SRC" src_dir src_id
 	cc=$(gcc --version | head -n1)
 	kb_fragment frag
 	fam=$(kb_family "$src_dir" "$cc")
 	key=$(kb_key "$fam" "$src_id" "$frag")
-	art=$CACHE_DIR/kernels/$key
+	put "$1" src_dir "$src_dir"
+	put "$1" src_id "$src_id"
+	put "$1" cc "$cc"
+	put "$1" frag "$frag"
+	put "$1" fam "$fam"
+	put "$1" key "$key"
+	put "$1" art "$CACHE_DIR/kernels/$key"
+}
+
+# kb_plan NAME: what kb_build would do, fetching and building nothing
+# (a Debian source not yet unpacked has no cache key yet); see the top
+# of this file.
+kb_plan() {
+	local dir pver
+	local -A kp=()
+	kb_check_tools
+	if [[ $KB_SRC == debian:* ]]; then
+		kb_debian_where "${KB_SRC#debian:}" dir pver
+		if [[ ! -e $dir/.unpacked ]]; then
+			put "$1" image "$CACHE_DIR/kernels/KEY/bzImage"
+			put "$1" plan "would fetch linux-source-${KB_SRC#debian:} $pver (apt-get download), unpack it into $dir, then build it or find it in $CACHE_DIR/kernels"
+			return 0
+		fi
+	fi
+	kb_locate kp
+	put "$1" image "${kp[art]}/bzImage"
+	put "$1" key "${kp[key]}"
+	if [[ -e ${kp[art]}/.ok ]]; then
+		put "$1" release "$(cat "${kp[art]}/release")"
+		put "$1" plan "kernel $(cat "${kp[art]}/release") from the cache (${kp[art]})"
+	else
+		put "$1" plan "would build $KB_SRC${KB_PATCHES[*]:+ + ${#KB_PATCHES[@]} patch(es)} (make -j$KB_JOBS) into ${kp[art]}"
+	fi
+}
+
+# kb_build NAME: the kernel of KB_SRC, KB_PATCHES and KB_CONFIGS, built
+# or found in the cache; see the top of this file.
+kb_build() {
+	local fam art lock t0=$SECONDS
+	local -A kl=()
+	kb_check_tools
+	kb_locate kl
+	art=${kl[art]}
 	mkdir -p "$CACHE_DIR/kbuild" "$CACHE_DIR/kernels"
 	if [[ -e $art/.ok ]]; then
 		note "kernel $(cat "$art/release") from the cache ($art)"
 	else
 		kb_check_space
-		fam=$CACHE_DIR/kbuild/$fam
+		fam=$CACHE_DIR/kbuild/${kl[fam]}
 		mkdir -p "$fam"
 		fam=$(realpath "$fam")
 		exec {lock}>"$fam/.lock"
 		flock "$lock"
 		: >"$fam/build.log"
-		kb_prepare_tree "$fam" "$src_dir"
-		kb_configure "$fam" "$frag"
+		kb_prepare_tree "$fam" "${kl[src_dir]}"
+		kb_configure "$fam" "${kl[frag]}"
 		kb_compile "$fam"
-		kb_store "$fam" "$art" "$src_id" "$key" "$cc"
+		kb_store "$fam" "$art" "${kl[src_id]}" "${kl[key]}" "${kl[cc]}"
 		exec {lock}>&-
 		note "built $(cat "$art/release") in $((SECONDS - t0)) s: $art"
 	fi
@@ -416,5 +469,5 @@ kb_build() {
 	put "$1" release "$(cat "$art/release")"
 	put "$1" kodir "$art/module"
 	put "$1" info "$art/build.json"
-	put "$1" key "$key"
+	put "$1" key "${kl[key]}"
 }

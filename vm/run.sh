@@ -19,6 +19,7 @@
 #   2  bad input or a host-side setup error (one line on stderr);
 #   3  the guest did not report a status (timeout, panic, crash);
 #   129/130/143  interrupted by SIGHUP/SIGINT/SIGTERM (qemu is stopped).
+# --dry-run exits 0 (or 2); --judge DIR exits as the run saved there did.
 
 set -euo pipefail
 
@@ -47,6 +48,8 @@ ISOL_CMDLINE=$VM_DEFAULT_CMDLINE APPEND=''
 SUITE_DIR='' SRC_DIR=$REPO_DIR EXTRA_BINS=() GUEST_PRE='' RUN_ARGS=()
 # the results (here)
 RESULTS_DIR='' KEEP=0
+# what to do instead of a run (here), and how many options were given
+DRY_RUN=0 JUDGE_DIR='' NOPTS=0
 
 # What the exit and signal traps clean up (and qemu: QEMU_PID).
 WORK='' CONSOLE_LOG=''
@@ -103,17 +106,31 @@ Suite:
 Output:
   -o, --output DIR       results directory (default vm/out/DATE-RELEASE):
                          ktap.txt, console.log, dmesg.txt, guest-cpus.txt,
-                         cmdline.txt, vm-info.txt, suite/ (run.sh -o)
-      --keep             keep the work directory (initramfs, logs)
+                         cmdline.txt, vm-info.txt, suite/ (run.sh -o),
+                         channel.txt, qemu-cmd.sh (qemu's command)
+      --keep             keep the work directory (initramfs, logs), which
+                         a rerun of qemu-cmd.sh needs
   -h, --help
+
+Instead of a run:
+      --dry-run          check every option and print what a run would do:
+                         the kernel (from the cache, or what would be
+                         fetched or built), the kernel and qemu command
+                         lines; fetch, build and boot nothing
+      --judge DIR        judge again the run whose results directory (or
+                         work directory kept with --keep) DIR is, from its
+                         channel.txt, console.log and vm-info.txt: its
+                         verdict and exit status; takes no other option
 
 Everything after -- goes to run.sh (do not pass -o; the harness sets it).
 Exit: run.sh's status; 2 bad input/setup error; 3 guest gave no status.
+--judge: the judged run's; --dry-run: 0.
 EOF
 }
 
 parse_args() {
 	while [[ $# -gt 0 ]]; do
+		NOPTS=$((NOPTS + 1))
 		case $1 in
 		-k|--kernel)	need_arg "$@"; KERNEL=$2; shift ;;
 		--modules)	need_arg "$@"; MODULES_DIR=$2; shift ;;
@@ -139,6 +156,8 @@ parse_args() {
 		--guest-pre)	need_arg "$@"; GUEST_PRE=$2; shift ;;
 		-o|--output)	need_arg "$@"; RESULTS_DIR=$2; shift ;;
 		--keep)		KEEP=1 ;;
+		--dry-run)	DRY_RUN=1 ;;
+		--judge)	need_arg "$@"; JUDGE_DIR=$2; shift ;;
 		-h|--help)	usage; exit 0 ;;
 		--)		shift; RUN_ARGS=("$@"); break ;;
 		*)		die "unknown option '$1' (try --help)" ;;
@@ -150,6 +169,8 @@ parse_args() {
 # Every option, before anything is fetched, built or booted (the rules
 # vm/ab.sh and vm/bisect-step.sh share are in vm/lib.sh), in this order.
 check_args() {
+	((DRY_RUN == 0 || KEEP == 0)) ||
+		die "--dry-run makes no work directory for --keep to keep"
 	check_machine "$CPUS" "$MAX_CPUS" "$MEM" "$TIMEOUT" "$ACCEL" "$ISOL_CMDLINE" "$APPEND"
 	kernel_check_opts
 	check_run_args "${RUN_ARGS[@]}"
@@ -161,11 +182,59 @@ check_args() {
 			die "results directory '$RESULTS_DIR' exists and is not a directory"
 	fi
 	kernel_check_source
-	if ((BUILD_ONLY == 0)) && [[ -n $RESULTS_DIR ]]; then
+	if ((BUILD_ONLY == 0 && DRY_RUN == 0)) && [[ -n $RESULTS_DIR ]]; then
 		if ! mkdir -p -- "$RESULTS_DIR" 2>/dev/null || [[ ! -w $RESULTS_DIR ]]; then
 			die "cannot create results directory '$RESULTS_DIR'"
 		fi
 	fi
+}
+
+# results_path RELEASE: the results directory, -o or vm/out/DATE-RELEASE
+results_path() {
+	if [[ -n $RESULTS_DIR ]]; then
+		realpath -m -- "$RESULTS_DIR"
+	else
+		echo "$VM_DIR/out/$(date +%Y%m%d-%H%M%S)-${1:-kernel}"
+	fi
+}
+
+# --dry-run: what a run would do, as far as it can be known without a
+# download, a build or the guest.
+dry_run() {
+	local -A kern=() guest=()
+	local accel argv=() work=${TMPDIR:-/tmp}/isolbench-vm.XXXXXX
+	kernel_select kern plan
+	echo "kernel: ${kern[plan]}"
+	((BUILD_ONLY == 0)) || return 0
+	if [[ -n $SUITE_DIR ]]; then
+		echo "suite: $SUITE_DIR (--suite)"
+	else
+		echo "suite: make -C $SRC_DIR install"
+	fi
+	echo "in the guest: $(shell_quote ./run.sh -o /results/suite "${RUN_ARGS[@]}")"
+	accel=$(accel_first "$ACCEL")
+	if [[ $ACCEL == auto && $accel == kvm ]]; then
+		echo "accelerator: kvm (TCG if the guest has not booted within ${KVM_BOOT_TIMEOUT}s)"
+	else
+		echo "accelerator: $accel"
+	fi
+	guest=([kernel]=${kern[image]} [initrd]=$work/initramfs.cpio.gz
+		[console]=$(results_path "${kern[release]}")/console.log [channel]=$work/channel.log)
+	echo "results: ${guest[console]%/*}"
+	echo "kernel command line: $(guest_cmdline "$accel")"
+	echo "qemu command:"
+	qemu_argv argv guest "$accel"
+	qemu_cmd_print "${argv[@]}"
+}
+
+# --judge DIR: the verdict of the run saved in DIR, as that run gave it.
+judge() {
+	local -A guest=()
+	local rc=0
+	((NOPTS == 1)) || die "--judge takes no other option: it judges the run saved in '$JUDGE_DIR' as it ran"
+	guest_load guest "$JUDGE_DIR"
+	guest_verdict guest || rc=$?
+	exit "$rc"
 }
 
 # shellcheck disable=SC2317  # runs from a trap
@@ -190,7 +259,12 @@ cleanup() {
 
 main() {
 	parse_args "$@"
+	[[ -z $JUDGE_DIR ]] || judge
 	check_args
+	if ((DRY_RUN)); then
+		dry_run
+		exit 0
+	fi
 
 	trap cleanup EXIT
 	trap 'on_signal INT' INT
@@ -198,44 +272,37 @@ main() {
 	trap 'on_signal HUP' HUP
 
 	local -A kern=() guest=()
-	local results=$RESULTS_DIR initrd t0 rc=0
+	local results initrd t0 rc=0
 	kernel_select kern
 	if ((BUILD_ONLY)); then
 		echo "${kern[image]}"
 		exit 0
 	fi
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/isolbench-vm.XXXXXX")
-	[[ -n $results ]] || results=$VM_DIR/out/$(date +%Y%m%d-%H%M%S)-${kern[release]:-kernel}
+	results=$(results_path "${kern[release]}")
 	mkdir -p "$results" || die "cannot create results directory '$results'"
-	results=$(realpath "$results")
+	# --judge of the kept work directory judges these results
+	((KEEP == 0)) || ln -s "$results" "$WORK/results"
 	CONSOLE_LOG=$results/console.log
 	guest=([kernel]=${kern[image]} [results]=$results [console]=$CONSOLE_LOG
-		[channel]=$WORK/channel.log [nonce]=$(od -An -tx1 -N8 /dev/urandom | tr -d ' \n'))
+		[ktap]=$results/ktap.txt [channel]=$WORK/channel.log
+		[nonce]=$(od -An -tx1 -N8 /dev/urandom | tr -d ' \n'))
 
 	t0=$SECONDS
 	initramfs_build initrd "$WORK" "${guest[nonce]}" kern
 	guest[initrd]=$initrd
 	note "initramfs: $(du -h "$initrd" | cut -f1), kernel ${kern[image]} (${kern[release]:-release unknown})"
-	guest_run guest "$ACCEL" || rc=$?
+	# how it ended is the run's "end", which the verdict reads
+	guest_run guest "$ACCEL" || :
 
 	guest_results guest "$results"
 	# --build: the guest's results carry the build record ("kernel_build",
 	# written by the suite itself); the results directory keeps it too.
 	[[ -z ${kern[info]} ]] || cp "${kern[info]}" "$results/build.json"
-	guest_info guest kern $((SECONDS - t0))
-	note "accelerator: ${guest[accel]}; $((SECONDS - t0))s; results in $results"
-
-	if [[ -z ${guest[status]} ]]; then
-		((rc == 2)) || note "the guest stopped without reporting a status (panic or crash?)"
-		show_console_tail "$CONSOLE_LOG"
-		exit 3
-	fi
-	if [[ ${guest[status]} != 0 ]]; then
-		# run.sh's own complaints (a bad option, say) went to the console.
-		note "run.sh exited ${guest[status]} in the guest"
-		show_console_tail "$CONSOLE_LOG" 10
-	fi
-	exit "${guest[status]}"
+	guest[seconds]=$((SECONDS - t0))
+	guest_info guest kern
+	guest_verdict guest || rc=$?
+	exit "$rc"
 }
 
 main "$@"

@@ -18,6 +18,9 @@
 #   kodir    --build: the suite's module/*.ko built with the kernel
 #   info     --build: build.json, how the kernel was made
 #   key      --build: its cache key
+# kernel_select NAME plan (vm/run.sh --dry-run) fetches and builds
+# nothing: NAME's plan says what it would do, image where the kernel is
+# or would be.
 #
 # Cache layout (CACHE_DIR, vm/lib.sh): debs/ (downloaded .debs),
 # debian/RELEASE/root/ (unpacked; .image-ok and .headers-ok once whole),
@@ -149,34 +152,57 @@ debian_fetch_headers() {
 		"$root/usr/src/linux-headers-$rel/Makefile"
 }
 
+# debian_plan NAME RELEASE: what debian_fetch would do, as NAME's plan.
+debian_plan() {
+	local dir=$CACHE_DIR/debian/$2 plan
+	if [[ -e $dir/.image-ok ]]; then
+		plan="Debian kernel $2 from the cache ($dir)"
+	else
+		plan="would fetch linux-image-$2 (apt-get download) into $CACHE_DIR"
+	fi
+	if ((NO_HEADERS == 0)) && [[ ! -e $dir/.headers-ok ]]; then
+		plan+="; would fetch linux-headers-$2 and what it depends on"
+	fi
+	put "$1" plan "$plan"
+}
+
 # ---------------------------------------------------------------- select
 
-# kernel_select NAME: the kernel of the options, fetched or built; see the
-# top of this file for what NAME gets.
+# kernel_select NAME [plan]: the kernel of the options, fetched or built
+# (with plan: neither); see the top of this file for what NAME gets.
 kernel_select() {
-	local image=$KERNEL release modules=$MODULES_DIR headers=$HEADERS_DIR root k
-	for k in image release modules headers kodir info key; do
+	local dry=${2:-} image=$KERNEL release modules=$MODULES_DIR headers=$HEADERS_DIR root k
+	for k in image release modules headers kodir info key plan; do
 		put "$1" "$k" ""
 	done
 	if [[ -n $KB_SRC ]]; then
-		kb_build "$1"	# image, release, kodir, info, key
+		if [[ -n $dry ]]; then
+			kb_plan "$1"	# image, release, key, plan
+		else
+			kb_build "$1"	# image, release, kodir, info, key
+		fi
 		return 0
 	fi
 	if [[ -z $image ]]; then
 		release=$(debian_resolve "${DEBIAN_SPEC:-6.12}")
 		[[ -n $release ]] ||
 			die "no Debian kernel matches '${DEBIAN_SPEC:-6.12}' (apt-cache search linux-image)"
-		debian_fetch "$release"
+		if [[ -n $dry ]]; then
+			debian_plan "$1" "$release"
+		else
+			debian_fetch "$release"
+		fi
 		root=$CACHE_DIR/debian/$release/root
 		image=$root/boot/vmlinuz-$release
 		[[ -n $modules ]] || modules=$root/lib/modules/$release
 		if [[ -z $headers && -e $CACHE_DIR/debian/$release/.headers-ok ]] && ((NO_HEADERS == 0)); then
 			headers=$root/usr/src/linux-headers-$release
 		fi
-		check_bzimage "$image"
+		[[ -n $dry && ! -e $image ]] || check_bzimage "$image"
 	else
 		check_bzimage "$image"
 		release=$(bzimage_release "$image")
+		put "$1" plan "kernel $(realpath "$image") (--kernel${release:+, release $release})"
 		if [[ -n $modules ]]; then
 			[[ -d $modules ]] || die "modules directory '$modules' does not exist"
 			if [[ -z $headers && -e $modules/build/Makefile ]]; then
@@ -188,7 +214,7 @@ kernel_select() {
 	if [[ -n $headers ]]; then
 		[[ -e $headers/Makefile ]] || die "headers directory '$headers' has no Makefile"
 	fi
-	put "$1" image "$(realpath "$image")"
+	put "$1" image "$(realpath -m "$image")"
 	put "$1" release "$release"
 	put "$1" modules "$modules"
 	put "$1" headers "$headers"

@@ -8,21 +8,29 @@
 # "KVM or TCG".  vm/guest-init.sh is the other end of the channel.
 #
 # Input, the options as vm/run.sh parsed them (only read here): CPUS,
-# MAX_CPUS, MEM, ISOL_CMDLINE, APPEND, TIMEOUT, QEMU.
+# MAX_CPUS, MEM, ISOL_CMDLINE, APPEND, TIMEOUT, QEMU, KEEP.
 # A run is one associative array, its name given to each function (G
 # below), which the caller fills with
 #   kernel, initrd  what to boot
 #   nonce           the channel's marker of this run (vm/guest-init.sh)
 #   console         ttyS0's log (RESULTS/console.log)
 #   channel         ttyS1's log (in the work directory)
-#   results         the results directory (ktap.txt is streamed there)
+#   results         the results directory (qemu-cmd.sh is saved there)
+#   ktap            the file the streamed KTAP is copied to
+#                   (RESULTS/ktap.txt; "" for none)
+#   seconds         how long the run took (for vm-info.txt and the verdict)
 # and these functions with what happened:
 #   accel           kvm or tcg, the one that ran
 #   status          run.sh's exit status in the guest; "" when none came
+#   end             how qemu ended: guest (it exited, or was stopped
+#                   after the guest's exit line), timeout, kvm-failed
 #   booted          1 once the guest said so
 #   qemu_log        qemu's own output
 #   kvm_failure     why KVM did not work
 #   chan_fd, chan_partial, chan_state  the channel reader's place
+# A saved run (the results directory: vm-info.txt, channel.txt,
+# console.log) is read back into such an array by guest_load, and
+# guest_verdict judges either alike (vm/run.sh --judge).
 # The one global: QEMU_PID, the running qemu, so that vm/run.sh's exit
 # and signal traps stop it (qemu_stop).
 
@@ -54,17 +62,16 @@ guest_cmdline() {
 		tr -s " " | sed "s/ $//"
 }
 
-# qemu_start G ACCEL: qemu in the background (QEMU_PID), with a fresh
-# channel reader.
-qemu_start() {
-	local -n qs_g=$1
-	local accel=$2 smp=$CPUS cpu fd=${qs_g[chan_fd]:-}
+# qemu_argv VAR G ACCEL: the qemu command that boots G with ACCEL, into
+# the array VAR.
+qemu_argv() {
+	local -n qa_argv=$1 qa_g=$2
+	local accel=$3 smp=$CPUS cpu accel_opt=$3
 	# --max-cpus: all vCPUs present, the kernel brings only --cpus online
 	# (maxcpus=); the rest are possible and can be onlined through sysfs.
 	# qemu's own maxcpus hotplug slots did not become possible CPUs under
 	# Debian 6.12 ("plus 0 hotplug CPUs"); present-but-offline ones do.
 	[[ -z $MAX_CPUS ]] || smp=$MAX_CPUS
-	local accel_opt=$accel
 	if [[ $accel == kvm ]]; then
 		cpu=host
 	else
@@ -75,20 +82,84 @@ qemu_start() {
 		# and no slower to boot on a 2-CPU host.
 		accel_opt=tcg,thread=single
 	fi
+	# shellcheck disable=SC2034  # the caller's array, through the nameref
+	qa_argv=("$QEMU" -nodefaults -no-user-config -display none -no-reboot
+		-accel "$accel_opt" -cpu "$cpu" -smp "$smp" -m "$MEM"
+		-kernel "${qa_g[kernel]}" -initrd "${qa_g[initrd]}"
+		-append "$(guest_cmdline "$accel")"
+		-chardev "file,id=con,path=${qa_g[console]}" -serial chardev:con
+		-chardev "file,id=chan,path=${qa_g[channel]}" -serial chardev:chan)
+}
+
+# shell_quote ARG...: each ARG as one word of shell (quoted only when it
+# needs it), separated by blanks.
+shell_quote() {
+	local q="'\\''" a sep=''
+	for a in "$@"; do
+		if [[ $a =~ ^[A-Za-z0-9_@%+=:,./-]+$ ]]; then
+			printf '%s%s' "$sep" "$a"
+		else
+			printf "%s'%s'" "$sep" "${a//\'/$q}"
+		fi
+		sep=' '
+	done
+}
+
+# qemu_cmd_print ARG...: a qemu command as shell, each option on a line.
+qemu_cmd_print() {
+	local a
+	shell_quote "$1"
+	shift
+	for a in "$@"; do
+		if [[ $a == -* ]]; then
+			printf ' \\\n\t'
+		else
+			printf ' '
+		fi
+		shell_quote "$a"
+	done
+	echo
+}
+
+# qemu_cmd_save G ARG...: the qemu command of G's run as a shell script
+# in its results directory (qemu-cmd.sh), for a rerun by hand; its
+# header says what the rerun needs that may be gone.
+qemu_cmd_save() {
+	local -n qc_g=$1
+	local work=${qc_g[initrd]%/*}
+	shift
+	{
+		echo "#!/bin/sh"
+		echo "# vm/run.sh's qemu command for the run in this directory; rerun it with"
+		echo "# sh ${qc_g[results]}/qemu-cmd.sh"
+		echo "# kernel: ${qc_g[kernel]}"
+		if ((KEEP)); then
+			echo "# initramfs: ${qc_g[initrd]} (kept with --keep)"
+		else
+			echo "# initramfs: ${qc_g[initrd]}: removed with the work directory"
+			echo "# $work when vm/run.sh ended; rerun vm/run.sh with --keep to keep it"
+		fi
+		echo "# The rerun writes the console to ${qc_g[console]}"
+		echo "# and the channel to ${qc_g[channel]}, over this run's."
+		qemu_cmd_print "$@"
+	} >"${qc_g[results]}/qemu-cmd.sh"
+}
+
+# qemu_start G ACCEL: qemu in the background (QEMU_PID), with a fresh
+# channel reader; its command saved first (qemu-cmd.sh).
+qemu_start() {
+	local -n qs_g=$1
+	local accel=$2 fd=${qs_g[chan_fd]:-} argv=()
 	: >"${qs_g[console]}"
 	: >"${qs_g[channel]}"
 	# A fresh channel: reopen the reader and forget the last attempt.
 	[[ -z $fd ]] || exec {fd}<&-
 	qs_g["chan_fd"]='' qs_g["chan_partial"]='' qs_g["chan_state"]=boot qs_g["status"]='' qs_g["booted"]=0
 	qs_g["kvm_failure"]='' qs_g["qemu_log"]=${qs_g[channel]%/*}/qemu-$accel.log
-	rm -f "${qs_g[results]}/ktap.txt"
-	"$QEMU" -nodefaults -no-user-config -display none -no-reboot \
-		-accel "$accel_opt" -cpu "$cpu" -smp "$smp" -m "$MEM" \
-		-kernel "${qs_g[kernel]}" -initrd "${qs_g[initrd]}" \
-		-append "$(guest_cmdline "$accel")" \
-		-chardev file,id=con,path="${qs_g[console]}" -serial chardev:con \
-		-chardev file,id=chan,path="${qs_g[channel]}" -serial chardev:chan \
-		</dev/null >"${qs_g[qemu_log]}" 2>&1 &
+	rm -f "${qs_g[ktap]}"
+	qemu_argv argv "$1" "$accel"
+	qemu_cmd_save "$1" "${argv[@]}"
+	"${argv[@]}" </dev/null >"${qs_g[qemu_log]}" 2>&1 &
 	QEMU_PID=$!
 }
 
@@ -137,7 +208,8 @@ channel_line() {
 		ktap-end)	cl_g["chan_state"]=ktap-done ;;
 		results-begin)	cl_g["chan_state"]=results ;;
 		results-end)	cl_g["chan_state"]=ktap-done ;;
-		exit)		cl_g["status"]=$rest; cl_g["chan_state"]=finished ;;
+		exit)		uint_in "$rest" 0 255 && cl_g["status"]=$rest
+				cl_g["chan_state"]=finished ;;
 		esac
 		return 0
 	fi
@@ -145,7 +217,7 @@ channel_line() {
 		# Live view, and a copy that survives a guest that dies mid-run
 		# (the clean copy from the guest's results replaces it).
 		printf '%s\n' "$line"
-		printf '%s\n' "$line" >>"${cl_g[results]}/ktap.txt"
+		[[ -z ${cl_g[ktap]} ]] || printf '%s\n' "$line" >>"${cl_g[ktap]}"
 	fi
 	return 0
 }
@@ -210,21 +282,28 @@ guest_wait() {
 	return 0
 }
 
+# accel_first WANT: the accelerator a run of --accel WANT boots with
+# first (auto: KVM when it opens and has not failed since the host booted).
+accel_first() {
+	if [[ $1 != auto ]]; then
+		echo "$1"
+	elif kvm_usable && [[ ! -e $(kvm_fail_stamp) ]]; then
+		echo kvm
+	else
+		echo tcg
+	fi
+}
+
 # guest_run G ACCEL: boot with ACCEL (--accel: kvm, tcg, or auto: KVM
-# falling back to TCG), and wait for the guest; G's accel says which ran.  Returns guest_wait's status: 0, 1 (KVM failed under
-# --accel kvm) or 2 (timeout; qemu stopped).
+# falling back to TCG), and wait for the guest; G's accel says which
+# ran, its end how qemu ended.  Returns guest_wait's status: 0, 1 (KVM
+# failed under --accel kvm) or 2 (timeout; qemu stopped).
 guest_run() {
 	local -n gr_g=$1
-	local want=$2 mode=$2 deadline rc=0 limit=0
-	if [[ $mode == auto ]]; then
-		mode=tcg
-		if kvm_usable; then
-			if [[ -e $(kvm_fail_stamp) ]]; then
-				note "KVM failed to boot a guest earlier since this host booted; using TCG"
-			else
-				mode=kvm
-			fi
-		fi
+	local want=$2 mode deadline rc=0 limit=0
+	mode=$(accel_first "$want")
+	if [[ $want == auto && $mode == tcg ]] && kvm_usable; then
+		note "KVM failed to boot a guest earlier since this host booted; using TCG"
 	fi
 	deadline=$((SECONDS + TIMEOUT))
 	if [[ $mode == kvm ]]; then
@@ -250,10 +329,15 @@ guest_run() {
 		guest_wait "$1" "$deadline" 0 || rc=$?
 	fi
 	gr_g["accel"]=$mode
-	if ((rc == 2)); then
+	case $rc in
+	0) gr_g["end"]=guest ;;
+	1) gr_g["end"]=kvm-failed ;;
+	2)
+		gr_g["end"]=timeout
 		qemu_stop
 		note "timeout: the guest ran longer than ${TIMEOUT}s; stopped it"
-	fi
+		;;
+	esac
 	return "$rc"
 }
 
@@ -266,10 +350,16 @@ show_console_tail() {
 }
 
 # guest_results G DEST: the results the guest sent (a base64 tar.gz
-# between results-begin and results-end), unpacked into DEST.
+# between results-begin and results-end), unpacked into DEST; and the
+# channel without them as DEST/channel.txt, to judge the run again.
 guest_results() {
 	local -n gres_g=$1
 	local dest=$2 begin="$MARK ${gres_g[nonce]} results-begin" end="$MARK ${gres_g[nonce]} results-end"
+	awk -v b="$begin" -v e="$end" '
+		{ line = $0; sub(/\r$/, "", line) }
+		line == e { on = 0 }
+		!on { print }
+		line == b { on = 1 }' "${gres_g[channel]}" >"$dest/channel.txt"
 	grep -q "^$end" "${gres_g[channel]}" || {
 		note "no results came back from the guest"
 		return 0
@@ -297,13 +387,13 @@ guest_headers() {
 	echo "the kernel's build tree (module/ built with the kernel: ${kos[*]:-nothing built})"
 }
 
-# guest_info G KERNEL SECONDS: vm-info.txt in G's results directory;
-# KERNEL names the kernel stage's array.
+# guest_info G KERNEL: vm-info.txt in G's results directory; KERNEL
+# names the kernel stage's array.
 guest_info() {
 	local -n gi_g=$1 gi_kern=$2
 	{
 		echo "accel ${gi_g[accel]}"
-		echo "seconds $3"
+		echo "seconds ${gi_g[seconds]}"
 		echo "kernel ${gi_kern[image]}"
 		echo "release ${gi_kern[release]:-unknown}"
 		echo "cpus $CPUS"
@@ -314,5 +404,59 @@ guest_info() {
 		echo "headers $(guest_headers "${gi_kern[headers]}" "${gi_kern[kodir]}")"
 		echo "build ${gi_kern[key]:-none}"
 		echo "status ${gi_g[status]:-none}"
+		echo "end ${gi_g[end]}"
+		echo "nonce ${gi_g[nonce]}"
 	} >"${gi_g[results]}/vm-info.txt"
+}
+
+# guest_verdict G: the run's summary and verdict on stderr; returns
+# vm/run.sh's exit status, run.sh's in the guest or 3 when none came.
+guest_verdict() {
+	local -n gv_g=$1
+	note "accelerator: ${gv_g[accel]}; ${gv_g[seconds]}s; results in ${gv_g[results]}"
+	if [[ -z ${gv_g[status]} ]]; then
+		case ${gv_g[end]} in
+		timeout)	note "the guest reported no status before the timeout" ;;
+		kvm-failed)	note "the guest reported no status: KVM failed under --accel kvm" ;;
+		*)		note "the guest stopped without reporting a status (panic or crash?)" ;;
+		esac
+		show_console_tail "${gv_g[console]}"
+		return 3
+	fi
+	if [[ ${gv_g[status]} != 0 ]]; then
+		# run.sh's own complaints (a bad option, say) went to the console.
+		note "run.sh exited ${gv_g[status]} in the guest"
+		show_console_tail "${gv_g[console]}" 10
+	fi
+	return "${gv_g[status]}"
+}
+
+# guest_load G DIR: G as the run whose results directory DIR is
+# (vm-info.txt, channel.txt, console.log), or whose work directory DIR
+# is (kept with --keep: its link "results"), its channel read again as
+# it came: the KTAP on stdout, the guest's notes on stderr.
+guest_load() {
+	local -n gl_g=$1
+	local dir=$2 f key val
+	[[ -d $dir ]] || die "--judge '$dir': no such directory"
+	# a work directory kept with --keep names its run's results
+	[[ ! -L $dir/results ]] || dir=$dir/results
+	dir=$(realpath -- "$dir")
+	for f in vm-info.txt channel.txt console.log; do
+		[[ -f $dir/$f ]] ||
+			die "--judge '$dir' is not a results directory of vm/run.sh (no $f)"
+	done
+	gl_g=([results]=$dir [console]=$dir/console.log [channel]=$dir/channel.txt
+		[ktap]='' [chan_fd]='' [chan_partial]='' [chan_state]=boot
+		[status]='' [booted]=0 [nonce]='' [accel]='' [seconds]='' [end]='')
+	while read -r key val; do
+		case $key in
+		accel|seconds|end|nonce) gl_g["$key"]=$val ;;
+		esac
+	done <"$dir/vm-info.txt"
+	[[ -n ${gl_g[nonce]} ]] ||
+		die "--judge '$dir' is not a results directory of vm/run.sh (no nonce in vm-info.txt)"
+	channel_drain "$1"
+	f=${gl_g[chan_fd]}
+	exec {f}<&-
 }

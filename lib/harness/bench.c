@@ -151,21 +151,6 @@ void bench_phases(struct bench *b, const struct plan_phase *phases)
 	ksft_set_plan(n);
 }
 
-void bench_phase_skip(struct bench *b, const char *phase, const char *reason)
-{
-	const struct plan_phase *ph = plan_phase_find(&b->plan, phase);
-
-	if (!ph)
-		ksft_exit_fail_msg("harness bug: %s has no phase %s\n",
-				   b->spec->name, phase);
-	/* each its own name: KCIDB and the farms key a test on it */
-	for (unsigned int i = 0; i < ph->verdicts; i++)
-		if (ph->verdicts == 1)
-			bench_verdict(b, KSFT_SKIP, reason, "%s phase", phase);
-		else
-			bench_verdict(b, KSFT_SKIP, reason, "%s phase, check %u", phase, i + 1);
-}
-
 void bench_plan(struct bench *b, unsigned int n)
 {
 	plan_count(&b->plan, n);

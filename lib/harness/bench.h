@@ -91,12 +91,6 @@ void bench_init(struct bench *b, const struct prog_spec *spec,
  * as one (Bail out, exit 1), not as a result of the kernel.
  */
 void bench_phases(struct bench *b, const struct plan_phase *phases);
-/*
- * One run of a phase that cannot run (interrupted before it started):
- * one SKIP with @reason for each result a run of it declared,
- * "<phase> phase". An undeclared @phase is a bug of the program.
- */
-void bench_phase_skip(struct bench *b, const char *phase, const char *reason);
 /* A plan of @n results counted by the program; prefer bench_phases. */
 void bench_plan(struct bench *b, unsigned int n);
 

@@ -17,15 +17,6 @@ long plan_declare(struct plan *p, const struct plan_phase *table)
 	return p->total;
 }
 
-const struct plan_phase *plan_phase_find(const struct plan *p,
-					 const char *name)
-{
-	for (int i = 0; i < p->nphases; i++)
-		if (!strcmp(p->phases[i].name, name))
-			return &p->phases[i];
-	return NULL;
-}
-
 void plan_count(struct plan *p, unsigned int n)
 {
 	memset(p, 0, sizeof(*p));

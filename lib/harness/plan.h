@@ -40,10 +40,6 @@ struct plan {
  */
 long plan_declare(struct plan *p, const struct plan_phase *table);
 
-/* The declared phase called @name, NULL if there is none. */
-const struct plan_phase *plan_phase_find(const struct plan *p,
-					 const char *name);
-
 /* A plan of @n results without phases. */
 void plan_count(struct plan *p, unsigned int n);
 

@@ -378,12 +378,96 @@ static void parse_retval(const char *fn, struct graph_call *c)
 	c->has_ret = e != v && !errno;
 }
 
+/* The function's name, its first @n bytes at @name, cut to what c->func holds. */
+static void parse_name(const char *name, size_t n, struct graph_call *c)
+{
+	if (n >= sizeof(c->func))
+		n = sizeof(c->func) - 1;
+	memcpy(c->func, name, n);
+	c->func[n] = '\0';
+}
+
+/* An event: "/" "* name: (sym+0x0/0x80) field=16 ... *" "/" */
+static enum graph_line parse_event(const char *fn, struct graph_call *c)
+{
+	const char *v = strchr(fn, ')');
+	char *e;
+
+	parse_name(fn + 3, strcspn(fn + 3, ": "), c);
+	v = strchr(v ? v : fn, '=');
+	if (v) {
+		errno = 0;
+		c->ret = strtol(v + 1, &e, 0);
+		c->has_ret = e != v + 1 && !errno;
+	}
+	return GRAPH_EVENT;
+}
+
+/* A return: "}" [ "/" "* func *" "/" ] */
+static enum graph_line parse_close(const char *fn, struct graph_call *c)
+{
+	const char *name = strstr(fn, "/* ");
+
+	c->nonleaf = true;
+	if (name) {
+		name += 3;
+		parse_name(name, strcspn(name, " *\n"), c);
+	}
+	return GRAPH_CLOSE;
+}
+
+/* An entry: "func();" (a whole call) or "func() {" */
+static enum graph_line parse_entry(const char *fn, struct graph_call *c)
+{
+	const char *open = strstr(fn, "()");
+	enum graph_line kind;
+
+	if (!open || open == fn)
+		return GRAPH_OTHER;
+	if (open[2] == ';')
+		kind = GRAPH_CALL;
+	else if (!strncmp(open + 2, " {", 2))
+		kind = GRAPH_OPEN;
+	else
+		return GRAPH_OTHER;
+	c->nonleaf = kind == GRAPH_OPEN;
+	parse_name(fn, open - fn, c);
+	return kind;
+}
+
+/* What stands after the last bar, with the return value funcgraph-retval adds. */
+static enum graph_line parse_func(const char *fn, struct graph_call *c)
+{
+	enum graph_line kind;
+
+	if (!strncmp(fn, "/* ", 3) && strchr(fn, ':'))
+		return parse_event(fn, c);
+	kind = *fn == '}' ? parse_close(fn, c) : parse_entry(fn, c);
+	if (kind != GRAPH_OTHER)
+		parse_retval(fn, c);
+	return kind;
+}
+
+/* Before the duration, optional "TIME |" and "CPU) TASK-PID |" fields. */
+static void parse_fields(const char *line, const char *const *bars, int nbars,
+			 struct graph_call *c)
+{
+	for (int i = 0; i < nbars - 1; i++) {
+		const char *start = i ? bars[i - 1] + 1 : line;
+		const char *end = bars[i];
+
+		if (memchr(start, ')', end - start))
+			parse_cpu_task(start, end, c);
+		else if (memchr(start, '.', end - start))
+			c->ts_s = strtod(start, NULL);
+	}
+}
+
 enum graph_line graph_line_parse(const char *line, struct graph_call *c)
 {
-	const char *bars[8], *p, *fn, *dur, *open;
+	const char *bars[8], *p, *fn, *dur;
 	enum graph_line kind;
 	int nbars = 0;
-	size_t n;
 
 	if (line[0] == '#')
 		return GRAPH_OTHER;
@@ -400,55 +484,9 @@ enum graph_line graph_line_parse(const char *line, struct graph_call *c)
 	fn = bars[nbars - 1] + 1;
 	while (*fn == ' ')
 		fn++;
-	if (!strncmp(fn, "/* ", 3) && strchr(fn, ':')) {
-		/* an event: "/" "* name: (sym+0x0/0x80) field=16 ... *" "/" */
-		const char *v = strchr(fn, ')');
-		char *e;
-
-		kind = GRAPH_EVENT;
-		n = strcspn(fn + 3, ": ");
-		if (n >= sizeof(c->func))
-			n = sizeof(c->func) - 1;
-		memcpy(c->func, fn + 3, n);
-		c->func[n] = '\0';
-		v = strchr(v ? v : fn, '=');
-		if (v) {
-			errno = 0;
-			c->ret = strtol(v + 1, &e, 0);
-			c->has_ret = e != v + 1 && !errno;
-		}
-	} else if (*fn == '}') {
-		const char *name = strstr(fn, "/* ");
-
-		kind = GRAPH_CLOSE;
-		c->nonleaf = true;
-		if (name) {
-			name += 3;
-			n = strcspn(name, " *\n");
-			if (n >= sizeof(c->func))
-				n = sizeof(c->func) - 1;
-			memcpy(c->func, name, n);
-			c->func[n] = '\0';
-		}
-	} else {
-		open = strstr(fn, "()");
-		if (!open || open == fn)
-			return GRAPH_OTHER;
-		if (open[2] == ';')
-			kind = GRAPH_CALL;
-		else if (!strncmp(open + 2, " {", 2))
-			kind = GRAPH_OPEN;
-		else
-			return GRAPH_OTHER;
-		c->nonleaf = kind == GRAPH_OPEN;
-		n = open - fn;
-		if (n >= sizeof(c->func))
-			n = sizeof(c->func) - 1;
-		memcpy(c->func, fn, n);
-		c->func[n] = '\0';
-	}
-	if (kind != GRAPH_EVENT)
-		parse_retval(fn, c);
+	kind = parse_func(fn, c);
+	if (kind == GRAPH_OTHER)
+		return GRAPH_OTHER;
 	/* the duration: "  + 12.345 us   " between the last two bars */
 	dur = bars[nbars - 2] + 1;
 	while (*dur == ' ' || strchr("+!#*@$", *dur))
@@ -457,16 +495,7 @@ enum graph_line graph_line_parse(const char *line, struct graph_call *c)
 		c->duration_us = strtod(dur, NULL);
 	else if (kind != GRAPH_OPEN && kind != GRAPH_EVENT)
 		return GRAPH_OTHER;
-	/* before it, optional "TIME |" and "CPU) TASK-PID |" fields */
-	for (int i = 0; i < nbars - 1; i++) {
-		const char *start = i ? bars[i - 1] + 1 : line;
-		const char *end = bars[i];
-
-		if (memchr(start, ')', end - start))
-			parse_cpu_task(start, end, c);
-		else if (memchr(start, '.', end - start))
-			c->ts_s = strtod(start, NULL);
-	}
+	parse_fields(line, bars, nbars, c);
 	return kind;
 }
 

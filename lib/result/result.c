@@ -19,6 +19,20 @@ const char *better_str(enum better b)
 	return b == BETTER_LOWER ? "lower" : b == BETTER_HIGHER ? "higher" : "none";
 }
 
+static const char *article(enum jr_type t)
+{
+	return t == JR_ARRAY || t == JR_OBJECT ? "an" : "a";
+}
+
+/* "@what@key is a string, not an object": -1 */
+static int type_error(const char *what, const char *key, enum jr_type have,
+		      enum jr_type want, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s%s is %s %s, not %s %s", what, key, article(have),
+		 jr_type_name(have), article(want), jr_type_name(want));
+	return -1;
+}
+
 /*
  * Member @key of @obj (in @where: "run.", "metric NAME: ") when of type
  * @t: *@out is left as it is when the member is missing; a member of
@@ -28,15 +42,9 @@ const char *better_str(enum better b)
 static int member(const struct jr_value *obj, const char *where, const char *key,
 		  enum jr_type t, const struct jr_value **out, char *err, size_t errlen)
 {
-	const struct jr_value *v = jr_get(obj, key);
-
 	if (!jr_member(obj, key, t, t == JR_NUMBER, out))
 		return 0;
-	snprintf(err, errlen, "%s%s is a%s %s, not a%s %s", where, key,
-		 v->type == JR_ARRAY || v->type == JR_OBJECT ? "n" : "",
-		 jr_type_name(v->type), t == JR_ARRAY || t == JR_OBJECT ? "n" : "",
-		 jr_type_name(t));
-	return -1;
+	return type_error(where, key, jr_get(obj, key)->type, t, err, errlen);
 }
 
 /* A string member, @dflt when missing. */
@@ -91,22 +99,40 @@ static void *array_alloc(size_t n, size_t size, char *err, size_t errlen)
 	return p;
 }
 
+/* A string member of an object read into a struct: its name and place. */
+struct string_field {
+	const char *key;
+	size_t off;
+};
+
+#define STRING_FIELD(type, m) { #m, offsetof(type, m) }
+
+/* The string members @fields of @obj into @dst, "" when missing. */
+static int string_fields(const struct jr_value *obj, const char *where,
+			 const struct string_field *fields, size_t n, void *dst,
+			 char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++)
+		if (string_member(obj, where, fields[i].key, "",
+				  (const char **)((char *)dst + fields[i].off), err, errlen))
+			return -1;
+	return 0;
+}
+
 static int system_read(const struct jr_value *sys, struct result_system *s,
 		       char *err, size_t errlen)
 {
-	static const struct { const char *key; size_t off; } strings[] = {
-#define SYSTEM_STRING(m) { #m, offsetof(struct result_system, m) }
+#define SYSTEM_STRING(m) STRING_FIELD(struct result_system, m)
+	static const struct string_field strings[] = {
 		SYSTEM_STRING(kernel_release), SYSTEM_STRING(kernel_version),
 		SYSTEM_STRING(machine), SYSTEM_STRING(hostname), SYSTEM_STRING(cmdline),
 		SYSTEM_STRING(cpu_model), SYSTEM_STRING(online), SYSTEM_STRING(isolated),
 		SYSTEM_STRING(nohz_full), SYSTEM_STRING(hypervisor),
-#undef SYSTEM_STRING
 	};
+#undef SYSTEM_STRING
 
-	for (size_t i = 0; i < ARRAY_SIZE(strings); i++)
-		if (string_member(sys, "system.", strings[i].key, "",
-				  (const char **)((char *)s + strings[i].off), err, errlen))
-			return -1;
+	if (string_fields(sys, "system.", strings, ARRAY_SIZE(strings), s, err, errlen))
+		return -1;
 	return bool_member(sys, "system.", "emulated", &s->emulated, err, errlen) ||
 	       bool_member(sys, "system.", "virtualized", &s->virtualized, err, errlen) ? -1 : 0;
 }
@@ -157,12 +183,10 @@ static int metric_head_read(const struct jr_value *m, size_t idx,
 	const char *better;
 	char where[96];
 
-	snprintf(where, sizeof(where), "metric %zu: ", idx + 1);
-	if (m->type != JR_OBJECT) {
-		snprintf(err, errlen, "metric %zu is a%s %s, not an object", idx + 1,
-			 m->type == JR_ARRAY ? "n" : "", jr_type_name(m->type));
-		return -1;
-	}
+	snprintf(where, sizeof(where), "metric %zu", idx + 1);
+	if (m->type != JR_OBJECT)
+		return type_error(where, "", m->type, JR_OBJECT, err, errlen);
+	strcat(where, ": ");
 	if (string_member(m, where, "name", NULL, &rm->name, err, errlen))
 		return -1;
 	if (!rm->name || !rm->name[0]) {
@@ -216,8 +240,8 @@ static int metric_read(const struct jr_value *m, size_t idx,
 			continue;
 		}
 		if (v->type != JR_NUMBER) {
-			snprintf(err, errlen, "metric %s: a sample is a %s, not a number",
-				 rm->name, jr_type_name(v->type));
+			snprintf(err, errlen, "metric %s: a sample is %s %s, not a number",
+				 rm->name, article(v->type), jr_type_name(v->type));
 			return -1;
 		}
 		rm->samples[rm->n++] = v->number;
@@ -267,9 +291,10 @@ static int run_read(const struct jr_value *run, struct result *r, char *err, siz
 		r->duration_s = v->number;
 	for (v = r->argv ? r->argv->child : NULL; v; v = v->next, i++) {
 		if (v->type != JR_STRING) {
-			snprintf(err, errlen, "run.argv: argument %zu is a %s, not a string",
-				 i, jr_type_name(v->type));
-			return -1;
+			char what[48];
+
+			snprintf(what, sizeof(what), "run.argv: argument %zu", i);
+			return type_error(what, "", v->type, JR_STRING, err, errlen);
 		}
 	}
 	return 0;
@@ -364,12 +389,10 @@ static int verdicts_read(const struct jr_value *root, struct result *r,
 		struct result_verdict *rv = &r->verdicts[r->nverdicts++];
 		char where[48];
 
-		snprintf(where, sizeof(where), "verdict %zu: ", r->nverdicts);
-		if (v->type != JR_OBJECT) {
-			snprintf(err, errlen, "verdict %zu is a%s %s, not an object", r->nverdicts,
-				 v->type == JR_ARRAY ? "n" : "", jr_type_name(v->type));
-			return -1;
-		}
+		snprintf(where, sizeof(where), "verdict %zu", r->nverdicts);
+		if (v->type != JR_OBJECT)
+			return type_error(where, "", v->type, JR_OBJECT, err, errlen);
+		strcat(where, ": ");
 		if (string_member(v, where, "name", "", &rv->name, err, errlen) ||
 		    string_member(v, where, "result", "", &rv->result, err, errlen) ||
 		    string_member(v, where, "reason", "", &rv->reason, err, errlen))
@@ -402,12 +425,10 @@ static int families_read(const struct jr_value *root, struct result *r,
 		int samples = -1;
 		char where[48];
 
-		snprintf(where, sizeof(where), "family %zu: ", r->nfamilies);
-		if (v->type != JR_OBJECT) {
-			snprintf(err, errlen, "family %zu is a%s %s, not an object", r->nfamilies,
-				 v->type == JR_ARRAY ? "n" : "", jr_type_name(v->type));
-			return -1;
-		}
+		snprintf(where, sizeof(where), "family %zu", r->nfamilies);
+		if (v->type != JR_OBJECT)
+			return type_error(where, "", v->type, JR_OBJECT, err, errlen);
+		strcat(where, ": ");
 		if (string_member(v, where, "name", "", &f->name, err, errlen) ||
 		    string_member(v, where, "pattern", NULL, &f->pattern, err, errlen) ||
 		    string_member(v, where, "unit", NULL, &f->unit, err, errlen) ||
@@ -429,6 +450,65 @@ static int families_read(const struct jr_value *root, struct result *r,
 	return 0;
 }
 
+/*
+ * A list of files of kernel_build (@key: "patches", each a @what
+ * "patch"): {"file", "sha256"} each, in the order applied or merged.
+ */
+static int build_files_read(const struct jr_value *kb, const char *key, const char *what,
+			    struct result_build_file **out, size_t *n, char *err, size_t errlen)
+{
+#define FILE_STRING(m) STRING_FIELD(struct result_build_file, m)
+	static const struct string_field strings[] = { FILE_STRING(file), FILE_STRING(sha256) };
+#undef FILE_STRING
+	const struct jr_value *files;
+
+	if (member(kb, "kernel_build.", key, JR_ARRAY, &files, err, errlen))
+		return -1;
+	if (!files)
+		return 0;
+	*out = array_alloc(files->count, sizeof(**out), err, errlen);
+	if (!*out)
+		return -1;
+	for (const struct jr_value *v = files->child; v; v = v->next) {
+		struct result_build_file *f = &(*out)[(*n)++];
+		char where[96];
+
+		snprintf(where, sizeof(where), "kernel_build.%s: %s %zu", key, what, *n);
+		if (v->type != JR_OBJECT)
+			return type_error(where, "", v->type, JR_OBJECT, err, errlen);
+		strcat(where, ": ");
+		if (string_fields(v, where, strings, ARRAY_SIZE(strings), f, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+/* "kernel_build": the record of how the kernel was built, when there is one. */
+static int build_read(const struct jr_value *root, struct result_kernel_build *kb,
+		      char *err, size_t errlen)
+{
+#define BUILD_STRING(m) STRING_FIELD(struct result_kernel_build, m)
+	static const struct string_field strings[] = {
+		BUILD_STRING(source), BUILD_STRING(source_id), BUILD_STRING(key),
+		BUILD_STRING(release), BUILD_STRING(compiler), BUILD_STRING(config_sha256),
+	};
+#undef BUILD_STRING
+	const struct jr_value *v;
+
+	if (member(root, "", "kernel_build", JR_OBJECT, &v, err, errlen))
+		return -1;
+	if (!v)
+		return 0;
+	kb->present = true;
+	if (string_fields(v, "kernel_build.", strings, ARRAY_SIZE(strings), kb, err, errlen) ||
+	    build_files_read(v, "patches", "patch", &kb->patches, &kb->npatches,
+			     err, errlen) ||
+	    build_files_read(v, "config_fragments", "fragment", &kb->config_fragments,
+			     &kb->nconfig_fragments, err, errlen))
+		return -1;
+	return 0;
+}
+
 int result_parse(const char *buf, size_t len, struct result *r,
 		 char *err, size_t errlen)
 {
@@ -444,7 +524,8 @@ int result_parse(const char *buf, size_t len, struct result *r,
 	if (header_read(r->doc, r, err, errlen) ||
 	    metrics_read(r->doc, r, err, errlen) ||
 	    verdicts_read(r->doc, r, err, errlen) ||
-	    families_read(r->doc, r, err, errlen)) {
+	    families_read(r->doc, r, err, errlen) ||
+	    build_read(r->doc, &r->build, err, errlen)) {
 		result_free(r);
 		return -1;
 	}
@@ -507,6 +588,8 @@ void result_free(struct result *r)
 	free(r->metrics);
 	free(r->verdicts);
 	free(r->families);
+	free(r->build.patches);
+	free(r->build.config_fragments);
 	jr_free(r->doc);
 	memset(r, 0, sizeof(*r));
 }

@@ -3,9 +3,10 @@
  * The isolbench result format (schema "isolbench-result", schema_version
  * 1, docs/result-schema.md): its constants, shared with the writer
  * (lib/result/result_write.h), and the reader: the system context, the run,
- * the metrics with their raw samples (statistics recomputed from them)
- * and the verdicts. Strict about what compare relies on, lenient about
- * the rest. All strings point into the parsed document.
+ * the metrics with their raw samples (statistics recomputed from them),
+ * the verdicts and the kernel's build record. Strict about what compare
+ * relies on, lenient about the rest. All strings point into the parsed
+ * document.
  */
 #ifndef ISOLBENCH_RESULT_H
 #define ISOLBENCH_RESULT_H
@@ -58,6 +59,22 @@ struct result_verdict {
 	const char *name, *result, *reason;	/* result: pass, fail, skip */
 };
 
+/* A file a kernel was built with (a patch, a config fragment). */
+struct result_build_file {
+	const char *file, *sha256;
+};
+
+/*
+ * "kernel_build": how the kernel was built (vm/kbuild.sh's record), when
+ * the result carries it; a string member missing is "".
+ */
+struct result_kernel_build {
+	bool present;
+	const char *source, *source_id, *key, *release, *compiler, *config_sha256;
+	struct result_build_file *patches, *config_fragments;
+	size_t npatches, nconfig_fragments;
+};
+
 struct result_system {
 	const char *kernel_release, *kernel_version, *machine, *hostname;
 	const char *cmdline, *cpu_model, *online, *isolated, *nohz_full;
@@ -83,6 +100,7 @@ struct result {
 	size_t nverdicts;
 	struct result_family *families;
 	size_t nfamilies;
+	struct result_kernel_build build;
 	struct jr_value *doc;
 };
 

@@ -42,6 +42,16 @@ void metric_add(struct metric *m, double v)
 	m->samples[m->n++] = v;
 }
 
+void metric_add_rates(struct metric *m, size_t n, const void *arg,
+		      double (*count)(const void *arg, size_t i, double *span))
+{
+	for (size_t i = 0; i < n; i++) {
+		double span = 0, c = count(arg, i, &span);
+
+		metric_add(m, span > 0 ? c / span : NAN);
+	}
+}
+
 void metric_kind(struct metric *m, enum metric_kind kind)
 {
 	m->kind = kind;

@@ -58,6 +58,12 @@ struct verdict {
 void metric_init(struct metric *m, const char *name, const char *unit,
 		 enum better better, const char *aggregate);
 void metric_add(struct metric *m, double v);
+/*
+ * One sample per window @i < @n: the count @count gives for it over the
+ * span it puts in *@span (seconds, ticks); NAN for a window of no span.
+ */
+void metric_add_rates(struct metric *m, size_t n, const void *arg,
+		      double (*count)(const void *arg, size_t i, double *span));
 void metric_extra(struct metric *m, const char *key, double value);
 /*
  * Say what the samples are when the unit and name would say otherwise:

@@ -2,8 +2,8 @@
 /*
  * The plan check's own test (tests/plan.t): a program that declares two
  * phases, "once" with one result and "per pair" with one result for each
- * of --pairs pairs, and prints --print results, right or wrong; --skip
- * PHASE prints a phase's SKIPs first, --many declares one phase too many,
+ * of --pairs pairs, and prints --print results, right or wrong; --many
+ * declares one phase too many,
  * --hold waits (up to 10 s) for a signal after the results.
  */
 #include <unistd.h>
@@ -13,7 +13,6 @@
 int main(int argc, char **argv)
 {
 	uint64_t print = 3, pairs = 2;
-	const char *skip = NULL;
 	bool many = false, hold = false;
 	struct plan_phase too_many[PLAN_MAX_PHASES + 2] = { 0 };
 	const struct opt opts[] = {
@@ -21,8 +20,6 @@ int main(int argc, char **argv)
 		  .help = "results to print", .min = 0, .max = 20 },
 		{ .name = "pairs", .type = OPT_UINT, .dest = &pairs, .arg = "N",
 		  .help = "times the per-pair phase runs", .min = 0, .max = 10 },
-		{ .name = "skip", .type = OPT_STRING, .dest = &skip, .arg = "PHASE",
-		  .help = "print the phase's results as SKIPs first" },
 		{ .name = "many", .type = OPT_FLAG, .dest = &many,
 		  .help = "declare one phase more than the harness holds" },
 		{ .name = "hold", .type = OPT_FLAG, .dest = &hold,
@@ -47,8 +44,6 @@ int main(int argc, char **argv)
 		{ "per pair", 1, (unsigned int)pairs },
 		{ NULL }
 	});
-	if (skip)
-		bench_phase_skip(&b, skip, "asked for");
 	for (uint64_t i = 0; i < print; i++)
 		bench_verdict(&b, KSFT_PASS, NULL, "result %llu", (unsigned long long)i + 1);
 	for (int i = 0; hold && !bench_stop && i < 1000; i++)

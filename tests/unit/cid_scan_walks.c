@@ -50,22 +50,16 @@ static struct graph_passes *fresh(struct graph_passes *gp, struct bench *b, int 
 	return gp;
 }
 
-int main(void)
-{
-	/* 4 calls per walk: 32 possible CPUs in batches of 8 */
-	static const char *const walk[] = { "0x8", "0x10", "0x18", "0x0" };
-	static const char *const tail[] = { "0x10", "0x18", "0x0" };
-	static const char *const busy_walk[] = { "0x8", "-16", "0x10", "0x18", "0x0" };
-	static const char *const short_walk[] = { "0x8", "0x18", "0x0" };
-	struct bench b = { 0 };
-	struct graph_passes gp = { 0 };
-	struct graph_call c;
-	char buf[256], why[256];
-	double t = 1.0;
-	int rc;
+/* 4 calls per walk: 32 possible CPUs in batches of 8 */
+static const char *const walk[] = { "0x8", "0x10", "0x18", "0x0" };
+static const char *const tail[] = { "0x10", "0x18", "0x0" };
 
-	ksft_print_header();
-	ksft_set_plan(11);
+/* funcgraph-retval's comments parsed: negative, all ones, none, after a brace. */
+static void test_parse(void)
+{
+	struct graph_call c;
+	char buf[256];
+	int rc;
 
 	line(buf, sizeof(buf), 2.5, 42, 3.25, "-16");
 	rc = graph_line_parse(buf, &c);
@@ -84,6 +78,50 @@ int main(void)
 	ksft_test_result(rc == GRAPH_CLOSE && c.has_ret && c.ret == 0x18 &&
 			 !strcmp(c.func, "task_mm_cid_scan"),
 			 "closing brace: name and retval 0x18 (rc %d, %s, %ld)", rc, c.func, c.ret);
+}
+
+/*
+ * a call that begins before the previous one ended (another CPU's
+ * batch): no negative delay, counted as an overlap
+ */
+static double test_overlap(struct graph_passes *gp, struct bench *b, double t)
+{
+	static const double at_ms[] = { 0, 1, 1.5, 4 }, us[] = { 5, 2000, 5, 5 };
+	double min_gap = 1e9;
+	struct graph_call c;
+	char buf[256];
+
+	fresh(gp, b, 4);
+	t = feed(gp, t, 100, tail, 3);
+	for (int i = 0; i < 4; i++) {
+		line(buf, sizeof(buf), t + at_ms[i] / 1e3, 100, us[i], walk[i]);
+		if (graph_line_parse(buf, &c))
+			ksft_exit_fail_msg("line not parsed: %s", buf);
+		cid_scan_passes_call(&c, gp);
+	}
+	for (size_t i = 0; i < gp->gap_us->n; i++)
+		if (gp->gap_us->samples[i] < min_gap)
+			min_gap = gp->gap_us->samples[i];
+	cid_scan_passes_end(gp);
+	ksft_test_result(gp->overlap == 1 && gp->gap_us->n == 4 && min_gap >= 0 &&
+			 gp->walk_calls[4] == 1,
+			 "an overlapping call: %zu overlap, %zu delays (2 of the tail, 2 of the walk; min %.1f us), the walk still complete",
+			 gp->overlap, gp->gap_us->n, min_gap);
+	return t + 0.01;
+}
+
+int main(void)
+{
+	static const char *const busy_walk[] = { "0x8", "-16", "0x10", "0x18", "0x0" };
+	static const char *const short_walk[] = { "0x8", "0x18", "0x0" };
+	struct bench b = { 0 };
+	struct graph_passes gp = { 0 };
+	char why[256];
+	double t = 1.0;
+
+	ksft_print_header();
+	ksft_set_plan(11);
+	test_parse();
 
 	/* the first walk starts before the trace: partial; then 3 complete */
 	fresh(&gp, &b, 4);
@@ -103,32 +141,7 @@ int main(void)
 			 gp.gap_us->samples[0] < 996,
 			 "delay between calls of a walk %.1f us", gp.gap_us->samples[0]);
 
-	/*
-	 * a call that begins before the previous one ended (another CPU's
-	 * batch): no negative delay, counted as an overlap
-	 */
-	fresh(&gp, &b, 4);
-	t = feed(&gp, t, 100, tail, 3);
-	{
-		static const double at_ms[] = { 0, 1, 1.5, 4 }, us[] = { 5, 2000, 5, 5 };
-		double min_gap = 1e9;
-
-		for (int i = 0; i < 4; i++) {
-			line(buf, sizeof(buf), t + at_ms[i] / 1e3, 100, us[i], walk[i]);
-			if (graph_line_parse(buf, &c))
-				ksft_exit_fail_msg("line not parsed: %s", buf);
-			cid_scan_passes_call(&c, &gp);
-		}
-		for (size_t i = 0; i < gp.gap_us->n; i++)
-			if (gp.gap_us->samples[i] < min_gap)
-				min_gap = gp.gap_us->samples[i];
-		cid_scan_passes_end(&gp);
-		ksft_test_result(gp.overlap == 1 && gp.gap_us->n == 4 && min_gap >= 0 &&
-				 gp.walk_calls[4] == 1,
-				 "an overlapping call: %zu overlap, %zu delays (2 of the tail, 2 of the walk; min %.1f us), the walk still complete",
-				 gp.overlap, gp.gap_us->n, min_gap);
-		t += 0.01;
-	}
+	t = test_overlap(&gp, &b, t);
 
 	/* -EBUSY calls are no batch; two processes walk apart */
 	fresh(&gp, &b, 4);

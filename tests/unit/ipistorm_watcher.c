@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of ipistorm_watcher.c and lib/kernel/ipi_source.c: a kernel that
- * refuses the CPUS{} filter makes an auto watch fall back to
- * /proc/interrupts (a --method trace one fails); records go into the
- * window and minute of their own timestamp, not of their read; each IPI
- * is named by the first frame of its sender's stack outside the generic
- * cross-CPU call code, a reschedule by its call site; the control's
- * sends after the window are counted apart, and a control whose IPIs
- * are named otherwise (no stack: the generic call site) comes out so.
+ * Unit tests of ipistorm_watcher.c, ipistorm_tally.c and
+ * lib/kernel/ipi_source.c: a kernel that refuses the CPUS{} filter makes
+ * an auto watch fall back to /proc/interrupts (a --method trace one
+ * fails); records go into the window and minute of their own timestamp,
+ * not of their read; each IPI is named by the first frame of its
+ * sender's stack outside the generic cross-CPU call code, a reschedule
+ * by its call site; the control's sends after the window are counted
+ * apart, and a control whose IPIs are named otherwise (no stack: the
+ * generic call site) comes out so.
  */
 #include <fcntl.h>
 #include <stdio.h>

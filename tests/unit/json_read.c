@@ -34,7 +34,8 @@ static int parses(const char *s)
 	return v != NULL;
 }
 
-int main(void)
+/* Documents accepted and refused; what a valid one holds, by type. */
+static void test_documents(void)
 {
 	static const char *const good[] = {
 		"{}", "[]", "0", "-0.5e+3", "\"\"", "true", "null",
@@ -46,14 +47,11 @@ int main(void)
 		"\"a\tb\"", "\"\\x\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00\"",
 		"\"\\u0000\"", "1 2", "{} x", "1e999", "// c\n1", "'a'",
 	};
-	char err[160], *deep;
+	char err[160];
 	struct jr_value *v;
 	const struct jr_value *a;
 	double d;
 	int nbad = 0;
-
-	ksft_print_header();
-	ksft_set_plan(21);
 
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
 		if (!parses(good[i]))
@@ -80,13 +78,26 @@ int main(void)
 	ksft_test_result(!jr_get_number(v, "c", &d) && !jr_get(v, "zz") &&
 			 !jr_get(a, "a"), "typed access refuses the wrong type");
 	jr_free(v);
+}
+
+/* An error says where it is; a NUL byte is no JSON. */
+static void test_errors(void)
+{
+	char err[160];
+	struct jr_value *v;
 
 	v = jr_parse("{\n  \"a\": [1,\n  2,,]}", 19, err, sizeof(err));
 	ksft_test_result(!v && !strncmp(err, "line 3 col 5:", 13),
 			 "errors say where: %s", err);
 	ksft_test_result(!jr_parse("1\0", 2, err, sizeof(err)), "a NUL byte is refused");
+}
 
-	/* a member name twice in one object: malformed, whichever would win */
+/* A member name twice in one object: malformed, whichever would win. */
+static void test_duplicate_keys(void)
+{
+	char err[160];
+	struct jr_value *v;
+
 	v = parse("{\"a\": 1,\n \"b\": 2, \"a\": 3}", err, sizeof(err));
 	ksft_test_result(!v && !strcmp(err, "line 2 col 10: duplicate key 'a' in an object"),
 			 "a duplicate key is refused where it repeats: %s", err);
@@ -104,32 +115,49 @@ int main(void)
 	ksft_test_result(!v && strstr(err, "duplicate key 'a??b'") && !strchr(err, '\n'),
 			 "the error stays one line: %s", err);
 	jr_free(v);
-	{
-		char doc[512], key[201];
+}
 
-		memset(key, 'x', 200);
-		key[200] = '\0';
-		snprintf(doc, sizeof(doc), "{\"%s\": 1, \"%s\": 2}", key, key);
-		v = parse(doc, err, sizeof(err));
-		ksft_test_result(!v && strstr(err, "xxx...' in an object") && strlen(err) < 100,
-				 "a long name is cut: %s", err);
-		jr_free(v);
-	}
-	{
-		/* 200000 members, the last repeating the first: n log n, not n^2 */
-		size_t n = 200000, cap = n * 16 + 16, len = 0;
-		char *big = malloc(cap);
+/* A duplicate key's name cut in the error. */
+static void test_duplicate_long_key(void)
+{
+	char err[160];
+	struct jr_value *v;
+	char doc[512], key[201];
 
-		len += snprintf(big + len, cap - len, "{");
-		for (size_t i = 0; i < n; i++)
-			len += snprintf(big + len, cap - len, "\"k%zu\":0,", i);
-		len += snprintf(big + len, cap - len, "\"k0\":1}");
-		v = jr_parse(big, len, err, sizeof(err));
-		ksft_test_result(!v && strstr(err, "duplicate key 'k0'"),
-				 "200000 members with one repeat: %s", err);
-		jr_free(v);
-		free(big);
-	}
+	memset(key, 'x', 200);
+	key[200] = '\0';
+	snprintf(doc, sizeof(doc), "{\"%s\": 1, \"%s\": 2}", key, key);
+	v = parse(doc, err, sizeof(err));
+	ksft_test_result(!v && strstr(err, "xxx...' in an object") && strlen(err) < 100,
+			 "a long name is cut: %s", err);
+	jr_free(v);
+}
+
+/* 200000 members, the last repeating the first: found in n log n, not n^2. */
+static void test_duplicate_key_many(void)
+{
+	char err[160];
+	struct jr_value *v;
+	size_t n = 200000, cap = n * 16 + 16, len = 0;
+	char *big = malloc(cap);
+
+	len += snprintf(big + len, cap - len, "{");
+	for (size_t i = 0; i < n; i++)
+		len += snprintf(big + len, cap - len, "\"k%zu\":0,", i);
+	len += snprintf(big + len, cap - len, "\"k0\":1}");
+	v = jr_parse(big, len, err, sizeof(err));
+	ksft_test_result(!v && strstr(err, "duplicate key 'k0'"),
+			 "200000 members with one repeat: %s", err);
+	jr_free(v);
+	free(big);
+}
+
+/* Typed members, and documents compared as data. */
+static void test_members_equal(void)
+{
+	char err[160];
+	struct jr_value *v;
+	const struct jr_value *a;
 
 	/* typed members: a wrong type is told apart from a missing member */
 	v = parse("{\"s\": \"yes\", \"n\": null, \"b\": true}", err, sizeof(err));
@@ -153,6 +181,13 @@ int main(void)
 	ksft_test_result(equal("\"x\"", "\"x \"") == 0 && equal("true", "1") == 0 &&
 			 equal("null", "null") == 1,
 			 "jr_equal: strings and types compared exactly");
+}
+
+/* Nesting up to JR_MAX_DEPTH, not deeper. */
+static void test_depth(void)
+{
+	char err[160], *deep;
+	struct jr_value *v;
 
 	deep = malloc(2 * JR_MAX_DEPTH + 10);
 	memset(deep, '[', JR_MAX_DEPTH);
@@ -166,5 +201,18 @@ int main(void)
 	ksft_test_result(!v && strstr(err, "nested deeper"), "nesting of %d is refused: %s",
 			 JR_MAX_DEPTH + 1, err);
 	free(deep);
+}
+
+int main(void)
+{
+	ksft_print_header();
+	ksft_set_plan(21);
+	test_documents();
+	test_errors();
+	test_duplicate_keys();
+	test_duplicate_long_key();
+	test_duplicate_key_many();
+	test_members_equal();
+	test_depth();
 	ksft_finished();
 }

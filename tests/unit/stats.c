@@ -21,29 +21,21 @@ static int near(double got, double want, double tol)
 	ksft_test_result(near((got), (want), (tol)), "%s: %.8g (want %.8g +- %g)", \
 			 (what), (double)(got), (double)(want), (double)(tol))
 
-int main(void)
+/* The median's interval of 1..n: its ranks and exact confidence. */
+static const struct { size_t n, lo, hi; double conf; } mci[] = {
+	{ 1, 1, 1, 0 }, { 2, 1, 2, 0.5 }, { 5, 1, 5, 0.9375 },
+	{ 6, 1, 6, 0.96875 }, { 9, 2, 8, 0.9609375 },
+	{ 10, 2, 9, 0.978515625 }, { 20, 6, 15, 0.9586105346679688 },
+};
+
+/* Student's t: quantiles against the table, the CDF against integration. */
+static void test_t_distribution(void)
 {
 	/* two-sided 97.5% points of the t table */
 	static const struct { double df, q; } table[] = {
 		{ 1, 12.706 }, { 4, 2.776 }, { 10, 2.228 }, { 30, 2.042 },
 		{ 2.5, 3.574655 },
 	};
-	static const double a[] = { 19.8, 20.4, 19.6, 17.8, 18.5, 18.9, 18.3,
-				    18.9, 19.5, 22.0 };
-	static const double b[] = { 28.2, 26.6, 20.1, 23.3, 25.2, 22.1, 17.7,
-				    27.6, 20.6, 13.7, 23.2, 17.5, 20.6, 18.0,
-				    23.9, 21.6, 24.3, 20.4, 23.9, 13.3 };
-	static const struct { size_t n, lo, hi; double conf; } mci[] = {
-		{ 1, 1, 1, 0 }, { 2, 1, 2, 0.5 }, { 5, 1, 5, 0.9375 },
-		{ 6, 1, 6, 0.96875 }, { 9, 2, 8, 0.9609375 },
-		{ 10, 2, 9, 0.978515625 }, { 20, 6, 15, 0.9586105346679688 },
-	};
-	double x[100], c[] = { 5, 5, 5, 5 }, d[] = { 6, 6, 6 };
-	struct stats sa, sb, s, sc, sd;
-	struct welch w;
-
-	ksft_print_header();
-	ksft_set_plan(27 + 2 * ARRAY_SIZE(mci));
 
 	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
 		char what[64];
@@ -56,6 +48,13 @@ int main(void)
 	CHECK_NEAR(stats_t_cdf(-2, 3), 0.0696629843, 1e-8, "t cdf(-2, df 3)");
 	CHECK_NEAR(stats_t_cdf(0, 5), 0.5, 1e-12, "t cdf(0) is 1/2");
 	CHECK_NEAR(stats_t_cdf(1.96, 1e6), 0.9750021, 1e-6, "t cdf tends to the normal");
+}
+
+/* Mean, median, deviation, p90 and intervals of 1..10 and 1..100. */
+static void test_descriptive(void)
+{
+	struct stats s;
+	double x[100];
 
 	for (int i = 0; i < 10; i++)
 		x[i] = 10 - i;	/* unsorted on purpose */
@@ -76,12 +75,18 @@ int main(void)
 	CHECK_NEAR(s.ci_median_confidence, 0.9647997997822952, 1e-12,
 		   "its real confidence: 1 - 2 P(Bin(100, 1/2) <= 39)");
 	CHECK_NEAR(s.p90, 90.1, 1e-9, "p90 of 1..100 (linear interpolation)");
+}
 
-	/*
-	 * Exact binomial confidences (python3: math.comb) of the median's
-	 * order-statistic interval: below n = 6 it is [min, max] at less
-	 * than 95%, and says so.
-	 */
+/*
+ * Exact binomial confidences (python3: math.comb) of the median's
+ * order-statistic interval: below n = 6 it is [min, max] at less
+ * than 95%, and says so.
+ */
+static void test_median_intervals(void)
+{
+	struct stats s;
+	double x[100];
+
 	for (size_t i = 0; i < ARRAY_SIZE(mci); i++) {
 		char what[96];
 
@@ -98,6 +103,19 @@ int main(void)
 				 mci[i].n, s.ci95_median_lo, s.ci95_median_hi,
 				 mci[i].lo, mci[i].hi);
 	}
+}
+
+/* Welch's test against computed values, on constant samples, and n < 2. */
+static void test_welch(void)
+{
+	static const double a[] = { 19.8, 20.4, 19.6, 17.8, 18.5, 18.9, 18.3,
+				    18.9, 19.5, 22.0 };
+	static const double b[] = { 28.2, 26.6, 20.1, 23.3, 25.2, 22.1, 17.7,
+				    27.6, 20.6, 13.7, 23.2, 17.5, 20.6, 18.0,
+				    23.9, 21.6, 24.3, 20.4, 23.9, 13.3 };
+	double c[] = { 5, 5, 5, 5 }, d[] = { 6, 6, 6 };
+	struct stats sa, sb, sc, sd;
+	struct welch w;
 
 	stats_compute(a, ARRAY_SIZE(a), &sa);
 	stats_compute(b, ARRAY_SIZE(b), &sb);
@@ -116,5 +134,15 @@ int main(void)
 			 "identical constant samples: p 1");
 	stats_compute(c, 1, &sc);
 	ksft_test_result(stats_welch(&sc, &sd, &w) == -1, "Welch needs n >= 2");
+}
+
+int main(void)
+{
+	ksft_print_header();
+	ksft_set_plan(27 + 2 * ARRAY_SIZE(mci));
+	test_t_distribution();
+	test_descriptive();
+	test_median_intervals();
+	test_welch();
 	ksft_finished();
 }

@@ -144,7 +144,7 @@ static bool start_untraced(const struct noise_explain *e, int part)
 }
 
 /* The part of source @kind @name, or -1. */
-static int part(const struct explained *x, enum noise_kind kind, const char *name)
+static int part(const struct explained *x, enum intf_kind kind, const char *name)
 {
 	int found = -1;
 
@@ -158,7 +158,7 @@ static int part(const struct explained *x, enum noise_kind kind, const char *nam
 	return found;
 }
 
-static uint64_t part_ns(const struct explained *x, enum noise_kind kind, const char *name)
+static uint64_t part_ns(const struct explained *x, enum intf_kind kind, const char *name)
 {
 	int i = part(x, kind, name);
 
@@ -177,7 +177,7 @@ static bool adds_up(const struct explained *x, uint64_t unknown)
 		const struct noise_source *s = x->e.parts[i].src < 0 ? &x->ns.other :
 					       &x->ns.src[x->e.parts[i].src];
 
-		ksft_print_msg("  %s %s %llu ns%s\n", timer_softirq_gaps_kind_names[s->kind], s->name,
+		ksft_print_msg("  %s %s %llu ns%s\n", intf_kinds[s->kind].name, s->name,
 			       (unsigned long long)x->e.parts[i].ns,
 			       start_untraced(&x->e, i) ? " (start not traced)" : "");
 	}
@@ -199,25 +199,25 @@ int main(void)
 	explain(&x, rec_idle, N(rec_idle), 14886, 10327425980744ULL, 10327425998000ULL);
 	ksft_test_result(adds_up(&x, 3000),
 			 "recorded, switch out of idle not traced: the parts add up to the latency with the unknown");
-	i = part(&x, NOISE_THREAD, "cc");
+	i = part(&x, INTF_THREAD, "cc");
 	ksft_test_result(i >= 0 && x.e.parts[i].ns == 7256 && start_untraced(&x.e, i) &&
-			 part_ns(&x, NOISE_IRQ, "local_timer") == 7000,
+			 part_ns(&x, INTF_IRQ, "local_timer") == 7000,
 			 "recorded, switch out of idle not traced: cc from the interval's start, less the tick, of untraced start");
 
 	/* recorded: due at .740357276, back in user space at .740372 */
 	explain(&x, rec_thread, N(rec_thread), 26289, 10559740357276ULL, 10559740372000ULL);
 	ksft_test_result(adds_up(&x, 3000),
 			 "recorded, a thread's switch-out not traced: the parts add up to the latency with the unknown");
-	i = part(&x, NOISE_THREAD, "perl");
+	i = part(&x, INTF_THREAD, "perl");
 	ksft_test_result(i >= 0 && x.e.parts[i].ns == 5724 && start_untraced(&x.e, i) &&
-			 part(&x, NOISE_THREAD, "vsock-console") < 0,
+			 part(&x, INTF_THREAD, "vsock-console") < 0,
 			 "recorded, a thread's switch-out not traced: the time is perl's, not the thread traced before");
 
 	/* the loop due at 985 us, back at 1010 us: later runs of nm not piled up */
 	explain(&x, syn_idle, N(syn_idle), LOOP, US(985), US(1010));
 	ksft_test_result(adds_up(&x, 10000),
 			 "idle, switch-ins not traced: the parts add up to the latency with the unknown");
-	i = part(&x, NOISE_THREAD, "nm");
+	i = part(&x, INTF_THREAD, "nm");
 	ksft_test_result(i >= 0 && x.e.parts[i].ns == 10000 && start_untraced(&x.e, i) &&
 			 x.e.expiry == US(991),
 			 "idle, switch-ins not traced: nm once, clipped to the interval, of untraced start");
@@ -226,18 +226,18 @@ int main(void)
 	explain(&x, syn_idle, N(syn_idle), LOOP, US(300), US(1010));
 	ksft_test_result(adds_up(&x, 110000),
 			 "idle before the untraced switch-in: the parts add up to the latency with the unknown");
-	ksft_test_result(part_ns(&x, NOISE_THREAD, "nm") == 590000 &&
-			 part_ns(&x, NOISE_IRQ, "virtio0") == 5000,
+	ksft_test_result(part_ns(&x, INTF_THREAD, "nm") == 590000 &&
+			 part_ns(&x, INTF_IRQ, "virtio0") == 5000,
 			 "idle before the untraced switch-in: nm from the CPU's last record of another task");
 
 	/* due at 490 us, back at 1010 us, inside the kworker's run with interrupts nested */
 	explain(&x, syn_nested, N(syn_nested), LOOP, US(490), US(1010));
 	ksft_test_result(adds_up(&x, 10000),
 			 "nested interrupts: the parts add up to the latency with the unknown");
-	ksft_test_result(part_ns(&x, NOISE_THREAD, "kworker") == 483000 &&
-			 part_ns(&x, NOISE_IRQ, "virtio0") == 20000 &&
-			 part_ns(&x, NOISE_IRQ, "local_timer") == 7000 &&
-			 !start_untraced(&x.e, part(&x, NOISE_THREAD, "kworker")),
+	ksft_test_result(part_ns(&x, INTF_THREAD, "kworker") == 483000 &&
+			 part_ns(&x, INTF_IRQ, "virtio0") == 20000 &&
+			 part_ns(&x, INTF_IRQ, "local_timer") == 7000 &&
+			 !start_untraced(&x.e, part(&x, INTF_THREAD, "kworker")),
 			 "nested interrupts: their time is theirs, not also the kworker's");
 
 	/* 0 to 100 us: 6 parts of 33 us, the other two 3 us, 64 us unknown */

@@ -57,11 +57,12 @@ static const char *const records[] = {
 
 #define US(x)	(1000000000000ULL + (x) * 1000ULL)
 
-static const struct noise_source *find(const struct noise_sources *ns, enum noise_kind k,
+static const struct noise_source *find(const struct noise_sources *ns, enum intf_kind k,
 				       const char *name)
 {
 	for (int i = 0; i < ns->nsrc; i++)
-		if (ns->src[i].kind == k && !strcmp(ns->src[i].name, name))
+		if (!strcmp(intf_kinds[ns->src[i].kind].name, intf_kinds[k].name) &&
+		    !strcmp(ns->src[i].name, name))
 			return &ns->src[i];
 	return NULL;
 }
@@ -98,27 +99,27 @@ int main(void)
 			 "5 gaps, 1 unexplained (20 us) (got %llu, %llu, %llu ns)",
 			 (unsigned long long)ns.gaps, (unsigned long long)ns.unexplained,
 			 (unsigned long long)ns.unexplained_ns);
-	s = find(&ns, NOISE_IRQ, "local_timer");
+	s = find(&ns, INTF_IRQ, "local_timer");
 	ksft_test_result(s && s->gaps == 1 && s->stolen_ns == 8000 &&
-			 find(&ns, NOISE_SOFTIRQ, "TIMER") && find(&ns, NOISE_SOFTIRQ, "TIMER")->gaps == 1,
+			 find(&ns, INTF_SOFTIRQ, "TIMER") && find(&ns, INTF_SOFTIRQ, "TIMER")->gaps == 1,
 			 "the tick's gap: irq local_timer (8 us) and softirq TIMER");
-	s = find(&ns, NOISE_THREAD, "kworker");
+	s = find(&ns, INTF_THREAD, "kworker");
 	ksft_test_result(s && s->gaps == 1 && s->stolen_ns == 36000 &&
-			 find(&ns, NOISE_IRQ, "virtio0") && find(&ns, NOISE_IRQ, "virtio0")->stolen_ns == 4000,
+			 find(&ns, INTF_IRQ, "virtio0") && find(&ns, INTF_IRQ, "virtio0")->stolen_ns == 4000,
 			 "a preemption: thread kworker, its own 36 us less the 4 us interrupt nested in it (got %llu ns)",
 			 s ? (unsigned long long)s->stolen_ns : 0ULL);
-	s = find(&ns, NOISE_IPI, "ttwu_queue_wakelist");
-	ksft_test_result(s && s->gaps == 1 && !find(&ns, NOISE_IPI, "call_function_single (sender not traced)"),
+	s = find(&ns, INTF_IPI_CALL, "ttwu_queue_wakelist");
+	ksft_test_result(s && s->gaps == 1 && !find(&ns, INTF_IPI_CALL, "call_function_single (sender not traced)"),
 			 "an IPI: named ttwu_queue_wakelist from its sender's stack");
-	ksft_test_result(ns.win_unexplained == 1 && find(&ns, NOISE_THREAD, "timer_softirq") &&
-			 find(&ns, NOISE_THREAD, "timer_softirq")->win_gaps == 1,
+	ksft_test_result(ns.win_unexplained == 1 && find(&ns, INTF_THREAD, "timer_softirq") &&
+			 find(&ns, INTF_THREAD, "timer_softirq")->win_gaps == 1,
 			 "the window's counts: 1 unexplained, the sleeper in 1 gap");
 	timer_softirq_gaps_thread_recall(&tl, SLEEPER, gaps, 5, &runs, &in);
 	ksft_test_result(runs == 1 && in == 1, "the sleeper: 1 run, in a gap of the loop");
 	/* a wakeup programmed at 798 us, back in user space at 845 us */
 	timer_softirq_gaps_explain(&tl, US(798), US(845), &e);
 	ksft_test_result(e.expiry == US(800) && e.switch_in == US(840) && e.nparts == 1 &&
-			 tl.ns->src[e.parts[0].src].kind == NOISE_THREAD &&
+			 tl.ns->src[e.parts[0].src].kind == INTF_THREAD &&
 			 !strcmp(ns.src[e.parts[0].src].name, "kworker") && e.parts[0].ns == 35000,
 			 "a late wakeup explained: timer +2 us, kworker 35 us, switched in +42 us");
 	timer_softirq_gaps_explain(&tl, US(600), US(650), &e);

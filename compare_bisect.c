@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compare.h"
-#include "../base/util.h"
+#include "compare_common.h"
+#include "lib/base/util.h"
 
 /* The metric to judge: --metric, else the first with a better direction. */
 static const struct result_metric *bisect_metric(const struct compare *c,
@@ -58,13 +58,13 @@ static void bisect_line(const struct compare *c, const char *prog,
 		snprintf(chg + strlen(chg), sizeof(chg) - strlen(chg), " %s", bm->unit);
 		compare_num(ci, sizeof(ci), x->w.diff_hi - x->w.diff);
 	} else {
-		cmp_pct(chg, sizeof(chg), x->change_pct, true);
-		cmp_pct(ci, sizeof(ci), x->ci_pct, false);
+		compare_cmp_pct(chg, sizeof(chg), x->change_pct, true);
+		compare_cmp_pct(ci, sizeof(ci), x->ci_pct, false);
 	}
 	printf("bisect: %s %s: baseline %s %s, now %s %s, %s +-%s (%s): %s\n",
 	       prog, bm->name, compare_num(bv, sizeof(bv), bm->st.mean), bm->unit,
 	       compare_num(nv, sizeof(nv), nm->st.mean), nm->unit, chg, ci,
-	       cmp_judgement(x, bm->better),
+	       compare_cmp_judgement(x, bm->better),
 	       v == BISECT_GOOD ? "good" : v == BISECT_BAD ? "bad" : "undecided");
 }
 
@@ -107,12 +107,12 @@ static int bisect_result(struct compare *c, const struct result *n)
 		printf("bisect: %s %s: %s: undecided\n", n->test, bm->name,
 		       why ? why : "not measured");
 		if (nm && nm->n) {
-			cmp_metrics(&bm->st, &nm->st, &x);
+			compare_cmp_metrics(&bm->st, &nm->st, &x);
 			compare_kcidb_record(c, n, nm, &x, BISECT_UNDECIDED, why);
 		}
 		return BISECT_UNDECIDED;
 	}
-	cmp_metrics(&bm->st, &nm->st, &x);
+	compare_cmp_metrics(&bm->st, &nm->st, &x);
 	v = compare_judge(c, &x, bm->better, &why);
 	if (compare_emulated_timing(c, b, n, nm)) {
 		v = BISECT_UNDECIDED;

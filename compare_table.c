@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* compare: the side-by-side tables, the context above them, the paste lines. */
+/* compare: the side-by-side tables and the paste lines (compare_context.c prints what is above them). */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "plot.h"
-#include "../base/util.h"
+#include "compare_common.h"
+#include "compare_plot.h"
+#include "lib/base/util.h"
 
 /* A sample count in 4 columns: 9999, then 10k .. 999k, 1M .. 999M, 1G ... */
 static const char *count_fit(char *buf, size_t len, size_t n)
@@ -25,112 +24,6 @@ static const char *count_fit(char *buf, size_t len, size_t n)
 	else
 		snprintf(buf, len, "%zu%c", n, units[u]);
 	return buf;
-}
-
-/*
- * @lead, then @text wrapped at spaces, continuation lines indented by
- * @indent (the width of @lead when negative), at most @lines lines.
- */
-void compare_wrapped(const char *lead, const char *text, int lines,
-		     int indent)
-{
-	const char *p = text;
-
-	if (indent < 0)
-		indent = strlen(lead);
-	for (int l = 0; *p; l++) {
-		int avail = WIDTH - (l ? indent : (int)strlen(lead));
-		int n = strlen(p);
-
-		if (l == lines) {
-			printf("%*s...\n", indent, "");
-			return;
-		}
-		if (n > avail) {
-			n = avail;
-			while (n > 0 && p[n] != ' ')
-				n--;
-			if (!n)
-				n = avail;
-		}
-		if (l)
-			printf("%*s%.*s\n", indent, "", n, p);
-		else
-			printf("%s%.*s\n", lead, n, p);
-		p += n;
-		while (*p == ' ')
-			p++;
-	}
-}
-
-static void warn(const char *fmt, ...) __ktap_printf(1, 2);
-
-/* "warning: ..." wrapped to the email width */
-static void warn(const char *fmt, ...)
-{
-	char text[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	compare_wrapped("warning: ", text, 4, -1);
-}
-
-static const char *isolation_of(const struct result *r)
-{
-	return r->cpus_isolation[0] ? r->cpus_isolation : "?";
-}
-
-/* Once above the tables: what ran where, and what differs. */
-static void print_context(const struct compare *c)
-{
-	const struct result *b = &c->sides[0].res[0];
-	const char *md = "  ";
-
-	if (c->o.markdown)
-		printf("```\n");
-	printf("%s%zu kernels, the first is the base. Statistics: mean, median,\n"
-	       "CoV (stddev/mean); change of the mean with its 95%% CI and Welch's\n"
-	       "t-test (* = significant, p < %.2f).\n\n",
-	       c->o.markdown ? "" : "compare: ", c->nsides, CMP_ALPHA);
-	for (size_t i = 0; i < c->nsides; i++) {
-		const struct side *s = &c->sides[i];
-		const struct result *r = &s->res[0];
-		char lead[48], text[4400], more[32];
-
-		snprintf(lead, sizeof(lead), "%s%-8s  ", md, s->label);
-		if (s->noperands > 1)
-			snprintf(more, sizeof(more), " and %zu more", s->noperands - 1);
-		snprintf(text, sizeof(text), "%s%s (%s%s)", r->sys.kernel_release,
-			 r->sys.emulated ? " [emulated]" : "", s->path,
-			 s->noperands > 1 ? more : "");
-		compare_wrapped(lead, text, 3, -1);
-		printf("%s          cpu %s (%s), %s\n", md,
-		       r->cpus, isolation_of(r), r->sys.cpu_model);
-		if (i && !strcmp(r->sys.cmdline, b->sys.cmdline)) {
-			printf("%s          cmdline: same as %s\n", md, c->sides[0].label);
-			continue;
-		}
-		snprintf(lead, sizeof(lead), "%s          cmdline: ", md);
-		compare_wrapped(lead, r->sys.cmdline[0] ? r->sys.cmdline : "?", 3, -1);
-	}
-	for (size_t i = 1; i < c->nsides; i++) {
-		const struct result *r = &c->sides[i].res[0];
-		const char *l = c->sides[i].label, *bl = c->sides[0].label;
-
-		if (strcmp(r->sys.hostname, b->sys.hostname) ||
-		    strcmp(r->sys.cpu_model, b->sys.cpu_model))
-			warn("%s and %s ran on different machines or CPUs", bl, l);
-		if (strcmp(r->cpus, b->cpus) ||
-		    strcmp(isolation_of(r), isolation_of(b)))
-			warn("%s measured cpu %s (%s), %s cpu %s (%s)", l,
-			     r->cpus, isolation_of(r), bl, b->cpus, isolation_of(b));
-		if (r->sys.emulated != b->sys.emulated)
-			warn("%s ran emulated (TCG), %s did not: emulated timings mean little",
-			     r->sys.emulated ? l : bl, r->sys.emulated ? bl : l);
-	}
-	printf("%s\n", c->o.markdown ? "```" : "");
 }
 
 static const char *better_words(enum better b)
@@ -152,7 +45,7 @@ static void row_stats(const struct compare *c, const char *label,
 	compare_num(mean, sizeof(mean), m->n ? m->st.mean : NAN);
 	compare_num(med, sizeof(med), m->n ? m->st.median : NAN);
 	if (m->n > 1 && m->st.mean)
-		cmp_fit(cov, sizeof(cov), COV_COLS, "%.*f", 1, 100 * m->st.cov, "%");
+		compare_cmp_fit(cov, sizeof(cov), COV_COLS, "%.*f", 1, 100 * m->st.cov, "%");
 	else
 		snprintf(cov, sizeof(cov), "-");
 	count_fit(n, sizeof(n), m->n);
@@ -177,20 +70,20 @@ static void row_change(const struct compare *c, const struct cmp *x,
 		return;
 	}
 	/* whatever the values, the row fits WIDTH (tests/compare.t) */
-	cmp_fit(chg, sizeof(chg), CHANGE_COLS, "%+.*f", 1, x->change_pct, "%");
+	compare_cmp_fit(chg, sizeof(chg), CHANGE_COLS, "%+.*f", 1, x->change_pct, "%");
 	snprintf(ci, sizeof(ci), "+-%s",
-		 cmp_fit(pct, sizeof(pct), CHANGE_COLS - 2, "%.*f", 1, x->ci_pct, "%"));
+		 compare_cmp_fit(pct, sizeof(pct), CHANGE_COLS - 2, "%.*f", 1, x->ci_pct, "%"));
 	if (c->o.markdown)
 		printf("%s|%s|%s%s|\n", chg, ci,
-		       emulated ? "emulated" : cmp_judgement(x, better),
+		       emulated ? "emulated" : compare_cmp_judgement(x, better),
 		       x->significant && !emulated ? " *" : "");
 	else
 		printf(" %7s %7s %s%s\n", chg, ci,
-		       emulated ? "emulated" : cmp_judgement(x, better),
+		       emulated ? "emulated" : compare_cmp_judgement(x, better),
 		       x->significant && !emulated ? " *" : "");
 }
 
-/* ministat-style plot of the samples of one metric (lib/compare/plot.c) */
+/* ministat-style plot of the samples of one metric (compare_plot.c) */
 static void plot_metric(const struct compare *c, const struct result_metric **ms)
 {
 	struct plot_series ps[MAX_SIDES];
@@ -204,7 +97,7 @@ static void plot_metric(const struct compare *c, const struct result_metric **ms
 		};
 	if (c->o.markdown)
 		printf("```\n");
-	plot_ascii(stdout, ps, c->nsides, WIDTH);
+	compare_plot_ascii(stdout, ps, c->nsides, WIDTH);
 	printf("%s\n", c->o.markdown ? "```" : "");
 }
 
@@ -257,8 +150,8 @@ static void paste_line(const struct compare *c, const struct result_metric **ms,
 			n += snprintf(buf + n, len - n, " (no test: %s)", xs[i].why_not);
 		else
 			n += snprintf(buf + n, len - n, " (%s %s, %s)",
-				      cmp_pct(pct, sizeof(pct), fabs(xs[i].change_pct), false),
-				      cmp_direction(&xs[i]),
+				      compare_cmp_pct(pct, sizeof(pct), fabs(xs[i].change_pct), false),
+				      compare_cmp_direction(&xs[i]),
 				      emulated[i] ? "emulated, undecided" :
 				      xs[i].significant ? "significant" : "not significant");
 	}
@@ -277,7 +170,7 @@ static void metric_change(struct compare *c, const struct result **rs,
 	const char *why;
 	char part[192];
 
-	cmp_metrics(&ms[0]->st, &ms[j]->st, x);
+	compare_cmp_metrics(&ms[0]->st, &ms[j]->st, x);
 	*emu = compare_emulated_timing(c, rs[0], rs[j], ms[j]);
 	row_change(c, x, better, *emu);
 	v = compare_judge(c, x, better, &why);
@@ -372,7 +265,7 @@ static void test_notes(const struct compare *c, const char *test,
 		if (rs[i]->exit_code == 4)
 			printf("%s%s: skipped in %s\n", li, test, l);
 		else if (result_incomplete(rs[i], why, sizeof(why)))
-			warn("%s: %s", l, why);
+			compare_warn("%s: %s", l, why);
 		if (rs[i]->pooled)
 			printf("%s%s: %s pools %zu runs\n", li, test, l, rs[i]->pooled + 1);
 		for (size_t k = 0; k < rs[i]->nmetrics; k++) {
@@ -387,7 +280,7 @@ static void test_notes(const struct compare *c, const char *test,
 		}
 		result_args(rs[i], args, sizeof(args));
 		if (i && rs[0] && strcmp(args, base_args))
-			warn("%s ran %s with '%s', %s with '%s'", l, test, args,
+			compare_warn("%s ran %s with '%s', %s with '%s'", l, test, args,
 			     c->sides[0].label, base_args);
 	}
 }
@@ -455,7 +348,7 @@ void compare_all(struct compare *c)
 	struct pastes pl = { 0 };
 
 	check_common_test(c);
-	print_context(c);
+	compare_context_print(c);
 	/* tests in the base's order, then those only elsewhere */
 	for (size_t i = 0; i < c->nsides; i++) {
 		for (size_t k = 0; k < c->sides[i].nres; k++) {

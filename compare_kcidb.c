@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../base/json.h"
-#include "kcidb.h"
+#include "lib/base/json.h"
+#include "compare_kcidb.h"
 
 /* KCIDB test paths allow [.a-zA-Z0-9_-]: anything else becomes an underscore */
 static void path_part(char *dst, size_t len, const char *s)
@@ -234,9 +234,9 @@ static void cmp_record(struct json *j, const struct kcidb_cmp *k,
 	json_object_end(j);
 }
 
-int kcidb_write(FILE *f, const struct result *const *res, size_t nres,
-		const struct kcidb_cmp *cmps, size_t ncmps,
-		const char *build_id)
+int compare_kcidb_write(FILE *f, const struct result *const *res, size_t nres,
+			const struct kcidb_cmp *cmps, size_t ncmps,
+			const char *build_id)
 {
 	struct json j;
 

@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "plot.h"
+#include "compare_plot.h"
 
 #define PLOT_ROWS	4	/* samples stacked at most this high */
 
@@ -51,7 +51,7 @@ static void plot_series_rows(FILE *f, const struct plot_series *s, char sym,
 	fprintf(f, "|%s|\n", line);
 }
 
-void plot_ascii(FILE *f, const struct plot_series *s, size_t ns, int width)
+void compare_plot_ascii(FILE *f, const struct plot_series *s, size_t ns, int width)
 {
 	int w = (width > PLOT_MAX_WIDTH ? PLOT_MAX_WIDTH : width) - 2;
 	double lo = INFINITY, hi = -INFINITY;

@@ -3,21 +3,21 @@
  * compare (the tool): the results of two or more kernels side by side
  * (compare_table.c) and the bisect judgement of two (compare_bisect.c),
  * with what both use (compare_common.c). compare.c parses the options
- * and loads the results; the statistics are cmp.c's, the reading
- * lib/result/result.c's.
+ * and makes the kernels, whose result files compare_load.c reads; the
+ * statistics are compare_cmp.c's, the reading lib/result/result.c's.
  */
-#ifndef ISOLBENCH_COMPARE_H
-#define ISOLBENCH_COMPARE_H
+#ifndef ISOLBENCH_COMPARE_COMMON_H
+#define ISOLBENCH_COMPARE_COMMON_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdnoreturn.h>
 #include <sys/types.h>
 
-#include "cmp.h"
-#include "kcidb.h"
-#include "../base/ktap.h"
-#include "../result/result.h"
+#include "compare_cmp.h"
+#include "compare_kcidb.h"
+#include "lib/base/ktap.h"
+#include "lib/result/result.h"
 
 #define MAX_SIDES	8
 #define MAX_OPERANDS	128	/* result files and directories on the line */
@@ -96,6 +96,10 @@ const struct result *compare_side_find(const struct side *s, const char *test);
 /* Numbers that fit 9 columns with enough digits to compare. */
 const char *compare_num(char *buf, size_t len, double v);
 void compare_wrapped(const char *lead, const char *text, int lines, int indent);
+/* "warning: ..." wrapped to the email width */
+void compare_warn(const char *fmt, ...) __ktap_printf(1, 2);
+/* Once above the tables (compare_context.c): what ran where, what differs. */
+void compare_context_print(const struct compare *c);
 /*
  * The bisect verdict on @x against the threshold of --threshold or
  * --threshold-abs, with @why; the record of it for KCIDB in @kc.
@@ -117,6 +121,16 @@ const char *compare_incomplete(const struct result *base, const struct result *r
 			       char *buf, size_t len);
 bool compare_emulated_timing(const struct compare *c, const struct result *a,
 			     const struct result *b, const struct result_metric *m);
+
+/*
+ * Operand @path of side @s: a result file, or every NAME.json of a
+ * run.sh -o directory; each kept among the inputs.
+ */
+void compare_side_load(struct compare *c, struct side *s, const char *path);
+/* NAME.json, not hidden: a result file of a run.sh -o directory. */
+bool compare_is_result_name(const char *name);
+/* What compare_side_load() read, and the inputs kept. */
+void compare_sides_free(struct compare *c);
 
 /* The side-by-side tables and the paste-ready lines. */
 void compare_all(struct compare *c);

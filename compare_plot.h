@@ -4,13 +4,13 @@
  * set, its samples stacked as symbols, then |__A__M__| for mean +-1
  * stddev, mean and median; a legend line below.
  */
-#ifndef ISOLBENCH_PLOT_H
-#define ISOLBENCH_PLOT_H
+#ifndef ISOLBENCH_COMPARE_PLOT_H
+#define ISOLBENCH_COMPARE_PLOT_H
 
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../base/stats.h"
+#include "lib/base/stats.h"
 
 #define PLOT_MAX_WIDTH	200
 
@@ -22,6 +22,6 @@ struct plot_series {
 };
 
 /* @width columns in all (frame included), at most PLOT_MAX_WIDTH. */
-void plot_ascii(FILE *f, const struct plot_series *s, size_t ns, int width);
+void compare_plot_ascii(FILE *f, const struct plot_series *s, size_t ns, int width);
 
 #endif

@@ -8,13 +8,13 @@
  *	isolbench.PROGRAM.METRIC	DONE, number = mean with its unit
  *	isolbench.PROGRAM.METRIC.vs_base  PASS/FAIL/SKIP against a base
  */
-#ifndef ISOLBENCH_KCIDB_H
-#define ISOLBENCH_KCIDB_H
+#ifndef ISOLBENCH_COMPARE_KCIDB_H
+#define ISOLBENCH_COMPARE_KCIDB_H
 
 #include <stdio.h>
 
-#include "cmp.h"
-#include "../result/result.h"
+#include "compare_cmp.h"
+#include "lib/result/result.h"
 
 #define KCIDB_ORIGIN		"isolbench"
 #define KCIDB_MAJOR		4
@@ -37,8 +37,8 @@ struct kcidb_cmp {
  * @cmps[0..ncmps). @build_id (an "origin:id" of the farm's build) may be
  * NULL: "isolbench:<kernel release>" is used then. 0 or -1 (errno).
  */
-int kcidb_write(FILE *f, const struct result *const *res, size_t nres,
-		const struct kcidb_cmp *cmps, size_t ncmps,
-		const char *build_id);
+int compare_kcidb_write(FILE *f, const struct result *const *res, size_t nres,
+			const struct kcidb_cmp *cmps, size_t ncmps,
+			const char *build_id);
 
 #endif

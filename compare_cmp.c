@@ -5,10 +5,10 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "cmp.h"
+#include "compare_cmp.h"
 
-void cmp_metrics(const struct stats *base, const struct stats *new_,
-		 struct cmp *c)
+void compare_cmp_metrics(const struct stats *base, const struct stats *new_,
+			 struct cmp *c)
 {
 	memset(c, 0, sizeof(*c));
 	if (base->n < 2 || new_->n < 2) {
@@ -41,7 +41,7 @@ void cmp_metrics(const struct stats *base, const struct stats *new_,
 	c->tested = true;
 }
 
-const char *cmp_pct(char *buf, size_t len, double pct, bool sign)
+const char *compare_cmp_pct(char *buf, size_t len, double pct, bool sign)
 {
 	/* one decimal up to 99999.9%, then two digits and an exponent */
 	if (fabs(pct) < 1e5)
@@ -68,8 +68,8 @@ static void exp_short(char *s)
 		memmove(d, d + 1, strlen(d));
 }
 
-const char *cmp_fit(char *buf, size_t len, size_t width, const char *fmt, int prec,
-		    double v, const char *suffix)
+const char *compare_cmp_fit(char *buf, size_t len, size_t width, const char *fmt, int prec,
+			    double v, const char *suffix)
 {
 	bool sign = strchr(fmt, '+') != NULL, exp = strchr(fmt, 'e') != NULL;
 
@@ -94,7 +94,7 @@ const char *cmp_fit(char *buf, size_t len, size_t width, const char *fmt, int pr
 	return buf;
 }
 
-const char *cmp_direction(const struct cmp *c)
+const char *compare_cmp_direction(const struct cmp *c)
 {
 	if (c->w.diff > 0)
 		return "increase";
@@ -103,10 +103,10 @@ const char *cmp_direction(const struct cmp *c)
 	return "no change";
 }
 
-const char *cmp_judgement(const struct cmp *c, enum better better)
+const char *compare_cmp_judgement(const struct cmp *c, enum better better)
 {
 	if (better == BETTER_NONE || c->w.diff == 0)
-		return cmp_direction(c);
+		return compare_cmp_direction(c);
 	if ((c->w.diff > 0) == (better == BETTER_LOWER))
 		return "regression";
 	return "improvement";
@@ -128,8 +128,8 @@ static enum bisect_verdict worse_judge(const struct cmp *c, double lo, double hi
 	return BISECT_UNDECIDED;
 }
 
-enum bisect_verdict cmp_bisect(const struct cmp *c, enum better better,
-			       double threshold_pct, const char **why)
+enum bisect_verdict compare_cmp_bisect(const struct cmp *c, enum better better,
+				       double threshold_pct, const char **why)
 {
 	double worse;
 
@@ -146,8 +146,8 @@ enum bisect_verdict cmp_bisect(const struct cmp *c, enum better better,
 	return worse_judge(c, worse - c->ci_pct, worse + c->ci_pct, threshold_pct, why);
 }
 
-enum bisect_verdict cmp_bisect_abs(const struct cmp *c, enum better better,
-				   double threshold, const char **why)
+enum bisect_verdict compare_cmp_bisect_abs(const struct cmp *c, enum better better,
+					   double threshold, const char **why)
 {
 	if (!c->welch) {
 		*why = c->why_not;

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compare.h"
-#include "../base/util.h"
+#include "compare_common.h"
+#include "lib/base/util.h"
 
 void compare_die(const struct compare *c, const char *fmt, ...)
 {
@@ -34,9 +34,9 @@ const char *compare_num(char *buf, size_t len, double v)
 	if (!isfinite(v))
 		snprintf(buf, len, "-");
 	else if (a >= 1e9 || (a > 0 && a < 1e-3))
-		cmp_fit(buf, len, NUM_COLS, "%.*e", 3, v, "");
+		compare_cmp_fit(buf, len, NUM_COLS, "%.*e", 3, v, "");
 	else
-		cmp_fit(buf, len, NUM_COLS, "%.*f",
+		compare_cmp_fit(buf, len, NUM_COLS, "%.*f",
 			a >= 1e5 ? 0 : a >= 100 ? 1 : a >= 10 ? 2 : a >= 1 ? 3 : 4, v, "");
 	return buf;
 }
@@ -57,8 +57,8 @@ enum bisect_verdict compare_judge(const struct compare *c, const struct cmp *x,
 				  enum better better, const char **why)
 {
 	if (c->o.abs_threshold)
-		return cmp_bisect_abs(x, better, c->o.threshold_abs, why);
-	return cmp_bisect(x, better, c->o.threshold_pct, why);
+		return compare_cmp_bisect_abs(x, better, c->o.threshold_abs, why);
+	return compare_cmp_bisect(x, better, c->o.threshold_pct, why);
 }
 
 void compare_kcidb_record(struct compare *c, const struct result *res,
@@ -87,4 +87,52 @@ const char *compare_incomplete(const struct result *base, const struct result *r
 		return buf;
 	}
 	return result_incomplete(res, buf, len);
+}
+
+/*
+ * @lead, then @text wrapped at spaces, continuation lines indented by
+ * @indent (the width of @lead when negative), at most @lines lines.
+ */
+void compare_wrapped(const char *lead, const char *text, int lines,
+		     int indent)
+{
+	const char *p = text;
+
+	if (indent < 0)
+		indent = strlen(lead);
+	for (int l = 0; *p; l++) {
+		int avail = WIDTH - (l ? indent : (int)strlen(lead));
+		int n = strlen(p);
+
+		if (l == lines) {
+			printf("%*s...\n", indent, "");
+			return;
+		}
+		if (n > avail) {
+			n = avail;
+			while (n > 0 && p[n] != ' ')
+				n--;
+			if (!n)
+				n = avail;
+		}
+		if (l)
+			printf("%*s%.*s\n", indent, "", n, p);
+		else
+			printf("%s%.*s\n", lead, n, p);
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+/* "warning: ..." wrapped to the email width */
+void compare_warn(const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	compare_wrapped("warning: ", text, 4, -1);
 }

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/cpu.h"
+#include "trace_event.h"
+#include "trace_record.h"
+
+/* A field the record has not: counted, and the first one named. */
+static void field_missing(const struct trace_event_record *rec, const char *field)
+{
+	struct trace_event_table *tab = rec->tab;
+
+	if (!tab)
+		return;
+	if (!tab->missing++)
+		snprintf(tab->missing_what, sizeof(tab->missing_what), "%s%s%s %s",
+			 rec->system ? rec->system : "", rec->system ? ":" : "",
+			 rec->event, field);
+}
+
+int trace_event_u64(const struct trace_event_record *rec, const char *field, uint64_t *v)
+{
+	if (!rec->src->u64(rec, field, v))
+		return 0;
+	field_missing(rec, field);
+	return -1;
+}
+
+const char *trace_event_str(const struct trace_event_record *rec, const char *field,
+			    char *buf, size_t len)
+{
+	const char *s = rec->src->str(rec, field, buf, len);
+
+	if (!s)
+		field_missing(rec, field);
+	return s;
+}
+
+bool trace_event_mask_has(const struct trace_event_record *rec, const char *field, int cpu)
+{
+	int has = rec->src->mask_has(rec, field, cpu);
+
+	if (has < 0)
+		field_missing(rec, field);
+	return has > 0;
+}
+
+bool trace_event_func_is(const struct trace_event_record *rec, const char *field,
+			 const char *sym)
+{
+	char buf[128];
+	const char *s = trace_event_str(rec, field, buf, sizeof(buf));
+
+	return s && !strcmp(s, sym);
+}
+
+const struct trace_event_row *trace_event_dispatch(struct trace_event_table *tab, void *ctx,
+						   struct trace_event_record *rec)
+{
+	rec->tab = tab;
+	tab->records++;
+	for (size_t i = 0; i < tab->nrows; i++) {
+		const struct trace_event_row *row = &tab->rows[i];
+
+		if (strcmp(row->name, rec->event) ||
+		    (rec->system && strcmp(row->system, rec->system)))
+			continue;
+		if (row->handle)
+			row->handle(ctx, rec);
+		return row;
+	}
+	tab->unknown++;
+	return NULL;
+}
+
+/* The text source: "name=value" in the line's fields. */
+
+/* The token "key=" holds, its length in @len; NULL when there is none. */
+static const char *text_value(const struct trace_event_record *rec, const char *field,
+			      size_t *len)
+{
+	const char *v = trace_field(rec->data, field);
+
+	if (v)
+		*len = strcspn(v, "\n ");
+	return v;
+}
+
+/* Decimal, else hex (a pointer as trace_pipe prints it, hashed or not). */
+static int text_u64(const struct trace_event_record *rec, const char *field, uint64_t *v)
+{
+	size_t len;
+	const char *s = text_value(rec, field, &len);
+	char *end;
+
+	if (!s || !len)
+		return -1;
+	*v = strtoull(s, &end, 10);
+	if ((size_t)(end - s) == len)
+		return 0;
+	*v = strtoull(s, &end, 16);
+	return (size_t)(end - s) == len ? 0 : -1;
+}
+
+/* The value up to a blank; a "%pS" one up to its '+' ("f+0x1/0x2" -> "f"). */
+static const char *text_str(const struct trace_event_record *rec, const char *field,
+			    char *buf, size_t len)
+{
+	size_t n;
+	const char *s = text_value(rec, field, &n);
+
+	if (!s)
+		return NULL;
+	snprintf(buf, len, "%.*s", (int)strcspn(s, "\n +"), s);
+	return buf;
+}
+
+static int text_mask_has(const struct trace_event_record *rec, const char *field, int cpu)
+{
+	char buf[256], err[64];
+	cpu_mask_t m;
+	size_t n;
+	const char *s = text_value(rec, field, &n);
+
+	if (!s)
+		return -1;
+	snprintf(buf, sizeof(buf), "%.*s", (int)n, s);
+	return !cpu_mask_parse(buf, &m, err, sizeof(err)) && cpu < CPU_SETSIZE &&
+	       CPU_ISSET(cpu, &m);
+}
+
+static const struct trace_event_source text_source = {
+	.u64 = text_u64, .str = text_str, .mask_has = text_mask_has,
+};
+
+int trace_event_dispatch_line(struct trace_event_table *tab, void *ctx, const char *line)
+{
+	struct trace_event_record rec = { .src = &text_source };
+	struct trace_record r;
+
+	if (!*line || *line == '#' || *line == '\n')
+		return 1;
+	if (trace_record_parse(line, &r))
+		return -1;
+	rec.event = r.event;
+	rec.cpu = r.cpu;
+	rec.pid = r.pid;
+	rec.irq = r.irq;
+	rec.ts_ns = r.ts_ns;
+	rec.data = r.fields;
+	trace_event_dispatch(tab, ctx, &rec);
+	return 0;
+}

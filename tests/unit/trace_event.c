@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of lib/kernel/trace_event.c: fields read by name from
+ * trace_pipe text; a field a record lacks (an older kernel's tick_stop
+ * without its dependency) reported, not read as 0; an event without a
+ * row counted. And on this host, when tracing works: one window of a
+ * CPU read by both sources, the text one from the instance's "trace"
+ * file (read without consuming) and the raw one from trace_pipe_raw,
+ * counted alike by timer_softirq's table; and the raw source's symbols
+ * and missing fields on a real format.
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "timer_softirq_trace.h"
+#include "lib/base/ktap.h"
+#include "lib/base/util.h"
+
+struct seen {
+	uint64_t cpu, timer;
+	char fn[64], dep[32];
+	bool has_cpu, has_dep, mask1, mask2;
+	int calls;
+};
+
+static void read_fields(void *ctx, const struct trace_event_record *r)
+{
+	struct seen *s = ctx;
+
+	s->calls++;
+	s->has_cpu = !trace_event_u64(r, "cpu", &s->cpu);
+	trace_event_u64(r, "timer", &s->timer);
+	if (!trace_event_str(r, "function", s->fn, sizeof(s->fn)))
+		trace_event_str(r, "callback", s->fn, sizeof(s->fn));
+	s->has_dep = trace_event_str(r, "dependency", s->dep, sizeof(s->dep));
+	s->mask1 = trace_event_mask_has(r, "cpumask", 1);
+	s->mask2 = trace_event_mask_has(r, "cpumask", 2);
+}
+
+static const struct trace_event_row rows[] = {
+	{ "timer", "timer_start", NULL, false, read_fields },
+	{ "ipi", "ipi_send_cpumask", NULL, false, read_fields },
+	{ "timer", "tick_stop", NULL, false, read_fields },
+};
+
+/* Fields by name from text, and what a record lacks reported. */
+static void text_fields(void)
+{
+	struct trace_event_table tab = TRACE_EVENT_TABLE(rows);
+	struct seen s = { 0 };
+
+	trace_event_dispatch_line(&tab, &s, "   timer_softirq-187     [001] d..1.    16.826446: timer_start: timer=00000000e748286d function=process_timeout expires=4294896399 [timeout=1] bucket_expiry=4294896400 cpu=1 idx=16 flags=");
+	ksft_test_result(s.calls == 1 && s.has_cpu && s.cpu == 1 && s.timer == 0xe748286dULL &&
+			 !strcmp(s.fn, "process_timeout"),
+			 "text: a number, a hashed pointer and a function by name");
+	s = (struct seen){ 0 };
+	trace_event_dispatch_line(&tab, &s, "    kworker/0:1-77      [000] d..2.  1593.9: ipi_send_cpumask: cpumask=0-1,3 callsite=on_each_cpu_cond_mask+0x2a/0x40 callback=do_sync_core+0x0/0x30");
+	ksft_test_result(s.mask1 && !s.mask2 && !strcmp(s.fn, "do_sync_core"),
+			 "text: a CPU set and a %%pS value (its function) by name");
+	ksft_print_msg("missing fields: %llu, the first %s\n",
+		       (unsigned long long)tab.missing, tab.missing_what);
+	ksft_test_result(tab.missing == 7 && !strcmp(tab.missing_what, "timer_start dependency"),
+			 "text: fields the records lack are counted, the first named");
+}
+
+/* An older kernel's tick_stop (no dependency): reported, not counted as a kept tick. */
+static void old_tick_stop(void)
+{
+	struct cpu_trace_parser p = { 0 };
+	struct cpu_trace_counts c;
+	uint64_t kept = 0;
+
+	timer_softirq_trace_parse_begin(&p, 1, &c);
+	timer_softirq_trace_parse_line(&p, "          <idle>-0       [001] d..1.    16.9: tick_stop: success=0");
+	timer_softirq_trace_parse_line(&p, "          <idle>-0       [001] d..1.    17.0: tick_stop: success=0 dependency=SCHED");
+	timer_softirq_trace_parse_line(&p, "          <idle>-0       [001] d..1.    17.1: no_such_event: x=1");
+	timer_softirq_trace_parse_end(&p);
+	for (int i = 0; i < CPU_TRACE_DEPS; i++)
+		kept += c.tick_kept[i];
+	ksft_print_msg("missing: %s; unknown %llu of %llu records\n", c.missing_what,
+		       (unsigned long long)c.unknown, (unsigned long long)c.lines);
+	ksft_test_result(c.missing == 1 && !strcmp(c.missing_what, "tick_stop dependency") &&
+			 kept == 1 && c.tick_kept[2] == 1,
+			 "a tick_stop without dependency is reported, not read as a kept tick");
+	ksft_test_result(c.unknown == 1 && c.lines == 3,
+			 "a record of an event without a row is counted");
+}
+
+/* The last CPU this process may run on. */
+static int last_cpu(void)
+{
+	cpu_set_t set;
+	int last = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &set))
+			last = i;
+	return last;
+}
+
+/* 100 short sleeps and a few timer-wheel ones on @cpu: TIMER softirqs, hrtimers, ticks. */
+static void sleep_on(int cpu)
+{
+	struct timespec ts = { 0, 2000000 };
+	cpu_set_t old, set;
+
+	sched_getaffinity(0, sizeof(old), &old);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	for (int i = 0; i < 100; i++)
+		nanosleep(&ts, NULL);
+	sched_setaffinity(0, sizeof(old), &old);
+}
+
+/* The instance's "trace" file (read, not consumed) through the text source. */
+static void count_text(struct cpu_trace *t, struct cpu_trace_counts *c)
+{
+	struct cpu_trace_parser p = { 0 };
+	char path[300], *txt, *line, *save = NULL;
+
+	timer_softirq_trace_parse_begin(&p, t->cpu, c);
+	p.self[p.nself++] = gettid();
+	snprintf(path, sizeof(path), "%s/trace", t->ti.dir);
+	txt = read_file_all(path, NULL);
+	for (line = txt ? strtok_r(txt, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save))
+		timer_softirq_trace_parse_line(&p, line);
+	free(txt);
+	timer_softirq_trace_parse_end(&p);
+}
+
+static void both_sources(void)
+{
+	struct cpu_trace_counts text, raw;
+	struct cpu_trace t;
+	char err[256];
+	int cpu = last_cpu();
+	bool same;
+
+	if (timer_softirq_trace_open(&t, cpu, err, sizeof(err))) {
+		ksft_test_result_skip("one window read by both sources: %s", err);
+		return;
+	}
+	if (!t.raw) {
+		ksft_test_result_skip("one window read by both sources: %s", t.raw_error);
+		timer_softirq_trace_close(&t);
+		return;
+	}
+	timer_softirq_trace_begin(&t);
+	sleep_on(cpu);
+	trace_instance_stop(&t.ti);
+	count_text(&t, &text);
+	timer_softirq_trace_end(&t, &raw);
+	timer_softirq_trace_close(&t);
+	same = !memcmp(text.n, raw.n, sizeof(text.n)) && text.ncb == raw.ncb;
+	for (int i = 0; i < CPU_TRACE_COUNTERS; i++)
+		if (text.n[i] != raw.n[i])
+			ksft_print_msg("counter %d: text %llu raw %llu\n", i,
+				       (unsigned long long)text.n[i], (unsigned long long)raw.n[i]);
+	ksft_print_msg("cpu %d: %llu records, %llu hrtimer expiries, %llu TIMER runs\n",
+		       cpu, (unsigned long long)raw.lines, (unsigned long long)raw.hrtimer_expiries,
+		       (unsigned long long)raw.timer_runs);
+	ksft_test_result(same && raw.lines > 100 && !raw.missing,
+			 "one window read by both sources: the same counts");
+}
+
+struct wakeups {
+	uint64_t expiries, wakeups;
+};
+
+static void hrtimer_expiry(void *ctx, const struct trace_event_record *r)
+{
+	struct wakeups *w = ctx;
+	uint64_t v;
+
+	w->expiries++;
+	w->wakeups += trace_event_func_is(r, "function", "hrtimer_wakeup");
+	trace_event_u64(r, "dependency", &v);
+}
+
+/* The raw source: a function pointer by its symbol; a field the format lacks reported. */
+static void raw_fields(void)
+{
+	static const struct trace_event_row hrtimer_rows[] = {
+		{ "timer", "hrtimer_expire_entry", "CPU == %d", false, hrtimer_expiry },
+	};
+	struct trace_event_table tab = TRACE_EVENT_TABLE(hrtimer_rows);
+	struct trace_event_raw *raw = NULL;
+	struct trace_instance ti;
+	struct wakeups w = { 0 };
+	char err[256], filter[32];
+	int cpu = last_cpu();
+
+	snprintf(filter, sizeof(filter), hrtimer_rows[0].filter, cpu);
+	if (!trace_instance_create(&ti, "isolbench-unit", err, sizeof(err)) &&
+	    !trace_instance_enable(&ti, "timer:hrtimer_expire_entry", filter, err, sizeof(err)))
+		raw = trace_event_raw_open(ti.dir, &tab, err, sizeof(err));
+	if (!raw) {
+		ksft_test_result_skip("raw: the symbol of a function pointer: %s", err);
+		ksft_test_result_skip("raw: a field the format lacks is reported: %s", err);
+		trace_instance_remove(&ti);
+		return;
+	}
+	sleep_on(cpu);
+	trace_instance_stop(&ti);
+	trace_event_raw_read(raw, &tab, &w);
+	trace_event_raw_close(raw);
+	trace_instance_remove(&ti);
+	ksft_print_msg("cpu %d: %llu of %llu expiries are hrtimer_wakeup; missing: %s\n", cpu,
+		       (unsigned long long)w.wakeups, (unsigned long long)w.expiries,
+		       tab.missing_what);
+	ksft_test_result(w.wakeups >= 90, "raw: the symbol of a function pointer");
+	ksft_test_result(tab.missing == w.expiries && w.expiries &&
+			 !strcmp(tab.missing_what, "timer:hrtimer_expire_entry dependency"),
+			 "raw: a field the format lacks is reported, not read as 0");
+}
+
+int main(void)
+{
+	ksft_print_header();
+	ksft_set_plan(8);
+	text_fields();
+	old_tick_stop();
+	both_sources();
+	raw_fields();
+	ksft_finished();
+}

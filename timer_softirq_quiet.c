@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * timer_softirq's quiet phase: a pure user-space busy loop on the
+ * target, no timers armed by the process, counted in --runs windows
+ * (timer_softirq_windows.h); also the baseline of the control, which
+ * runs it unjudged when asked alone. Its verdicts: the windows counted,
+ * TIMER softirqs raised only for due timers (the timer-softirq thread),
+ * no IPI from the counting, on a nohz_full CPU the tick stopped and
+ * TIMER softirqs within --max-softirqs, and the loop's noise attributed.
+ */
+#include <stdlib.h>
+
+#include "timer_softirq_noise.h"
+#include "timer_softirq_phases.h"
+#include "timer_softirq_windows.h"
+
+static double raised_per_tick(const void *arg, size_t i, double *span)
+{
+	const struct ts_window *w = arg;
+
+	*span = w[i].ticks;
+	return w[i].t.timer_raised;
+}
+
+/*
+ * The timer-softirq thread's figure: TIMER softirqs raised per tick, one
+ * sample per window.
+ */
+static void raised_metric(struct bench *b, const struct ts_run *r)
+{
+	struct metric *m = bench_metric(b, "timer_softirq_raised_per_tick", "softirqs/tick",
+					BETTER_LOWER,
+					"TIMER softirqs raised on the target per tick of one quiet window");
+	const struct ts_windows *win = r->win;
+	const struct ts_window_set *set = &win->quiet;
+	const struct ts_window *s = &set->sum;
+
+	metric_add_rates(m, set->n, set->w, raised_per_tick);
+	metric_sample_noun(m, "window", "windows");
+	metric_summary(m, "TIMER softirqs raised per tick", "%s busy loop, %llu raised in %llu ticks, %llu timer expiries",
+		       r->cpu_desc, (unsigned long long)s->t.timer_raised,
+		       (unsigned long long)s->ticks, (unsigned long long)s->t.timer_expiries);
+	metric_extra(m, "timer_softirqs_raised", s->t.timer_raised);
+	metric_extra(m, "ticks", s->ticks);
+	metric_extra(m, "ticks_are_jiffies", !win->tick_fn);
+	metric_extra(m, "timer_expiries", s->t.timer_expiries);
+	metric_extra(m, "raised_without_expiry", s->t.raised_without_expiry);
+	metric_extra(m, "raised_without_expiry_per_tick",
+		     per(s->t.raised_without_expiry, s->ticks));
+	metric_extra(m, "max_without_expiry_per_tick", r->o->max_needless_per_tick);
+	metric_extra(m, "runs_with_expiry", s->t.runs_with_expiry);
+	metric_extra(m, "raised_after_window", s->t.raised_unrun);
+	metric_extra(m, "ipis_to_target", s->t.ipis);
+	metric_extra(m, "ipis_to_target_from_counting", s->t.ipis_self - s->t.ipis_self_resched);
+	metric_extra(m, "resched_ipis_to_target_from_us", s->t.ipis_self_resched);
+	metric_extra(m, "window_s", s->w.seconds);
+}
+
+/* The IPIs sent to the target in the windows, by callback; ours apart. */
+static void ipis_print(int cpu, const struct cpu_trace_counts *t)
+{
+	char list[400] = "";
+	size_t off = 0;
+
+	for (int i = 0; i < t->ncb && off < sizeof(list); i++)
+		off += snprintf(list + off, sizeof(list) - off, "%s %s %llu (%llu ours)",
+				i ? "," : ":", t->cb[i].callback,
+				(unsigned long long)t->cb[i].n,
+				(unsigned long long)t->cb[i].self);
+	ksft_print_msg("quiet cpu %d: %llu IPIs sent to it inside the windows, %llu by this process%s\n",
+		       cpu, (unsigned long long)t->ipis, (unsigned long long)t->ipis_self, list);
+	if (t->ipis_self)
+		ksft_print_msg("quiet cpu %d: %llu of this process's IPIs were reschedules (a wakeup or preemption there, not a remote call); the last was sent from %s\n",
+			       cpu, (unsigned long long)t->ipis_self_resched, t->self_callsite);
+}
+
+static bool quiet_runs(const void *ctx)
+{
+	const struct ts_run *r = ctx;
+
+	return r->quiet || r->control;
+}
+
+static unsigned int quiet_judged(const void *ctx)
+{
+	return ((const struct ts_run *)ctx)->quiet;
+}
+
+static void quiet_setup(struct bench *b, void *ctx)
+{
+	timer_softirq_windows_open(b, ctx);
+}
+
+/* the busy loop alone */
+static void quiet_run(struct bench *b, void *ctx)
+{
+	struct ts_run *r = ctx;
+	const struct ts_window_set *set = &r->win->quiet;
+	char desc[160], err[512];
+	struct metric *m;
+	uint64_t n;
+
+	n = timer_softirq_windows_spin(b, r, false, err, sizeof(err));
+	if (n < b->opt.runs && !bench_stop)
+		ksft_exit_fail_msg("quiet window: %s\n", err);
+	if (!n)
+		bench_skip(b, "interrupted before the quiet window was counted");
+	timer_softirq_windows_print("quiet", b->target, &set->sum);
+	if (r->quiet)
+		raised_metric(b, r);
+	snprintf(desc, sizeof(desc), "%s busy loop", r->cpu_desc);
+	m = timer_softirq_windows_metric(b, "quiet_timer_softirqs_per_s", "quiet TIMER softirqs",
+					 desc, set);
+	/* how long the tick kept running after the warm-up (nohz_full) */
+	if (!isnan(r->win->tick_quiet_s))
+		metric_extra(m, "tick_last_after_warmup_s", r->win->tick_quiet_s);
+	timer_softirq_noise_report(b, r, "quiet", set, r->quiet);
+}
+
+/* The quiet phase's results, in the order printed. */
+enum { Q_COUNTED, Q_RAISED, Q_NO_IPI, Q_TICK, Q_SOFTIRQS, Q_NOISE, Q_CHECKS };
+static const char *const quiet_checks[Q_CHECKS] = {
+	[Q_COUNTED] = "quiet: windows of busy loop counted, no event lost",
+	[Q_RAISED] = "quiet: TIMER softirqs raised for due timers only",
+	[Q_NO_IPI] = "quiet: the counting sent no IPI to the cpu inside the windows",
+	[Q_TICK] = "quiet: the tick stopped",
+	[Q_SOFTIRQS] = "quiet: TIMER softirqs within --max-softirqs",
+	[Q_NOISE] = "quiet: every gap of the busy loop attributed or counted unexplained",
+};
+
+/* On a nohz_full CPU (or with --assert-nohz): the tick stopped, few TIMER softirqs. */
+static void quiet_nohz_verdicts(struct bench *b, const struct ts_run *r)
+{
+	const struct ts_window_set *set = &r->win->quiet;
+	const struct cpu_window *q = &set->sum.w;
+	const struct ts_opts *o = r->o;
+	double ticks = per(q->row[ROW_LOC], q->seconds);
+	uint64_t most = 0;
+	char why[160];
+
+	snprintf(why, sizeof(why), "cpu %d is not nohz_full (--assert-nohz asserts it anyway)",
+		 b->target);
+	if (!r->nohz && !o->assert_nohz) {
+		bench_verdict(b, KSFT_SKIP, why, "%s", quiet_checks[Q_TICK]);
+		bench_verdict(b, KSFT_SKIP, why, "%s", quiet_checks[Q_SOFTIRQS]);
+		return;
+	}
+	ksft_print_msg("quiet cpu %d: %.1f local timer interrupts/s, max %g; tick_stop success %llu\n",
+		       b->target, ticks, o->max_ticks_per_s,
+		       (unsigned long long)set->sum.t.tick_stopped);
+	bench_verdict(b, q->row[ROW_LOC] >= 0 && ticks <= o->max_ticks_per_s ?
+		      KSFT_PASS : KSFT_FAIL, NULL, "%s", quiet_checks[Q_TICK]);
+	/* the worst window */
+	for (uint64_t i = 0; i < set->n; i++)
+		if (set->w[i].t.timer_runs > most)
+			most = set->w[i].t.timer_runs;
+	ksft_print_msg("quiet cpu %d: at most %llu TIMER softirqs in a %.1f s window, max %llu\n",
+		       b->target, (unsigned long long)most,
+		       b->opt.duration_s, (unsigned long long)o->max_softirqs);
+	bench_verdict(b, most <= o->max_softirqs ? KSFT_PASS : KSFT_FAIL,
+		      NULL, "%s", quiet_checks[Q_SOFTIRQS]);
+}
+
+static void quiet_verdicts(struct bench *b, void *ctx)
+{
+	const struct ts_run *r = ctx;
+	const struct ts_windows *win = r->win;
+	const struct ts_window *s = &win->quiet.sum;
+	const struct cpu_trace_counts *t = &s->t;
+	double max_needless = r->o->max_needless_per_tick;
+
+	/* no record at all is a quiet CPU (6.1 guest, nohz_full): the control shows the counting works */
+	ksft_print_msg("quiet cpu %d: %d windows of busy loop, %lld events lost, %llu records\n",
+		       b->target, t->windows, t->lost, (unsigned long long)t->lines);
+	/* a field an older kernel's event lacks: its records are not counted, never read as 0 */
+	if (t->missing)
+		ksft_print_msg("quiet cpu %d: %llu fields this kernel's events lack (the first: %s): those records not counted\n",
+			       b->target, (unsigned long long)t->missing, t->missing_what);
+	bench_verdict(b, s->w.seconds > 0 && !t->lost ? KSFT_PASS : KSFT_FAIL, NULL,
+		      "%s", quiet_checks[Q_COUNTED]);
+	ksft_print_msg("quiet cpu %d: %llu of %llu TIMER softirqs ran no timer, %llu ticks: %.4f/tick, max %g\n",
+		       b->target, (unsigned long long)t->raised_without_expiry,
+		       (unsigned long long)t->timer_raised, (unsigned long long)s->ticks,
+		       per(t->raised_without_expiry, s->ticks), max_needless);
+	bench_verdict(b, timer_softirq_trace_raise_ok(t, max_needless) ? KSFT_PASS : KSFT_FAIL,
+		      NULL, "%s", quiet_checks[Q_RAISED]);
+	ipis_print(b->target, t);
+	if (win->tr.have_ipi_cpu)
+		ksft_print_msg("quiet cpu %d: %llu function calls of %llu IPIs to it were ours\n",
+			       b->target, (unsigned long long)(t->ipis_self - t->ipis_self_resched),
+			       (unsigned long long)t->ipis);
+	bench_verdict(b, !win->tr.have_ipi_cpu ? KSFT_SKIP :
+		      t->ipis_self > t->ipis_self_resched ? KSFT_FAIL : KSFT_PASS,
+		      win->tr.have_ipi_cpu ? NULL : win->tr.ipi_error,
+		      "%s", quiet_checks[Q_NO_IPI]);
+	quiet_nohz_verdicts(b, r);
+	timer_softirq_noise_verdict(b, r, &win->quiet, "quiet", quiet_checks[Q_NOISE]);
+}
+
+/* The counting stays open for the control, which closes it. */
+static void quiet_teardown(struct bench *b, void *ctx)
+{
+	struct ts_run *r = ctx;
+
+	(void)b;
+	if (!r->control)
+		timer_softirq_windows_close(r);
+}
+
+const struct phase timer_softirq_quiet_phase = {
+	.name = "quiet",
+	.nverdicts = Q_CHECKS,
+	.checks = quiet_checks,
+	.runs = quiet_runs,
+	.judged = quiet_judged,
+	.setup = quiet_setup,
+	.run = quiet_run,
+	.verdicts = quiet_verdicts,
+	.teardown = quiet_teardown,
+};
