@@ -142,55 +142,71 @@ for r in llc smt cross-llc cross-node; do
 	fi
 done
 
-# Another busy process on dst, at the spinner's nice -20 and in a session
-# of its own, so that it gets half of dst whether or not autogroup
-# applies (it does not inside a cpu cgroup, as under CI): membarrier calls
-# then return without IPIs and the check fails. The passes are long
-# enough (20000 calls: 200 ms if all reached dst) to span a tick-long
-# slice of each, and so never run wholly while the spinner holds dst.
-# Meanwhile another process storms dst from src with perf-read: its IPIs
-# come from src too, and must not fill in for the missing ones. (It
-# takes its CPU locks in a directory of its own: two storms on one pair
-# are refused otherwise, and here the second one is the point.)
+# Three busy processes on dst, each at the spinner's nice -20 and in a
+# session of its own, so that the spinner gets about a quarter of dst
+# whether or not autogroup applies (it does not inside a cpu cgroup, as
+# under CI): membarrier calls made while the spinner is off dst return
+# without an IPI and the check fails. (With one busy loop, a machine that
+# hands out long slices can run a whole counted pass inside one of the
+# spinner's: CI once saw all 20000 calls reach dst although the spinner
+# was switched out 6 times.) Meanwhile another process storms dst from
+# src with perf-read: its IPIs come from src too, and must not fill in
+# for the missing ones. (It takes its CPU locks in a directory of its
+# own: two storms on one pair are refused otherwise, and here the second
+# one is the point.)
 mkdir -p "$TMP/locks-other"
 hog_calls=20000
-# busy_stat: the busy loop's CPU, nice and run time (ns), or "gone"
+busy_loops=3
+# busy_stat N: busy loop N's CPU, nice and run time (ns), or "gone"
 busy_stat() {
 	local pid
-	pid=$(cat "$TMP/busy.up" 2>/dev/null)
+	pid=$(cat "$TMP/busy.up.$1" 2>/dev/null)
 	if [ -z "$pid" ] || [ ! -r "/proc/$pid/stat" ]; then
 		echo gone
 		return
 	fi
 	echo "pid $pid, on cpu $(awk '{ print $39 }' "/proc/$pid/stat"), nice $(awk '{ print $19 }' "/proc/$pid/stat"), ran $(cut -d' ' -f1 "/proc/$pid/schedstat") ns"
 }
-# hog_run: one membarrier storm while the busy loop and the other stormer
-# hold dst. The checks below need dst really shared: a run in which the
-# spinner was never switched out did not test them (CI once saw all
-# 20000 calls reach dst), so up to 3 tries, each said in a # line.
-hog_run() {
-	local try
-	for try in 1 2 3; do
-		# (the storm starts once the busy loop runs on dst: on a cold
-		# machine its chain of execs can take longer than any fixed pause)
-		rm -f "$TMP/busy.up" "$TMP/hog.json"
+# busy_start: the busy loops on dst, returned once each runs there (on a
+# cold machine their chains of execs can take longer than any fixed pause)
+busy_start() {
+	local i
+	busy=()
+	for i in $(seq "$busy_loops"); do
+		rm -f "$TMP/busy.up.$i"
 		# shellcheck disable=SC2016 # ($$ and $1 are the inner shell's)
-		setsid nice -n -20 taskset -c "$dst" timeout 30 sh -c 'echo $$ >"$1"; while :; do :; done' sh "$TMP/busy.up" &
-		busy=$!
-		for _ in $(seq 100); do [ -s "$TMP/busy.up" ] && break; sleep 0.05; done
+		setsid nice -n -20 taskset -c "$dst" timeout 30 sh -c 'echo $$ >"$1"; while :; do :; done' sh "$TMP/busy.up.$i" &
+		busy+=($!)
+	done
+	for i in $(seq "$busy_loops"); do
+		for _ in $(seq 100); do [ -s "$TMP/busy.up.$i" ] && break; sleep 0.05; done
+		[ -s "$TMP/busy.up.$i" ] || echo "# busy loop $i did not start on cpu $dst in 5 s"
+	done
+}
+# hog_run: one membarrier storm while the busy loops and the other
+# stormer hold dst. The checks below need a run in which some counted
+# call really reached no CPU: a run in which every call reached dst did
+# not test them, so up to 3 tries, each said in a # line.
+hog_run() {
+	local try none share switched
+	for try in 1 2 3; do
+		rm -f "$TMP/hog.json"
+		busy_start
 		ISOLBENCH_LOCK_DIR=$TMP/locks-other "$BIN/ipistorm" -m perf-read -n 100000000 -r 1 --timeout 20 \
 			--pairs "$src:$dst" >/dev/null 2>&1 &
 		stormer=$!
 		sleep 0.3
-		busy_before=$(busy_stat)
+		busy_before=$(busy_stat 1)
 		c0=$(cal "$dst")
 		run_prog ipistorm -m membarrier -n "$hog_calls" -r 1 --pairs "$src:$dst" -o "$TMP/hog.json"
 		c1=$(cal "$dst")
-		busy_after=$(busy_stat)
-		kill $busy $stormer 2>/dev/null; wait $busy $stormer 2>/dev/null
+		busy_after=$(busy_stat 1)
+		kill "${busy[@]}" $stormer 2>/dev/null; wait "${busy[@]}" $stormer 2>/dev/null
+		none=$(extra "$TMP/hog.json" calls_reached_no_cpu 2>/dev/null) || none=0
 		switched=$(extra "$TMP/hog.json" dst_spinner_switched_out 2>/dev/null) || switched=0
-		echo "# dst shared, try $try: the spinner switched out $switched times; busy loop before: $busy_before; after: $busy_after"
-		[ "$switched" -gt 0 ] && return
+		share=$(python3 -c 'import json,sys; print("%.1f%%" % (100 * [m for m in json.load(open(sys.argv[1]))["metrics"] if "dst_spinner_cpu_share" in m.get("extra", {})][0]["extra"]["dst_spinner_cpu_share"]))' "$TMP/hog.json" 2>/dev/null) || share=unknown
+		echo "# dst shared, try $try: $none of $hog_calls counted calls reached no CPU; the spinner switched out $switched times, had $share of dst; busy loop 1 before: $busy_before; after: $busy_after"
+		[ "$none" -gt 0 ] && return
 	done
 }
 hog_run
