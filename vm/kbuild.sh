@@ -113,6 +113,15 @@ kb_debian_source() {
 	printf -v "$3" '%s' "debian:$pkg=$pver"
 }
 
+# kb_git TREE ARGS...: git in the source tree, its index trusted without
+# the files' ctimes: each build's hard-linked copy (kb_prepare_tree)
+# changes the ctime of every file it links, and git would otherwise read
+# the whole tree again to see that nothing changed (about 20 s a build
+# for linux-source-6.12 here, against 0.3 s).
+kb_git() {
+	git -c core.trustctime=false -C "$@"
+}
+
 # kb_resolve_source SRC DIR_VAR ID_VAR: the tree to build (a top
 # Makefile with VERSION and PATCHLEVEL, Kconfig and arch/x86) and what
 # it is: git:COMMIT[+dirty-HASH], tree:PATH@HASH or debian:PKG=VERSION.
@@ -124,12 +133,12 @@ kb_resolve_source() {
 		return
 	fi
 	src=$(realpath "$src")
-	if git -C "$src" rev-parse --verify -q HEAD >/dev/null 2>&1 &&
-	   [[ $(git -C "$src" rev-parse --show-toplevel 2>/dev/null) == "$src" ]]; then
+	if kb_git "$src" rev-parse --verify -q HEAD >/dev/null 2>&1 &&
+	   [[ $(kb_git "$src" rev-parse --show-toplevel 2>/dev/null) == "$src" ]]; then
 		local head dirty
-		head=$(git -C "$src" rev-parse HEAD)
-		dirty=$( { git -C "$src" diff HEAD; git -C "$src" ls-files -o --exclude-standard; } | kb_hash)
-		if [[ -z $(git -C "$src" status --porcelain -uno) ]]; then
+		head=$(kb_git "$src" rev-parse HEAD)
+		dirty=$( { kb_git "$src" diff HEAD; kb_git "$src" ls-files -o --exclude-standard; } | kb_hash)
+		if [[ -z $(kb_git "$src" status --porcelain -uno) ]]; then
 			id="git:$head"
 		else
 			id="git:$head+dirty-$dirty"

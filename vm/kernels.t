@@ -235,6 +235,10 @@ else
 		echo "$series_sum" >"$G.series"
 	ok $? "a scratch git tree: linux-source-6.12 with the batch patch, and the 9 commits ($(elapsed "$t"))"
 fi
+# (vm/kbuild.sh hard-links this tree's files for each build, which
+# changes their ctimes: git bisect's own checkouts would read the whole
+# tree again after each step; docs/vm.md)
+git -C "$G" config core.trustctime false
 base=$(git -C "$G" rev-list --max-parents=0 HEAD)
 
 # bisect_series P WHAT METRIC JUDGE... -- ARGS...: the baseline of the
