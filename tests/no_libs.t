@@ -27,13 +27,28 @@ topo() {
 	python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["system"]["topology"]
 print(t.pop("source"), t.pop("numa_source"), json.dumps(t, sort_keys=True))' "$1"
 }
+# same_facts LIB SYSFS: the facts agree; the last-level caches are
+# unknown (null) from sysfs exactly where this machine's sysfs shows
+# no CPU's caches (some VMs), and then the rest must agree
+same_facts() {
+	python3 -c 'import json, os, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+no_caches = not os.path.isdir("/sys/devices/system/cpu/cpu0/cache")
+if (b["llcs"] is None) != no_caches:
+	sys.exit(1)
+if no_caches:
+	a["llcs"] = None
+sys.exit(a != b)' "$1" "$2"
+}
+[ -d /sys/devices/system/cpu/cpu0/cache ] ||
+	diag "this machine's sysfs shows no caches: the last-level caches are unknown from sysfs"
 "$BIN/getpid_bench" -n 1000 -r 2 -o "$TMP/lib.json" >/dev/null 2>&1
 "$src/getpid_bench" -n 1000 -r 2 -o "$TMP/sysfs.json" >/dev/null 2>&1
 read -r s1 n1 t1 < <(topo "$TMP/lib.json")
 read -r s2 n2 t2 < <(topo "$TMP/sysfs.json")
 [ "$s1 $n1" = "hwloc libnuma" ] && [ "$s2 $n2" = "sysfs sysfs" ]
 ok $? "the result says which source gave the topology and the NUMA nodes: $s1 $n1 / $s2 $n2"
-[ -n "$t1" ] && [ "$t1" = "$t2" ]
+[ -n "$t1" ] && same_facts "$t1" "$t2"
 ok $? "the same topology facts from sysfs as from hwloc and libnuma: $t2"
 
 # every pair's relation, as ipistorm names it
@@ -52,10 +67,19 @@ r2=$(rels "$src")
 [ -n "$r1" ] && [ "$r1" = "$r2" ]
 ok $? "the same relation for every pair: $(echo "$r2" | tr '\n' ';')"
 
-"$src/run.sh" --quick -o "$TMP/q" >"$TMP/stream" 2>&1
-rc=$?
+# (this test shares the machine with another under make check: a
+# timing verdict failed by that load is said and the suite run once more;
+# a build that cannot measure fails both)
+for try in 1 2; do
+	rm -rf "$TMP/q"
+	"$src/run.sh" --quick -o "$TMP/q" >"$TMP/stream" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && break
+	diag "quick suite, try $try: exit $rc; its failed checks:"
+	grep -B3 '^ *# *not ok\|^not ok' "$TMP/stream" | sed 's/^/# /'
+done
 [ $rc -eq 0 ] && grep -q '^ok 1 selftests: isolbench: getpid_bench$' "$TMP/stream"
-ok $? "the quick suite of that build runs and passes (rc=$rc: $(grep '^not ok' "$TMP/stream" | tr '\n' ' '))"
+ok $? "the quick suite of that build runs and passes (rc=$rc, try $try)"
 
 # KernelCI's build container: libnuma without hwloc. The same tree built
 # again with NUMA found links getpid_bench anew (the sources picked are
@@ -65,5 +89,5 @@ make -C "$src" HWLOC=0 getpid_bench >"$TMP/build2" 2>&1 &&
 ok $? "make HWLOC=0 with libnuma found: linked again, with libnuma and without libhwloc"
 "$src/getpid_bench" -n 1000 -r 2 -o "$TMP/numa.json" >/dev/null 2>&1
 read -r s3 n3 t3 < <(topo "$TMP/numa.json")
-[ "$s3 $n3" = "sysfs libnuma" ] && [ "$t3" = "$t1" ]
+[ "$s3 $n3" = "sysfs libnuma" ] && same_facts "$t1" "$t3"
 ok $? "that build names sysfs and libnuma as its sources, with the same facts: $s3 $n3 $t3"

@@ -17,7 +17,7 @@ int topo_load(void);
 /* Whether @a and @b share a core, or any cache: 1, else 0. */
 int topo_same_core(int a, int b);
 int topo_cache_shared(int a, int b);
-/* packages, numa_nodes, llcs, cores and pus; -1 if unreadable. */
+/* packages, numa_nodes, llcs (-1: unknown), cores and pus; -1 if unreadable. */
 int topo_counts(struct cpu_topology *t);
 
 #endif

@@ -94,12 +94,14 @@ int topo_cache_shared(int a, int b)
 
 /*
  * Each core, package and last-level cache counted once, at its first
- * online CPU; NUMA nodes as the kernel has them online (1 without NUMA).
+ * online CPU (the caches -1 where a CPU shows none); NUMA nodes as the
+ * kernel has them online (1 without NUMA).
  */
 int topo_counts(struct cpu_topology *t)
 {
 	char path[] = "/sys/devices/system/node/online", line[4096], err[128];
 	cpu_mask_t online, m;
+	bool caches_unknown = false;
 	int cpu;
 
 	if (cpu_mask_sysfs("online", &online))
@@ -108,8 +110,14 @@ int topo_counts(struct cpu_topology *t)
 		t->pus++;
 		t->cores += !core_of(cpu, &m) && cpu_mask_first(&m) == cpu;
 		t->packages += !package_of(cpu, &m) && cpu_mask_first(&m) == cpu;
-		t->llcs += last_level_cache_of(cpu, &m) >= 0 && cpu_mask_first(&m) == cpu;
+		if (last_level_cache_of(cpu, &m) < 0)
+			caches_unknown = true;
+		else
+			t->llcs += cpu_mask_first(&m) == cpu;
 	}
+	/* some VMs show no cpuN/cache/: unknown, not 0 */
+	if (caches_unknown)
+		t->llcs = -1;
 	t->numa_nodes = 1;
 	if (read_file_line(path, line, sizeof(line)) >= 0 && !cpu_mask_parse(line, &m, err, sizeof(err)))
 		t->numa_nodes = CPU_COUNT(&m);

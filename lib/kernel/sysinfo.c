@@ -105,7 +105,10 @@ void sysinfo_json(struct json *j, const struct cpu_sets *sets, int target)
 		json_object_start(j, "topology");
 		json_i64(j, "packages", topo.packages);
 		json_i64(j, "numa_nodes", topo.numa_nodes);
-		json_i64(j, "llcs", topo.llcs);
+		if (topo.llcs >= 0)
+			json_i64(j, "llcs", topo.llcs);
+		else
+			json_null(j, "llcs");
 		json_i64(j, "cores", topo.cores);
 		json_i64(j, "pus", topo.pus);
 		json_i64(j, "target_numa_node", cpu_numa_node(target));
