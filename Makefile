@@ -177,8 +177,8 @@ CHECK_ALONE = $(shell grep -l '^# prove: alone' tests/*.t)
 CHECK_SHARED = $(filter-out $(CHECK_ALONE),$(wildcard tests/*.t))
 check: all san
 	@rc=0; \
-	ISOLBENCH_BIN=$(CURDIR)/$(BUILD)/san prove -v -j2 $(CHECK_SHARED) || rc=1; \
-	ISOLBENCH_BIN=$(CURDIR)/$(BUILD)/san prove -v $(CHECK_ALONE) || rc=1; \
+	ISOLBENCH_BIN=$(CURDIR)/$(BUILD)/san prove -v --timer -j2 $(CHECK_SHARED) || rc=1; \
+	ISOLBENCH_BIN=$(CURDIR)/$(BUILD)/san prove -v --timer $(CHECK_ALONE) || rc=1; \
 	exit $$rc
 
 deps:

@@ -11,7 +11,7 @@ if ! command -v qemu-system-x86_64 >/dev/null || ! command -v patch >/dev/null; 
 	echo "1..0 # SKIP qemu-system-x86_64 or patch not installed"
 	exit 0
 fi
-plan 30
+plan 32
 cd "$TOP" || exit 1
 export ISOLBENCH_VM_CACHE=$TMP/cache
 
@@ -109,8 +109,9 @@ ISOLBENCH_VM_MIN_FREE_MB=999999999 expect 2 "no disk space" "no disk space for a
 # that copies kernel/a.c into the bzImage (and fails on CONFIG_FAIL=y).
 # Nothing of it is left in TMPDIR.
 S=$TMP/stand-in
-mkdir -p "$S/arch/x86" "$S/kernel" "$TMP/tmpdir"
+mkdir -p "$S/arch/x86" "$S/kernel/configs" "$TMP/tmpdir"
 echo 'mainmenu "stand-in"' >"$S/Kconfig"
+echo CONFIG_TINY=y >"$S/kernel/configs/tiny.config"
 printf 'int a;\nint b;\nint c;\n' >"$S/kernel/a.c"
 cat >"$S/Makefile" <<'MK'
 VERSION = 6
@@ -123,7 +124,7 @@ all:
 	echo 6.12.0-stand-in > $(O)/include/config/kernel.release
 tinyconfig:
 	mkdir -p $(O)
-	echo CONFIG_TINY=y > $(O)/.config
+	cat kernel/configs/tiny.config > $(O)/.config
 olddefconfig:
 	awk '/^CONFIG_DROP=/ { next } \
 	     /^CONFIG_[A-Za-z0-9_]+=/ { s = $$0; sub(/=.*/, "", s); v[s] = substr($$0, length(s) + 2); if (!(s in o)) { o[s] = ++n; k[n] = s } } \
@@ -142,6 +143,20 @@ ok $? "stand-in tree: build.json says how (a tree, the patch, the release, the k
 vm/run.sh --build "$S" --patch "$TMP/good.patch" --build-only >"$TMP/out2" 2>"$TMP/err"
 [ "$(cat "$TMP/out2")" = "$bz" ] && grep -q "^vm/run.sh: kernel 6.12.0-stand-in from the cache (${bz%/bzImage})$" "$TMP/err"
 ok $? "stand-in tree: the same again comes from the cache ($(tail -n1 "$TMP/err"))"
+# configuring again only when what it reads changed: a changed source
+# file keeps the configuration, a changed fragment that tinyconfig
+# merges is configured again and its new value reaches the kernel
+echo 'int d;' >>"$S/kernel/a.c"
+vm/run.sh --build "$S" --patch "$TMP/good.patch" --build-only >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 0 ] && grep -q '^vm/run.sh: configuration kept' "$TMP/err" && ! grep -q '^vm/run.sh: configuring' "$TMP/err" &&
+	[ "$(tail -n1 "$(cat "$TMP/out")")" = 'int d;' ]
+ok $? "stand-in tree: a changed source file is built on the kept configuration (rc=$rc: $(grep -m1 'configur' "$TMP/err"))"
+echo CONFIG_TINY=m >"$S/kernel/configs/tiny.config"
+vm/run.sh --build "$S" --patch "$TMP/good.patch" --build-only >"$TMP/out" 2>"$TMP/err"
+rc=$? bz2=$(cat "$TMP/out")
+[ $rc -eq 0 ] && grep -q '^vm/run.sh: configuring' "$TMP/err" && grep -qx 'CONFIG_TINY=m' "${bz2%/bzImage}/config"
+ok $? "stand-in tree: a changed fragment that tinyconfig merges is configured again, its value in the kernel's config (rc=$rc: $(grep -m1 'configur' "$TMP/err"))"
 echo CONFIG_DROP=y >"$TMP/drop.config"
 vm/run.sh --build "$S" --config "$TMP/drop.config" --build-only >"$TMP/out" 2>"$TMP/err"
 rc=$?

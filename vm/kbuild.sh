@@ -352,18 +352,50 @@ kb_prepare_tree() {
 		rm -rf "$fam/src.old.$$" &
 	fi
 	mv "$new" "$src"
-	(cd "$src" && find . -type f -printf '%P %s %T@\n' | LC_ALL=C sort) >"$fam/manifest"
+	(cd "$src" && find . -type f -printf '%P %s %T@\n' | LC_ALL=C sort) >"$fam/manifest.new"
+	# what changed since the last build's tree, patches applied and
+	# unchanged files' times kept: added, removed or rewritten files
+	if [[ -f $fam/manifest ]]; then
+		LC_ALL=C comm -3 "$fam/manifest" "$fam/manifest.new" | sed 's/^\t//; s/ [^ ]* [^ ]*$//' |
+			LC_ALL=C sort -u >"$fam/changed"
+	else
+		echo "(no earlier tree)" >"$fam/changed"
+	fi
+	mv "$fam/manifest.new" "$fam/manifest"
+}
+
+# kb_configured FAM FRAGMENT: whether FAM/out/.config still is what
+# kb_configure would make: configured from this fragment, and nothing
+# that configuring reads changed since (FAM/changed): no Kconfig file (a
+# patch may change a default that an old .config would keep), no
+# config fragment tinyconfig merges, nothing under scripts/ (kconfig
+# itself and the scripts Kconfig runs), not the top Makefile. If not,
+# KB_CONFIGURE_WHY says why.
+kb_configured() {
+	local fam=$1 frag=$2 f
+	KB_CONFIGURE_WHY="no configuration yet"
+	[[ -f $fam/out/.config && -f $fam/configured && -f $fam/changed ]] || return 1
+	KB_CONFIGURE_WHY="another fragment"
+	printf '%s' "$frag" | cmp -s - "$fam/fragment" || return 1
+	f=$(grep -m1 -E '(^|/)Kconfig[^/]*$|(^|/)configs/|^scripts/|^Makefile$|^\(no earlier tree\)$' "$fam/changed")
+	KB_CONFIGURE_WHY="$f changed"
+	[[ -z $f ]]
 }
 
 # kb_configure FAM FRAGMENT: FAM/out/.config from tinyconfig and the
-# fragment, every requested option checked. Every build, not only when
-# the fragment changed: the tree's patches may change a Kconfig default
-# (an old .config would keep the old value), and kbuild recompiles only
-# the objects whose options came out different.
+# fragment, every requested option checked; again only when
+# kb_configured says the last one no longer holds (make then recompiles
+# only the objects whose options came out different).
 kb_configure() {
 	local fam=$1 frag=$2 out=$1/out log=$1/build.log
+	if kb_configured "$fam" "$frag"; then
+		note "configuration kept: the fragment and what configuring reads are unchanged"
+		kb_check_config "$fam/fragment" "$out/.config"
+		return
+	fi
+	rm -f "$fam/configured"
 	mkdir -p "$out"
-	note "configuring: tinyconfig + $(basename "$VM_DIR")/guest.config + config${KB_CONFIGS[*]:+ + ${KB_CONFIGS[*]}}"
+	note "configuring ($KB_CONFIGURE_WHY): tinyconfig + $(basename "$VM_DIR")/guest.config + config${KB_CONFIGS[*]:+ + ${KB_CONFIGS[*]}}"
 	{ make -C "$fam/src" O="$out" tinyconfig &&
 	  printf '%s' "$frag" >>"$out/.config" &&
 	  make -C "$fam/src" O="$out" olddefconfig; } >>"$log" 2>&1 || {
@@ -373,6 +405,7 @@ kb_configure() {
 	}
 	printf '%s' "$frag" >"$fam/fragment"
 	kb_check_config "$fam/fragment" "$out/.config"
+	: >"$fam/configured"
 }
 
 # kb_compile FAM: make; a failure shows the log's last lines and exits
