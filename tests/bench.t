@@ -8,10 +8,7 @@
 # to, so that nothing is measured and no test depends on the machine.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v python3 >/dev/null || ! command -v pgrep >/dev/null; then
-	echo "1..0 # SKIP python3 or pgrep not installed"
-	exit 0
-fi
+needs python3 pgrep
 plan 26
 FAKES=$TMP/bin
 STATE=$TMP/state

@@ -22,6 +22,17 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcod
 _n=0
 _failed=0
 
+# needs CMD...: the whole file one SKIP unless every CMD is installed
+needs() {
+	local c missing=()
+	for c in "$@"; do
+		command -v "$c" >/dev/null || missing+=("$c")
+	done
+	[ ${#missing[@]} -eq 0 ] && return
+	echo "1..0 # SKIP needs ${missing[*]} (scripts/install-deps.sh --vm --dev)"
+	exit 0
+}
+
 plan() { echo "1..$1"; }
 
 ok() {	# ok COND_EXIT_STATUS DESCRIPTION
@@ -118,3 +129,20 @@ PY
 }
 
 done_testing() { exit $((_failed > 0)); }
+
+# tree_check SCRIPT DESC: scripts/SCRIPT on the tree passes and prints
+# nothing; what it prints is shown as # lines
+tree_check() {
+	local out rc
+	out=$(python3 "$TOP/scripts/$1" 2>&1)
+	rc=$?
+	echo "$out" | sed '/^$/d; s/^/# /'
+	[ $rc -eq 0 ] && [ -z "$out" ]; ok $? "$2 (rc=$rc)"
+}
+
+# tree_copy: the tree's C files and Makefile in $TMP/t, afresh (for a
+# check shown failing on a copy changed in one way)
+tree_copy() {
+	rm -rf "$TMP/t" && mkdir -p "$TMP/t" &&
+		(cd "$TOP" && git ls-files '*.c' '*.h' Makefile | tar -cf - -T -) | tar -xf - -C "$TMP/t"
+}

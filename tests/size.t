@@ -9,16 +9,8 @@
 cd "$TOP" || exit 1
 plan 5
 
-out=$(python3 scripts/check_size.py 2>&1)
-rc=$?
-echo "$out" | sed '/^$/d; s/^/# /'
-[ $rc -eq 0 ] && [ -z "$out" ]; ok $? "every function and program file keeps its size (rc=$rc)"
+tree_check check_size.py "every function and program file keeps its size"
 
-# A copy of the C files and the Makefile, changed in one way at a time.
-copy() {
-	rm -rf "$TMP/t" && mkdir -p "$TMP/t" &&
-		git ls-files '*.c' '*.h' Makefile | tar -cf - -T - | tar -xf - -C "$TMP/t"
-}
 # plant_function FILE NAME LINES: append to FILE of the copy a function
 # NAME of LINES lines from its head to its closing brace, with braces in
 # a string and a comment (no brace of the function's); sets LINE to the
@@ -54,7 +46,7 @@ check_copy() {
 	echo "$OUT" | sed '/^$/d; s/^/# /'
 }
 
-copy
+tree_copy
 plant_function lib/base/util.c util_planted_long 81
 long=$LINE
 plant_function module/ipistorm_kmod.c planted_at_limit 80
@@ -65,7 +57,7 @@ ok $? "a function of 81 lines fails, named with its file, line and length (rc=$R
 ! echo "$OUT" | grep -q planted_at_limit
 ok $? "... and one of 80 lines (module/) passes"
 
-copy
+tree_copy
 plant_lines ipistorm.c 551
 plant_lines cid_scan_run.c 550
 check_copy

@@ -10,16 +10,8 @@
 cd "$TOP" || exit 1
 plan 8
 
-out=$(python3 scripts/check_tiers.py 2>&1)
-rc=$?
-echo "$out" | sed '/^$/d; s/^/# /'
-[ $rc -eq 0 ] && [ -z "$out" ]; ok $? "the tree keeps its shape (rc=$rc)"
+tree_check check_tiers.py "the tree keeps its shape"
 
-# A copy of the C files and the Makefile, broken in one way at a time.
-copy() {
-	rm -rf "$TMP/t" && mkdir -p "$TMP/t" &&
-		git ls-files '*.c' '*.h' Makefile | tar -cf - -T - | tar -xf - -C "$TMP/t"
-}
 # broken DESCRIPTION PATTERN: check_tiers fails on the copy, saying PATTERN
 broken() {
 	local out rc
@@ -30,12 +22,12 @@ broken() {
 	ok $? "$1"
 }
 
-copy
+tree_copy
 sed -i '0,/#include "util.h"/s//#include "util.h"\n#include "..\/harness\/bench.h"/' "$TMP/t/lib/base/util.c"
 broken "an include upward (base includes harness) fails" \
 	'lib/base/util.c:[0-9]* includes "../harness/bench.h": base uses harness; base uses no other tier'
 
-copy
+tree_copy
 cat >>"$TMP/t/lib/kernel/tick.c" <<'EOF'
 
 int tick_upward(void);
@@ -55,7 +47,7 @@ EOF
 broken "a call upward (kernel calls harness) fails" \
 	'lib/kernel/tick.c uses opts_upward_probe(): kernel uses harness'
 
-copy
+tree_copy
 cat >>"$TMP/t/lib/base/clock.c" <<'EOF'
 
 int clock_loop_a(void);
@@ -77,12 +69,12 @@ EOF
 broken "two files that call each other (a loop in one tier) fail" \
 	'^loop: .*lib/base/stats.c uses clock_loop_a()'
 
-copy
+tree_copy
 sed -i '0,/#include "ipistorm.h"/s//#include "ipistorm.h"\n#include "cid_scan.h"/' "$TMP/t/ipistorm_modes.c"
 broken "a program that includes another program's part fails" \
 	'ipistorm_modes.c:[0-9]* includes "cid_scan.h": ipistorm uses cid_scan.s part cid_scan.h'
 
-copy
+tree_copy
 # timer_softirq.c keeps its own state in a header of its own, which a
 # phase includes for it
 cat >"$TMP/t/timer_softirq.h" <<'EOF'
@@ -100,7 +92,7 @@ done
 broken "a part that includes its program's main header fails" \
 	'timer_softirq_cyclic.c:[0-9]*: includes "timer_softirq.h", the header of the main file timer_softirq.c: a part reaches up'
 
-copy
+tree_copy
 cat >>"$TMP/t/cid_scan_run.c" <<'EOF'
 
 int row_total(void);
@@ -112,7 +104,7 @@ EOF
 broken "a part that exports a name without its program's prefix fails" \
 	'cid_scan_run.c: exports row_total, not named cid_scan_\*'
 
-copy
+tree_copy
 mv "$TMP/t/lib/base/clock.c" "$TMP/t/lib/clock.c"
 broken "a lib/ file outside the tier folders fails" \
 	'lib/clock.c: in no tier folder'

@@ -27,10 +27,7 @@ ok() {	# ok STATUS DESCRIPTION
 }
 diag() { sed 's/^/# /'; }
 
-if ! command -v "${QEMU:-qemu-system-x86_64}" >/dev/null; then
-	echo "1..0 # SKIP qemu-system-x86_64 not installed"
-	exit 0
-fi
+needs "${QEMU:-qemu-system-x86_64}"
 
 echo "1..12"
 

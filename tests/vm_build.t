@@ -7,10 +7,7 @@
 # vm/kernels.t (make check-kernels).
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v qemu-system-x86_64 >/dev/null || ! command -v patch >/dev/null; then
-	echo "1..0 # SKIP qemu-system-x86_64 or patch not installed"
-	exit 0
-fi
+needs qemu-system-x86_64 patch
 plan 32
 cd "$TOP" || exit 1
 export ISOLBENCH_VM_CACHE=$TMP/cache

@@ -27,10 +27,7 @@ set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$TOP/tests/lib.sh"
 
-if ! command -v qemu-system-x86_64 >/dev/null; then
-	echo "1..0 # SKIP qemu-system-x86_64 not installed"
-	exit 0
-fi
+needs qemu-system-x86_64
 plan 13
 
 start=$(date +%s)

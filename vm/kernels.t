@@ -24,10 +24,7 @@ set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$TOP/tests/lib.sh"
 
-if ! command -v qemu-system-x86_64 >/dev/null || ! command -v gcc >/dev/null; then
-	echo "1..0 # SKIP qemu-system-x86_64 or gcc not installed"
-	exit 0
-fi
+needs qemu-system-x86_64 gcc
 plan 28
 cd "$TOP" || exit 1
 SERIES=$TOP/vm/patches/bisect-demo

@@ -14,10 +14,7 @@ set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$TOP/tests/lib.sh"
 
-if ! command -v qemu-system-x86_64 >/dev/null || ! command -v lava-run >/dev/null; then
-	echo "1..0 # SKIP needs qemu-system-x86_64 and lava-run (scripts/install-deps.sh --vm)"
-	exit 0
-fi
+needs qemu-system-x86_64 lava-run
 plan 14
 
 TESTS=(getpid_bench timer_softirq)
