@@ -16,21 +16,11 @@
 export PATH=/usr/local/bin:/bin:/sbin:/usr/bin:/usr/sbin
 export HOME=/root
 
-mount -t devtmpfs devtmpfs /dev
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-# A kernel without them still gets its shell: the suite skips what needs
-# them and says why.
-mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null ||
-	echo "isolbench-lava: cannot mount tracefs" >&2
-mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null ||
-	echo "isolbench-lava: cannot mount debugfs" >&2
-mount -t tmpfs tmpfs /tmp
+# shellcheck source=vm/guest-mounts.sh
+. /etc/isolbench-mounts.sh
+guest_mounts isolbench-lava
 mkdir -p /root /run/lock
 hostname isolbench
-# Kernel messages on the console would split LAVA's signal lines: only
-# emergencies from here on (dmesg keeps the rest).
-dmesg -n 1
 
 # The console is the shell's controlling terminal (cttyhack), so that
 # the shell LAVA drives can be interrupted; a shell that ends is started

@@ -18,18 +18,9 @@
 /bin/busybox --install -s
 export PATH=/usr/local/bin:/bin:/sbin:/usr/bin:/usr/sbin
 
-mount -t devtmpfs devtmpfs /dev
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-# Not fatal: a kernel without tracefs/debugfs should still report, and the
-# suite itself decides what to skip.
-mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null ||
-	echo "isolbench-vm: cannot mount tracefs" >&2
-mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null ||
-	echo "isolbench-vm: cannot mount debugfs" >&2
-mount -t tmpfs tmpfs /tmp
-# Only emergencies on the console from here on; the full log is saved below.
-dmesg -n 1
+# shellcheck source=vm/guest-mounts.sh
+. /etc/isolbench-mounts.sh
+guest_mounts isolbench-vm
 
 # shellcheck source=/dev/null
 . /etc/isolbench-vm.conf	# NONCE, SUITE_DIR

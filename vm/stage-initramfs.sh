@@ -199,6 +199,7 @@ initramfs_build() {
 	cp /bin/busybox "$root/bin/busybox"
 	copy_libs /bin/busybox "$root"
 	install -m 0755 "${GUEST_INIT:-$VM_DIR/guest-init.sh}" "$root/init"
+	install -m 0644 "$VM_DIR/guest-mounts.sh" "$root/etc/isolbench-mounts.sh"
 
 	mkdir -p "$root/isolbench"
 	prepare_suite "$root/isolbench" "$work"
