@@ -108,7 +108,7 @@ static void latency_check_name(const void *ctx, unsigned int run, unsigned int i
 	if (!c->sm.periodic)
 		snprintf(buf, len, "scan latency per call");
 	else if (c->trace || c->o.method == M_TRACE)
-		snprintf(buf, len, "function_graph timed %s", c->sm.func);
+		snprintf(buf, len, "%s", CID_SCAN_TRACED_CHECK);
 	else
 		snprintf(buf, len, "scan seen from user space");
 }

@@ -99,6 +99,11 @@ void cid_scan_latency_traced(struct bench *b, const struct cid_opts *o,
 			     const struct scan_model *sm, struct cid_scan_row *row);
 
 /* cid_scan_compaction.c: each one result, by these names */
+/*
+ * The latency check when function_graph times the scan: the same name
+ * whatever the kernel calls its scan function (a # line names it).
+ */
+#define CID_SCAN_TRACED_CHECK		"function_graph timed the mm_cid scan"
 #define CID_SCAN_COMPACTION_CHECK	"compaction by the scan"
 #define CID_SCAN_INVARIANTS_CHECK	"mm_cid invariants"
 void cid_scan_compaction(struct bench *b, const struct cid_opts *o,

@@ -286,13 +286,13 @@ static int graph_run(struct bench *b, const struct cid_opts *o,
 		snprintf(kb, sizeof(kb), "%llu", (unsigned long long)o->trace_buffer_kb);
 		if (tracefs_set("buffer_size_kb", kb, err, sizeof(err))) {
 			tracefs_restore_all();
-			bench_verdict(b, KSFT_FAIL, err, "function_graph timed %s", sm->func);
+			bench_verdict(b, KSFT_FAIL, err, "%s", CID_SCAN_TRACED_CHECK);
 			return -1;
 		}
 	}
 	if (tracefs_graph_start(sm->func, err, sizeof(err))) {
 		tracefs_restore_all();
-		bench_verdict(b, KSFT_SKIP, err, "function_graph timed %s", sm->func);
+		bench_verdict(b, KSFT_SKIP, err, "%s", CID_SCAN_TRACED_CHECK);
 		return -1;
 	}
 	t0 = mono_ns();
@@ -403,7 +403,7 @@ void cid_scan_latency_traced(struct bench *b, const struct cid_opts *o,
 		       gp.calls, sm->func, run_s, cid_scan_workload_names[o->workload],
 		       lost ? ", but the trace lost events: calls are missing" : "");
 	bench_verdict(b, gp.calls && !lost ? KSFT_PASS : KSFT_FAIL, NULL,
-		      "function_graph timed %s", sm->func);
+		      "%s", CID_SCAN_TRACED_CHECK);
 	if (gp.by_retval || gp.by_nested)
 		walks_report(sm, &gp, lost, row);
 	cid_scan_passes_free(&gp);
