@@ -74,36 +74,40 @@ static void name_part(char *dst, size_t len, const char *sym)
 	dst[i] = '\0';
 }
 
-/* One sample per full window: the IPIs of @per_win in it, per second. */
-static void window_samples(struct metric *m, const struct ipi_watch *w,
-			   uint64_t (*count)(const void *arg, size_t win), const void *arg)
-{
-	size_t n = ipistorm_watcher_windows(w);
-	double win_s = w->seconds < w->window_s ? w->seconds : w->window_s;
-
-	for (size_t i = 0; i < n; i++)
-		metric_add(m, win_s > 0 ? count(arg, i) / win_s : 0);
-	metric_kind(m, KIND_COUNT);	/* IPIs in windows of the machine's own time */
-	metric_sample_noun(m, "window", "windows");
-}
-
-struct cpu_windows {
+/* The IPIs in each full window of the watch: a CPU's, or a source's. */
+struct watch_windows {
 	const struct ipi_tally *t;
+	const struct ipi_tally_source *src;	/* NULL: the CPU at @place */
 	int place;
+	double win_s;				/* a window's length */
 };
 
-static uint64_t cpu_window(const void *arg, size_t win)
+static struct watch_windows watch_windows(const struct ipi_watch *w,
+					  const struct ipi_tally_source *src, int place)
 {
-	const struct cpu_windows *c = arg;
-
-	return ipistorm_tally_win(c->t, win, c->place);
+	return (struct watch_windows){
+		.t = &w->t, .src = src, .place = place,
+		.win_s = w->seconds < w->window_s ? w->seconds : w->window_s,
+	};
 }
 
-static uint64_t source_window(const void *arg, size_t win)
+static double window_count(const void *arg, size_t win, double *span)
 {
-	const struct ipi_tally_source *s = arg;
+	const struct watch_windows *c = arg;
 
-	return win < s->nwin ? s->per_win[win] : 0;
+	*span = c->win_s;
+	if (!c->src)
+		return ipistorm_tally_win(c->t, win, c->place);
+	return win < c->src->nwin ? c->src->per_win[win] : 0;
+}
+
+/* One sample per full window: its IPIs per second. */
+static void window_samples(struct metric *m, const struct ipi_watch *w,
+			   const struct watch_windows *c)
+{
+	metric_add_rates(m, ipistorm_watcher_windows(w), c, window_count);
+	metric_kind(m, KIND_COUNT);	/* IPIs in windows of the machine's own time */
+	metric_sample_noun(m, "window", "windows");
 }
 
 /* "CAL +3, RES +5, TLB +0": the IPI kinds' /proc/interrupts rows of @cpu over the watch. */
@@ -128,7 +132,7 @@ static void watch_cpu_metrics(struct bench *b, struct ipi_watch *w)
 	int cpu;
 
 	cpu_mask_for_each(cpu, &w->cpus) {
-		struct cpu_windows c = { &w->t, w->t.cpu_index[cpu] };
+		struct watch_windows c = watch_windows(w, NULL, w->t.cpu_index[cpu]);
 		char name[64], agg[200], rows[128];
 		struct metric *m;
 
@@ -138,9 +142,9 @@ static void watch_cpu_metrics(struct bench *b, struct ipi_watch *w)
 		uint64_t in_windows = 0;
 
 		m = bench_metric(b, name, "IPIs/s", BETTER_LOWER, agg);
-		window_samples(m, w, cpu_window, &c);
+		window_samples(m, w, &c);
 		for (size_t i = 0; i < ipistorm_watcher_windows(w); i++)
-			in_windows += cpu_window(&c, i);
+			in_windows += ipistorm_tally_win(&w->t, i, c.place);
 		metric_summary(m, "IPIs per second", "to cpu %d (%s), %.1f s in %g s windows, %llu in all",
 			       cpu, cpu_isolation_name(&b->sets, cpu), w->seconds, w->window_s,
 			       (unsigned long long)w->t.per_cpu[cpu]);
@@ -201,6 +205,7 @@ static void watch_sources(struct bench *b, struct ipi_watch *w)
 		ksft_print_msg("... and %d more sources (all in the JSON)\n", n - TOP_SOURCES);
 	for (int i = 0; i <= n; i++) {
 		const struct ipi_tally_source *s = i < n ? &w->t.src[idx[i]] : &w->t.src_other;
+		struct watch_windows c = watch_windows(w, s, -1);
 		char name[64], part[48], agg[200];
 		struct metric *m;
 
@@ -213,7 +218,7 @@ static void watch_sources(struct bench *b, struct ipi_watch *w)
 		snprintf(agg, sizeof(agg), "IPIs from %.80s to the watched cpus in one %g s window of the machine's own time, per second",
 			 s->name, w->window_s);
 		m = bench_metric(b, name, "IPIs/s", BETTER_LOWER, agg);
-		window_samples(m, w, source_window, s);
+		window_samples(m, w, &c);
 		metric_family(m, "ipi_sources");
 		metric_extra(m, "ipis", s->n);
 		metric_extra(m, "ipis_named_from_stack", s->stacks);
