@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/kernel/kconfig.h"
+#include "lib/kernel/ksym.h"
 #include "lib/kernel/sysinfo.h"
 #include "lib/base/util.h"
 #include "cid_scan.h"
@@ -49,7 +50,7 @@ static void detect_batch(struct scan_model *m)
 {
 	char v[64], c[64] = "";
 	uint64_t u, cfg = 0;
-	bool has_scan = kallsyms_has("task_mm_cid_scan");
+	bool has_scan = ksym_exists("task_mm_cid_scan");
 
 	if (!kconfig_value("CONFIG_RSEQ_CID_SCAN_BATCH", c, sizeof(c)) &&
 	    (parse_u64(c, &cfg) || !cfg || cfg > 1U << 20))
@@ -100,8 +101,8 @@ void cid_scan_detect(struct bench *b, struct scan_model *m)
 	m->possible = CPU_COUNT(&b->sets.possible);
 	m->hz = !kconfig_value("CONFIG_HZ", v, sizeof(v)) && !parse_u64(v, &u) ? (int)u : 250;
 	detect_batch(m);
-	m->periodic = kallsyms_has("task_mm_cid_work");
-	m->func = m->batch && kallsyms_has("task_mm_cid_scan") ? "task_mm_cid_scan"
+	m->periodic = ksym_exists("task_mm_cid_work");
+	m->func = m->batch && ksym_exists("task_mm_cid_scan") ? "task_mm_cid_scan"
 							       : "task_mm_cid_work";
 	bench_note(b, "rseq: registered by %s (__rseq_offset %ld, __rseq_size %u), AT_RSEQ_FEATURE_SIZE %u: mm_cid available",
 		   m->rseq.by_glibc ? "glibc" : "cid_scan itself",

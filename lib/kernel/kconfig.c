@@ -35,18 +35,3 @@ int kconfig_value(const char *key, char *val, size_t len)
 	pclose(f);
 	return found;
 }
-
-bool kallsyms_has(const char *sym)
-{
-	char *all = read_file_all("/proc/kallsyms", NULL), *p;
-	size_t n = strlen(sym);
-	bool found = false;
-
-	for (p = all; p && (p = strstr(p, sym)); p += n)
-		if (p > all && p[-1] == ' ' && (p[n] == '\n' || p[n] == '\t' || p[n] == '.')) {
-			found = true;
-			break;
-		}
-	free(all);
-	return found;
-}

@@ -12,7 +12,5 @@
  * no config is readable.
  */
 int kconfig_value(const char *key, char *val, size_t len);
-/* Whether /proc/kallsyms lists @sym (also as a .cold/.part clone). */
-bool kallsyms_has(const char *sym);
 
 #endif

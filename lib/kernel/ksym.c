@@ -7,23 +7,47 @@
 #include "../base/util.h"
 #include "ksym.h"
 
-int ksym_addr(const char *sym, unsigned long long *addr)
+/* Whether @name is @sym, or with @clones a compiler clone (@sym.cold, @sym.part.N). */
+static bool name_matches(const char *name, size_t len, const char *sym, bool clones)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
-	char line[256], name[128], hex[32], type;
+	size_t n = strlen(sym);
+
+	if (len < n || strncmp(name, sym, n))
+		return false;
+	return len == n || (clones && name[n] == '.');
+}
+
+int ksym_find(const char *path, const char *sym, bool clones, unsigned long long *addr)
+{
+	char *all = read_file_all(path, NULL), *line, *next, *p;
 	int ret = -1;
 
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%31s %c %127s", hex, &type, name) == 3 &&
-		    !strcmp(name, sym)) {
-			*addr = strtoull(hex, NULL, 16);
-			ret = *addr ? 0 : -1;
-			break;
+	/* "ADDR TYPE NAME[\t[MODULE]]" a line */
+	for (line = all; line && *line && ret; line = next) {
+		next = strchr(line, '\n');
+		next = next ? next + 1 : line + strlen(line);
+		p = memchr(line, ' ', next - line);
+		if (!p || next - p < 4 || p[2] != ' ')
+			continue;
+		if (name_matches(p + 3, strcspn(p + 3, " \t\n"), sym, clones)) {
+			*addr = strtoull(line, NULL, 16);
+			ret = 0;
 		}
 	}
-	if (f)
-		fclose(f);
+	free(all);
 	return ret;
+}
+
+int ksym_addr(const char *sym, unsigned long long *addr)
+{
+	return !ksym_find("/proc/kallsyms", sym, false, addr) && *addr ? 0 : -1;
+}
+
+bool ksym_exists(const char *sym)
+{
+	unsigned long long addr;
+
+	return !ksym_find("/proc/kallsyms", sym, true, &addr);
 }
 
 struct ksym {

@@ -9,8 +9,19 @@
 #ifndef ISOLBENCH_KSYM_H
 #define ISOLBENCH_KSYM_H
 
-/* The address of @sym: 0, or -1 when it is missing or hidden. */
+#include <stdbool.h>
+
+/*
+ * Find @sym in the kallsyms file @path: by its exact name or, with
+ * @clones, also as a compiler clone of it (@sym.cold, @sym.part.N);
+ * a module's symbol too. 0 with its address in *@addr (0 where the
+ * addresses are hidden), or -1 when it is not listed.
+ */
+int ksym_find(const char *path, const char *sym, bool clones, unsigned long long *addr);
+/* The address of @sym in /proc/kallsyms: 0, or -1 when it is missing or hidden. */
 int ksym_addr(const char *sym, unsigned long long *addr);
+/* Whether /proc/kallsyms lists @sym or a clone of it (whatever its address). */
+bool ksym_exists(const char *sym);
 
 /* The text symbols (kernel and modules), sorted by address. */
 struct ksym_table;

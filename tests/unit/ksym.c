@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of the function an address lies in (lib/kernel/ksym.h). */
+/* Unit tests of kallsyms lookups: a symbol by name, the function an address lies in (lib/kernel/ksym.h). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@ static const char kallsyms[] =
 	"0000000000000100 A abs_sym\n"
 	"ffffffffc0001000 t mod_fn\t[mymod]\n"
 	"ffffffff81001800 T schedule\n"
+	"ffffffff81005000 t helper.cold\n"
 	"0000000000000000 T hidden\n"
 	"junk\n"
 	"ffffffff81003000 T last_no_newline";
@@ -33,6 +35,33 @@ static int name_is(const struct ksym_table *t, unsigned long long addr, const ch
 	return !strcmp(got, want);
 }
 
+/* ksym_find: what @sym finds in @path (-1: nothing), its address in *@addr. */
+static int found(const char *path, const char *sym, bool clones, unsigned long long want)
+{
+	unsigned long long addr = ~0ULL;
+
+	return !ksym_find(path, sym, clones, &addr) && addr == want;
+}
+
+static void find_checks(const char *path)
+{
+	unsigned long long addr;
+
+	ksft_test_result(found(path, "process_timeout", false, 0xffffffff81001000ULL) &&
+			 found(path, "mod_fn", false, 0xffffffffc0001000ULL),
+			 "a symbol by its name, a module's too, with its address");
+	ksft_test_result(ksym_find(path, "helper", false, &addr) == -1 &&
+			 found(path, "helper", true, 0xffffffff81005000ULL),
+			 "a compiler clone found only when asked");
+	ksft_test_result(ksym_find(path, "process", true, &addr) == -1 &&
+			 ksym_find(path, "timeout", true, &addr) == -1 &&
+			 ksym_find(path, "nosuch", true, &addr) == -1,
+			 "a part of a name never matches");
+	ksft_test_result(found(path, "hidden", false, 0) &&
+			 found(path, "last_no_newline", false, 0xffffffff81003000ULL),
+			 "a hidden address is 0; a last line without a newline read");
+}
+
 int main(void)
 {
 	char path[] = "/tmp/isolbench-ksym-XXXXXX";	/* mkstemp() fills in the Xs */
@@ -40,11 +69,12 @@ int main(void)
 	int fd = mkstemp(path);
 
 	ksft_print_header();
-	ksft_set_plan(8);
+	ksft_set_plan(12);
 	if (fd < 0 || write(fd, kallsyms, strlen(kallsyms)) != (ssize_t)strlen(kallsyms)) {
 		ksft_exit_fail_msg("cannot write %s\n", path);
 	}
 	close(fd);
+	find_checks(path);
 	t = ksym_table_load(path);
 	unlink(path);
 	if (!t)
