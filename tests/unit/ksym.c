@@ -70,9 +70,8 @@ int main(void)
 
 	ksft_print_header();
 	ksft_set_plan(12);
-	if (fd < 0 || write(fd, kallsyms, strlen(kallsyms)) != (ssize_t)strlen(kallsyms)) {
+	if (fd < 0 || write(fd, kallsyms, strlen(kallsyms)) != (ssize_t)strlen(kallsyms))
 		ksft_exit_fail_msg("cannot write %s\n", path);
-	}
 	close(fd);
 	find_checks(path);
 	t = ksym_table_load(path);
