@@ -24,12 +24,12 @@ _failed=0
 
 # needs CMD...: the whole file one SKIP unless every CMD is installed
 needs() {
-	local c missing=()
+	local c absent=()
 	for c in "$@"; do
-		command -v "$c" >/dev/null || missing+=("$c")
+		command -v "$c" >/dev/null || absent+=("$c")
 	done
-	[ ${#missing[@]} -eq 0 ] && return
-	echo "1..0 # SKIP needs ${missing[*]} (scripts/install-deps.sh --vm --dev)"
+	[ ${#absent[@]} -eq 0 ] && return
+	echo "1..0 # SKIP needs ${absent[*]} (scripts/install-deps.sh --vm --dev)"
 	exit 0
 }
 
