@@ -70,6 +70,38 @@ bad:
 	return -1;
 }
 
+int cpu_mask_parse_hex(const char *s, size_t len, cpu_mask_t *mask)
+{
+	unsigned int bit = 0, digits = 0;
+
+	CPU_ZERO(mask);
+	/* from the least significant digit, at the end */
+	while (len--) {
+		char c = s[len];
+		unsigned int v;
+
+		if (c == ',')
+			continue;
+		if (c >= '0' && c <= '9')
+			v = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			v = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			v = c - 'A' + 10;
+		else
+			return -1;
+		for (unsigned int b = 0; b < 4; b++, bit++) {
+			if (!(v & (1U << b)))
+				continue;
+			if (bit >= CPU_SETSIZE)
+				return -1;
+			CPU_SET(bit, mask);
+		}
+		digits++;
+	}
+	return digits ? 0 : -1;
+}
+
 char *cpu_mask_format(const cpu_mask_t *mask, char *buf, size_t len)
 {
 	size_t off = 0;

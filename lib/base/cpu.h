@@ -19,6 +19,13 @@ typedef cpu_set_t cpu_mask_t;
  * Returns 0, or -1 with a reason in @err.
  */
 int cpu_mask_parse(const char *s, cpu_mask_t *mask, char *err, size_t errlen);
+/*
+ * Parse a kernel hex bitmask ("%*pb": 32-bit words, most significant
+ * first, comma-separated: "00000000,0000000c" is CPUs 2 and 3), as the
+ * trace prints a cpumask field. @len bytes of @s. 0, or -1 when it is
+ * no such mask or sets a CPU above CPU_SETSIZE.
+ */
+int cpu_mask_parse_hex(const char *s, size_t len, cpu_mask_t *mask);
 /* Format as a cpulist ("2-3,8"); "" for the empty set. */
 char *cpu_mask_format(const cpu_mask_t *mask, char *buf, size_t len);
 int cpu_mask_first(const cpu_mask_t *mask);

@@ -97,7 +97,6 @@ static bool send_targets(const struct ipi_sends *q, const struct trace_record *r
 			 cpu_mask_t *hit)
 {
 	const char *v;
-	char list[256], err[64];
 
 	CPU_ZERO(hit);
 	if (!strcmp(r->event, "ipi_send_cpu")) {
@@ -107,11 +106,9 @@ static bool send_targets(const struct ipi_sends *q, const struct trace_record *r
 			return false;
 		CPU_SET(cpu, hit);
 	} else {
+		/* a hex bitmask ("%*pb"), not a cpulist */
 		v = trace_field(r->fields, "cpumask");
-		if (!v)
-			return false;
-		snprintf(list, sizeof(list), "%.*s", (int)strcspn(v, " \n"), v);
-		if (cpu_mask_parse(list, hit, err, sizeof(err)))
+		if (!v || cpu_mask_parse_hex(v, strcspn(v, " \n"), hit))
 			return false;
 	}
 	CPU_AND(hit, hit, &q->cpus);

@@ -117,17 +117,16 @@ static const char *text_str(const struct trace_event_record *rec, const char *fi
 	return buf;
 }
 
+/* A cpumask as the trace prints it: a hex bitmask ("%*pb"), not a cpulist. */
 static int text_mask_has(const struct trace_event_record *rec, const char *field, int cpu)
 {
-	char buf[256], err[64];
 	cpu_mask_t m;
 	size_t n;
 	const char *s = text_value(rec, field, &n);
 
 	if (!s)
 		return -1;
-	snprintf(buf, sizeof(buf), "%.*s", (int)n, s);
-	return !cpu_mask_parse(buf, &m, err, sizeof(err)) && cpu < CPU_SETSIZE &&
+	return !cpu_mask_parse_hex(s, n, &m) && cpu >= 0 && cpu < CPU_SETSIZE &&
 	       CPU_ISSET(cpu, &m);
 }
 

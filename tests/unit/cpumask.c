@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of the cpulist parser and formatter, bad input included. */
+/* Unit tests of the cpulist and hex bitmask parsers and the formatter, bad input included. */
 #include <string.h>
 
 #include "lib/base/cpu.h"
@@ -15,6 +15,21 @@ static void parse_ok(const char *in, const char *want, int count)
 	ksft_test_result(!ret && !strcmp(out, want) && CPU_COUNT(&m) == count,
 			 "parse '%s' -> '%s' (%d CPUs), got '%s' (%d)", in, want,
 			 count, ret ? err : out, CPU_COUNT(&m));
+}
+
+/* A cpumask as the trace prints it ("%*pb"), to the cpulist @want; NULL: refused. */
+static void parse_hex(const char *in, const char *want)
+{
+	cpu_mask_t m;
+	char out[256];
+	int ret = cpu_mask_parse_hex(in, strlen(in), &m);
+
+	cpu_mask_format(&m, out, sizeof(out));
+	if (!want)
+		ksft_test_result(ret == -1, "hex '%s' refused", in);
+	else
+		ksft_test_result(!ret && !strcmp(out, want), "hex '%s' -> '%s', got '%s'",
+				 in, want, ret ? "refused" : out);
 }
 
 static void parse_bad(const char *in)
@@ -39,7 +54,7 @@ int main(void)
 	int cpu;
 
 	ksft_print_header();
-	ksft_set_plan(11 + sizeof(bad) / sizeof(bad[0]) + 3);
+	ksft_set_plan(11 + sizeof(bad) / sizeof(bad[0]) + 7 + 3);
 
 	parse_ok("0", "0", 1);
 	parse_ok("2-5,8", "2-5,8", 5);
@@ -54,6 +69,14 @@ int main(void)
 	parse_ok("0-1023", "0-1023", 1024);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		parse_bad(bad[i]);
+	/* the trace's cpumask: CPUs 2 and 3 are "c", not CPU 12 or a list */
+	parse_hex("c", "2-3");
+	parse_hex("00000000,0000000c", "2-3");
+	parse_hex("2", "1");
+	parse_hex("00000001,80000000", "31-32");
+	parse_hex("0", "");
+	parse_hex("0-3", NULL);
+	parse_hex("", NULL);
 
 	/* The default target rule on a synthetic machine of 8 CPUs. */
 	memset(&sets, 0, sizeof(sets));

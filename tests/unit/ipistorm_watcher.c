@@ -142,7 +142,7 @@ static void test_windows_and_sources(const char *dir)
 		      " => generic_exec_single\n"
 		      " => not_watched_sender\n");
 	n += snprintf(lines + n, sizeof(lines) - n,
-		      "  a-1  [000] d..1.  1071.000000: ipi_send_cpumask: cpumask=1,3 callsite=on_each_cpu_cond_mask+0x2a/0x40 callback=do_sync_core+0x0/0x30\n"
+		      "  a-1  [000] d..1.  1071.000000: ipi_send_cpumask: cpumask=00000000,0000000a callsite=on_each_cpu_cond_mask+0x2a/0x40 callback=do_sync_core+0x0/0x30\n"
 		      "  a-1  [000] d..1.  1071.000001: <stack trace>\n"
 		      " => on_each_cpu_cond_mask\n"
 		      " => smp_text_poke_batch_finish\n");

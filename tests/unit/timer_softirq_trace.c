@@ -112,8 +112,8 @@ static void ipis_by_sender(void)
 	timer_softirq_trace_parse_line(&p, "            bash-11115   [000] d..2.  1593.827016: ipi_send_cpu: cpu=1 callsite=update_curr+0x80/0x140 callback=0x0");
 	timer_softirq_trace_parse_line(&p, "   timer_softirq-4242    [000] d..2.  1593.827016: ipi_send_cpu: cpu=1 callsite=generic_exec_single+0x3e/0x100 callback=generic_smp_call_function_single_interrupt+0x0/0x20");
 	timer_softirq_trace_parse_line(&p, "   timer_softirq-4242    [000] d..2.  1593.827016: ipi_send_cpu: cpu=0 callsite=generic_exec_single+0x3e/0x100 callback=generic_smp_call_function_single_interrupt+0x0/0x20");
-	timer_softirq_trace_parse_line(&p, "    kworker/0:1-77      [000] d..2.  1593.9: ipi_send_cpumask: cpumask=0-1,3 callsite=on_each_cpu_cond_mask+0x2a/0x40 callback=do_sync_core+0x0/0x30");
-	timer_softirq_trace_parse_line(&p, "    kworker/0:1-77      [000] d..2.  1593.9: ipi_send_cpumask: cpumask=2-3 callsite=on_each_cpu_cond_mask+0x2a/0x40 callback=do_sync_core+0x0/0x30");
+	timer_softirq_trace_parse_line(&p, "    kworker/0:1-77      [000] d..2.  1593.9: ipi_send_cpumask: cpumask=00000000,0000000b callsite=on_each_cpu_cond_mask+0x2a/0x40 callback=do_sync_core+0x0/0x30");
+	timer_softirq_trace_parse_line(&p, "    kworker/0:1-77      [000] d..2.  1593.9: ipi_send_cpumask: cpumask=0000000c callsite=on_each_cpu_cond_mask+0x2a/0x40 callback=do_sync_core+0x0/0x30");
 	/* a reschedule from our thread: ours, told apart */
 	timer_softirq_trace_parse_line(&p, "   timer_softirq-4242    [000] d..2.  1593.9: ipi_send_cpu: cpu=1 callsite=update_curr+0x80/0x140 callback=0x0");
 	/* a timer interrupt that hit our thread sends it: not ours */

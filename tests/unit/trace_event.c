@@ -58,7 +58,7 @@ static void text_fields(void)
 			 !strcmp(s.fn, "process_timeout"),
 			 "text: a number, a hashed pointer and a function by name");
 	s = (struct seen){ 0 };
-	trace_event_dispatch_line(&tab, &s, "    kworker/0:1-77      [000] d..2.  1593.9: ipi_send_cpumask: cpumask=0-1,3 callsite=on_each_cpu_cond_mask+0x2a/0x40 callback=do_sync_core+0x0/0x30");
+	trace_event_dispatch_line(&tab, &s, "    kworker/0:1-77      [000] d..2.  1593.9: ipi_send_cpumask: cpumask=00000000,0000000b callsite=on_each_cpu_cond_mask+0x2a/0x40 callback=do_sync_core+0x0/0x30");
 	ksft_test_result(s.mask1 && !s.mask2 && !strcmp(s.fn, "do_sync_core"),
 			 "text: a CPU set and a %%pS value (its function) by name");
 	ksft_print_msg("missing fields: %llu, the first %s\n",
