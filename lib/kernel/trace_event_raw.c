@@ -382,7 +382,8 @@ static int read_cpu(struct trace_event_raw *r, int i)
 		if (grow(&r->pages, &r->cap_pages, r->npages, 1, r->page_size))
 			return -1;
 		n = read(r->fd[i], r->pages + r->npages * r->page_size, r->page_size);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		/* ENODEV: a possible CPU never online has no buffer, so no records */
+		if (n < 0 && (errno == EAGAIN || errno == EINTR || errno == ENODEV))
 			return 0;
 		if (n <= 0)
 			return n ? -1 : 0;
@@ -427,16 +428,21 @@ static void raw_dispatch(struct trace_event_raw *r, struct trace_event_table *ta
 
 int trace_event_raw_read(struct trace_event_raw *r, struct trace_event_table *tab, void *ctx)
 {
-	int ret = 0;
+	int ret = 0, err = 0;
 
 	r->npages = r->nrecs = 0;
-	for (int i = 0; i < r->nfd && !ret; i++)
-		ret = read_cpu(r, i);
+	/* every CPU read even after one fails: the others' records still count */
+	for (int i = 0; i < r->nfd; i++)
+		if (read_cpu(r, i) && !ret) {
+			ret = -1;
+			err = errno;
+		}
 	/* the CPUs' records merged by time, as trace_pipe gives them */
 	if (r->nrecs)
 		qsort(r->recs, r->nrecs, sizeof(*r->recs), by_time);
 	for (size_t i = 0; tab && i < r->nrecs; i++)
 		raw_dispatch(r, tab, ctx, &r->recs[i]);
+	errno = err;
 	return ret;
 }
 
