@@ -68,14 +68,33 @@ static void side_check_once(struct compare *c, const struct side *s,
 		    s->label, same->path, r->path, r->test);
 }
 
+/* Where operand @path of a side starts in its results and pooled runs. */
+struct operand {
+	const char *path;
+	size_t first_res, first_more;
+};
+
+/* Whether operand @op already gave side @s a result of @test. */
+static const char *operand_has(const struct side *s, const struct operand *op, const char *test)
+{
+	for (size_t i = op->first_res; i < s->nres; i++)
+		if (!strcmp(s->res[i].test, test))
+			return s->res[i].path;
+	for (size_t i = op->first_more; i < s->nmore; i++)
+		if (!strcmp(s->more[i].test, test))
+			return s->more[i].path;
+	return NULL;
+}
+
 /*
  * One result file of operand @op of side @s: a test the side has not
  * seen yet, or another run of one it has from an earlier operand, pooled
  * into it. The same test twice in one operand is an error.
  */
-static void side_add_file(struct compare *c, struct side *s, size_t first, const char *path)
+static void side_add_file(struct compare *c, struct side *s, const struct operand *op,
+			  const char *path)
 {
-	const char *name = side_name(c, s, path);
+	const char *name = side_name(c, s, path), *twice;
 	struct result r, *more;
 	char err[1024];
 
@@ -85,12 +104,12 @@ static void side_add_file(struct compare *c, struct side *s, size_t first, const
 		compare_die(c, "%s", err);
 	if (!stat(name, &st))
 		input_add(c, name, &st);
+	twice = operand_has(s, op, r.test);
+	if (twice)
+		compare_die(c, "%s: two results of %s (%s and %s)", op->path, r.test, twice, r.path);
 	for (size_t i = 0; i < s->nres; i++) {
 		if (strcmp(s->res[i].test, r.test))
 			continue;
-		if (i >= first)
-			compare_die(c, "%s: two results of %s (%s and %s)", s->path, r.test,
-				    s->res[i].path, r.path);
 		side_check_once(c, s, &s->res[i], &r);
 		more = realloc(s->more, (s->nmore + 1) * sizeof(*more));
 		if (!more)
@@ -123,7 +142,7 @@ static int is_json(const struct dirent *e)
 
 void compare_side_load(struct compare *c, struct side *s, const char *path)
 {
-	size_t first = s->nres;
+	const struct operand op = { path, s->nres, s->nmore };
 	struct dirent **list;
 	struct stat st;
 	int n;
@@ -131,7 +150,7 @@ void compare_side_load(struct compare *c, struct side *s, const char *path)
 	if (stat(path, &st))
 		compare_die(c, "%s: %s", path, strerror(errno));
 	if (!S_ISDIR(st.st_mode)) {
-		side_add_file(c, s, first, path);
+		side_add_file(c, s, &op, path);
 		return;
 	}
 	input_add(c, path, &st);
@@ -144,7 +163,7 @@ void compare_side_load(struct compare *c, struct side *s, const char *path)
 		char file[4096];
 
 		snprintf(file, sizeof(file), "%s/%s", path, list[i]->d_name);
-		side_add_file(c, s, first, file);
+		side_add_file(c, s, &op, file);
 		free(list[i]);
 	}
 	free(list);

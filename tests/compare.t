@@ -6,7 +6,7 @@
 # UPDATE_GOLDEN=1 after checking the difference by eye).
 . "$(dirname "$0")/lib.sh"
 
-plan 191
+plan 192
 cd "$TOP" || exit 1
 D=tests/data
 
@@ -339,6 +339,16 @@ dup_refused 255 "--bisect, the new side" $D/patched.json $D/patched.json \
 	--bisect --labels base,good,good $D/base.json $D/patched.json $D/patched.json
 "$BIN/compare" --bisect $D/base.json $D/base.json >/dev/null 2>&1
 ok $? "the same result as base and new (a baseline against itself) is still judged"
+# two results of one test in a later operand of a side (a round's
+# directory): refused as in the first, naming that operand
+mkdir -p "$TMP/round2"
+cp $D/noisy.json "$TMP/round2/getpid_bench.json"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["system"]["hostname"] += "-again"; json.dump(d, open(sys.argv[2], "w"))' \
+	$D/noisy.json "$TMP/round2/getpid_bench.again.json"
+"$BIN/compare" --labels a,a,b $D/base.json "$TMP/round2" $D/patched.json >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(cat "$TMP/err")" = "compare: $TMP/round2: two results of getpid_bench ($TMP/round2/getpid_bench.again.json and $TMP/round2/getpid_bench.json)" ]
+ok $? "two results of one test in a later operand: refused, that operand named (rc=$rc: $(cat "$TMP/err"))"
 
 # a key twice: one reader keeps the first, another the last; refused
 sed 's/"program": "getpid_bench"/"program": "getpid_bench", "program": "timer_softirq"/' \
