@@ -125,7 +125,7 @@ closed_ok() {
 closed_stdout getpid_bench --quick
 closed_ok && json_check "$TMP/c.json" "all(len(m['samples']) == 3 for m in d['metrics'])"
 ok $? "getpid_bench --quick | head -1: measured to the end, saved whole, exit 141, no temporary file (rc=$RC)"
-closed_stdout timer_softirq -D 2
+closed_stdout timer_softirq -D 0.5
 closed_ok "0, 1"
 ok $? "timer_softirq | head -1: saved whole, exit 141 (rc=$RC)"
 closed_stdout ipistorm --watch 1 -D 2 --method procfs
@@ -229,7 +229,7 @@ else
 fi
 
 # --- two runs on one CPU -------------------------------------------------
-"$BIN/timer_softirq" -c 1 -D 3 --phase quiet >"$TMP/first" 2>&1 &
+"$BIN/timer_softirq" -c 1 -D 1.5 --phase quiet >"$TMP/first" 2>&1 &
 pid=$!
 sleep 0.7
 run_prog timer_softirq -c 1 -D 0.5 --phase quiet -o "$TMP/lock.json"
