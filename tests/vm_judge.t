@@ -78,6 +78,20 @@ secs=${FAKE_SLEEP:-0}
 for s in ${FAKE_SLEEPS:-}; do
 	[ "${s%%=*}" != "$name" ] || secs=${s#*=}
 done
+# FAKE_WAITS "NAME=OTHER ...": the guest of NAME runs until the guest of
+# OTHER has started (at most 60 s); NAME any: every guest; OTHER any:
+# until another guest has run beside it (started before it ended)
+other=
+for s in ${FAKE_WAITS:-}; do
+	[ "${s%%=*}" != "$name" ] && [ "${s%%=*}" != any ] || other=${s#*=}
+done
+joined() {	# whether $other has started (any: run beside this guest)
+	awk -v me=$$ -v other="$other" '
+		$1 == "start" { running++; if ($3 == me) mine = 1; if ($4 == other) seen = 1 }
+		$1 == "end" { running-- }
+		other == "any" && mine && running >= 2 { seen = 1 }
+		END { exit !seen }' "$CALLS"
+}
 echo "start $(date +%s.%N) $$ $name" >>"$CALLS"
 # (stopped, as qemu is, with its sleep: the trap set before the sleep starts)
 sleep_pid=
@@ -85,8 +99,15 @@ trap 'kill $sleep_pid 2>/dev/null; exit 143' TERM
 sleep "$secs" &
 sleep_pid=$!
 wait $sleep_pid
+t=0
+while [ -n "$other" ] && ! joined && [ $t -lt 600 ]; do
+	sleep 0.1 &
+	sleep_pid=$!
+	wait $sleep_pid
+	t=$((t + 1))
+done
 trap - TERM
-echo "end $(date +%s.%N)" >>"$CALLS"
+echo "end $(date +%s.%N) $$" >>"$CALLS"
 if [ "$FAKE_STATUS" = none ]; then
 	echo "Kernel panic - not syncing: a stand-in" >>"$con"
 	rm -rf "$res"
@@ -326,13 +347,14 @@ rm -rf "$work"
 
 # vm/ab.sh on the stand-in: alternately, or with --together both guests
 # of a round at once (one suite installed for all rounds)
-# (--together: 8 s guests, longer than vm/run.sh's own setup of the
-# other guest takes on a loaded machine, so that they overlap)
+# (--together: each guest runs until the other one of its round ran
+# beside it, however long vm/run.sh's setup of that one takes)
 ab_run() {	# ab_run OUT [--together]: two rounds, 2 s guests; rc in RC
-	local secs=2
-	[ "${2:-}" != --together ] || secs=8
+	local secs=2 waits=
+	[ "${2:-}" != --together ] || { secs=0; waits=any=any; }
 	: >"$CALLS"
-	FAKE_JSON=$TOP/tests/data/base.json FAKE_SLEEP=$secs vm/ab.sh --base "--kernel $BZ" \
+	FAKE_JSON=$TOP/tests/data/base.json FAKE_SLEEP=$secs FAKE_WAITS=$waits \
+		vm/ab.sh --base "--kernel $BZ" \
 		--patched "--kernel $BZ" --rounds 2 --accel tcg -o "$1" "${@:2}" >"$1.out" 2>"$1.err"
 	RC=$?
 }
@@ -356,14 +378,16 @@ ok $? "vm/ab.sh --together: each round's two guests at once, reported A then B, 
 # vm/cid_batches.sh on the stand-in (--reduced without the posted
 # kernel: b8, b32, off), each guest bringing back the saved run of its
 # name (tests/data/cid/): one after another, or with --together two at a
-# time, the oldest waited for first: b8 (8 s) and b32 (30 s) start
-# together, off (1 s) when b8 ends, while b32 runs (each longer than
-# the other guest's vm/run.sh setup takes on a loaded machine, where
-# 2 s and 4 s were not)
+# time, the oldest waited for first: b8 and b32 start together, b8 runs
+# until b32 has started, b32 until off has (which starts when b8 ends);
+# alone, each guest runs 3 s (off 1 s)
 CB=(vm/cid_batches.sh --reduced --no-posted --batch-kernel "$BZ" --accel tcg)
 cb_run() {	# cb_run OUT [ARGS]: the matrix on the stand-in; rc in RC
+	local sleeps="b8-cyclic=3 b32-cyclic=3 off-cyclic=1" waits=
+	[ "${2:-}" != --together ] ||
+		{ sleeps=; waits="b8-cyclic=b32-cyclic b32-cyclic=off-cyclic"; }
 	: >"$CALLS"
-	FAKE_RESULTS=$TOP/tests/data/cid FAKE_SLEEPS="b8-cyclic=8 b32-cyclic=30 off-cyclic=1" \
+	FAKE_RESULTS=$TOP/tests/data/cid FAKE_SLEEPS=$sleeps FAKE_WAITS=$waits \
 		"${CB[@]}" -o "$1" "${@:2}" >"$1.out" 2>"$1.err"
 	RC=$?
 }
