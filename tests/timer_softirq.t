@@ -169,7 +169,7 @@ ok $? "SIGINT: the run ends and cpu_dma_latency is released (rc=$RC)"
 
 # --runs: compare and run.sh --bisect decide on two real 5-run results
 for s in a b; do
-	run_prog timer_softirq -r 5 -D 1 --warmup 0.3 -i 1000 -o "$TMP/$s.json"
+	run_prog timer_softirq -r 5 -D 0.5 --warmup 0.3 -i 1000 -o "$TMP/$s.json"
 	# a failed check with the # lines before it (what was measured)
 	grep -B4 '^not ok' "$TMP/out" | sed 's/^/# /'
 	[ $RC -eq 0 ] || tail -n 5 "$TMP/err" | sed 's/^/# stderr: /'
@@ -200,7 +200,7 @@ RC=$?
 [ $RC -eq 1 ]
 ok $? "compare --bisect: raising on every tick (1 more per tick) is bad (rc=$RC)"
 "$TOP/run.sh" --bisect --baseline "$TMP/a.json" --threshold-abs 0.1 -t timer_softirq \
-	-- -r 5 -D 1 --warmup 0.3 >"$TMP/run.out" 2>&1
+	-- -r 5 -D 0.5 --warmup 0.3 >"$TMP/run.out" 2>&1
 RC=$?
 [ $RC -eq 0 ]
 ok $? "run.sh --bisect -t timer_softirq on 5 runs: good on the same kernel: $RC, not 125 ($(grep '^# bisect' "$TMP/run.out" | tail -n 1))"
