@@ -63,17 +63,6 @@ static void watch_collect(struct bench *b, struct ipi_watch *w, double dur_s)
 		fprintf(stderr, "\n");
 }
 
-/* A metric name part from a kernel symbol: [a-z0-9_], at most 40. */
-static void name_part(char *dst, size_t len, const char *sym)
-{
-	size_t i = 0;
-
-	for (; *sym && i + 1 < len && i < 40; sym++)
-		dst[i++] = (*sym >= 'a' && *sym <= 'z') || (*sym >= '0' && *sym <= '9') ?
-			   *sym : (*sym >= 'A' && *sym <= 'Z') ? *sym - 'A' + 'a' : '_';
-	dst[i] = '\0';
-}
-
 /* The IPIs in each full window of the watch: a CPU's, or a source's. */
 struct watch_windows {
 	const struct ipi_tally *t;
@@ -213,7 +202,7 @@ static void watch_sources(struct bench *b, struct ipi_watch *w)
 			complete = false;
 		if (!s->n || b->nmetrics == BENCH_MAX_METRICS)
 			continue;
-		name_part(part, sizeof(part), s->name);
+		metric_name_part(part, sizeof(part), s->name, 40);
 		snprintf(name, sizeof(name), "ipis_from_%s_per_s", part);
 		snprintf(agg, sizeof(agg), "IPIs from %.80s to the watched cpus in one %g s window of the machine's own time, per second",
 			 s->name, w->window_s);

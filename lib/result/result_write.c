@@ -52,6 +52,17 @@ void metric_add_rates(struct metric *m, size_t n, const void *arg,
 	}
 }
 
+void metric_name_part(char *dst, size_t len, const char *name, size_t max)
+{
+	size_t i = 0;
+
+	for (; *name && i + 1 < len && i < max; name++)
+		dst[i++] = (*name >= 'a' && *name <= 'z') || (*name >= '0' && *name <= '9') ?
+			   *name : (*name >= 'A' && *name <= 'Z') ? *name - 'A' + 'a' : '_';
+	if (len)
+		dst[i] = '\0';
+}
+
 void metric_kind(struct metric *m, enum metric_kind kind)
 {
 	m->kind = kind;

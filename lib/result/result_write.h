@@ -77,6 +77,12 @@ void metric_kind(struct metric *m, enum metric_kind kind);
  * "Families of counts". @family must outlive @m.
  */
 void metric_family(struct metric *m, const char *family);
+/*
+ * A part of a metric's name made from a kernel's name (a symbol, an IRQ,
+ * a comm): [a-z0-9_], upper case lowered, anything else '_', at most @max
+ * characters and what @len holds.
+ */
+void metric_name_part(char *dst, size_t len, const char *name, size_t max);
 /* The summary line: "<label>: <context>, avg X unit (median ...)". */
 void metric_summary(struct metric *m, const char *label,
 		    const char *context_fmt, ...) __ktap_printf(3, 4);
