@@ -43,10 +43,10 @@ struct ts_cyclic;	/* timer_softirq_cyclic.c */
 /* One run: the phases asked for, the target, what the phases keep. */
 struct ts_run {
 	const struct ts_opts *o;
-	bool quiet, control, cyclic;	/* asked for (--phase) */
+	bool quiet, control, tick, cyclic;	/* asked for (--phase) */
 	bool nohz;			/* the target is nohz_full */
 	char cpu_desc[96];		/* "cpu 1 (nohz_full)" */
-	struct ts_windows *win;		/* the quiet windows, kept for the control's */
+	struct ts_windows *win;		/* the counted windows, open until the last phase of them */
 	struct ts_cyclic *cyc;
 };
 

@@ -52,7 +52,8 @@ static void control_run(struct bench *b, void *ctx)
 	uint64_t n;
 
 	timer_migration_off(b, r->nohz, &migration);
-	n = timer_softirq_windows_spin(b, r, true, err, sizeof(err));
+	n = timer_softirq_windows_spin(b, r, &(struct ts_spin){ "control", &r->win->control,
+						b->opt.runs, .sleeper = true }, err, sizeof(err));
 	knob_restore(&migration);
 	if (n < b->opt.runs && !bench_stop)
 		ksft_exit_fail_msg("control window: %s\n", err);
@@ -110,11 +111,12 @@ static void control_verdicts(struct bench *b, void *ctx)
 	timer_softirq_noise_control_verdict(b, r, control_checks[C_NOISE]);
 }
 
-/* The counting the quiet phase opened and kept for this one. */
+/* The counting the quiet phase opened, kept for the tick phase when it runs next. */
 static void control_teardown(struct bench *b, void *ctx)
 {
 	(void)b;
-	timer_softirq_windows_close(ctx);
+	if (!((const struct ts_run *)ctx)->tick)
+		timer_softirq_windows_close(ctx);
 }
 
 const struct phase timer_softirq_control_phase = {

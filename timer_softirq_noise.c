@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
+#include <string.h>
 
 #include "lib/base/tally.h"
 
@@ -17,12 +18,10 @@ static uint64_t source_gaps_in(const void *arg, int i)
 /* "irq local_timer" -> "noise_irq_local_timer_per_s" */
 static void noise_metric_name(char *buf, size_t len, const struct noise_source *s)
 {
-	size_t n = snprintf(buf, len, "noise_%s_", intf_kinds[s->kind].name);
+	char part[48];
 
-	for (const char *p = s->name; *p && n + 7 < len && n < 46; p++)
-		buf[n++] = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ? *p :
-			   (*p >= 'A' && *p <= 'Z') ? *p - 'A' + 'a' : '_';
-	snprintf(buf + n, len - n, "_per_s");
+	metric_name_part(part, sizeof(part), s->name, 46 - 7 - strlen(intf_kinds[s->kind].name));
+	snprintf(buf, len, "noise_%s_%s_per_s", intf_kinds[s->kind].name, part);
 }
 
 /* The windows' gaps of one source, for metric_add_rates() */
@@ -45,6 +44,14 @@ static double unexplained_gaps(const void *arg, size_t i, double *span)
 
 	*span = w[i].w.seconds;
 	return w[i].noise.unexplained;
+}
+
+static double steal_us(const void *arg, size_t i, double *span)
+{
+	const struct ts_window *w = arg;
+
+	*span = w[i].w.seconds;
+	return w[i].noise.steal_ns / 1e3;
 }
 
 static double gap_us(const void *arg, size_t i, double *span)
@@ -94,6 +101,14 @@ static void noise_metrics(struct bench *b, const char *what, const struct ts_win
 	metric_sample_noun(m, "window", "windows");
 	metric_extra(m, "gaps", ns->unexplained);
 	metric_extra(m, "unexplained_us", ns->unexplained_ns / 1e3);
+	/*
+	 * Beside the unexplained gaps: the time the hypervisor ran something
+	 * else (named outside noise_*_*_per_s, the sources' family).
+	 */
+	m = bench_metric(b, "hypervisor_steal_us_per_s", "us/s", BETTER_LOWER,
+			 "the hypervisor's steal on the target (/proc/stat), per second of one window");
+	metric_add_rates(m, n, w, steal_us);
+	metric_sample_noun(m, "window", "windows");
 	m = bench_metric(b, "noise_us_per_s", "us/s", BETTER_LOWER,
 			 "time the busy loop lost in gaps over the threshold, per second of one window");
 	metric_add_rates(m, n, w, gap_us);

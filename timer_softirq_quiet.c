@@ -9,6 +9,7 @@
  * TIMER softirqs within --max-softirqs, and the loop's noise attributed.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "timer_softirq_noise.h"
 #include "timer_softirq_phases.h"
@@ -56,6 +57,107 @@ static void raised_metric(struct bench *b, const struct ts_run *r)
 	metric_extra(m, "window_s", s->w.seconds);
 }
 
+/* One tick dependency's refusals in each window (-1: a dependency not named). */
+struct kept_windows {
+	const struct ts_window *w;
+	int dep;
+};
+
+static double kept_in(const void *arg, size_t i, double *span)
+{
+	const struct kept_windows *k = arg;
+	const struct cpu_trace_counts *t = &k->w[i].t;
+
+	*span = k->w[i].w.seconds;
+	return k->dep < 0 ? t->tick_kept_unknown : t->tick_kept[k->dep];
+}
+
+/*
+ * Why the tick ran on a nohz_full target: each time tick_stop refused to
+ * stop it, by the dependency it named, per second of one window; every
+ * dependency has its metric, 0 where none kept the tick (a CPU that is
+ * not nohz_full never asks).
+ */
+static void tick_kept_metrics(struct bench *b, const struct ts_window_set *set)
+{
+	char name[48], agg[160], part[24];
+
+	for (int i = 0; i <= CPU_TRACE_DEPS; i++) {
+		int dep = i < CPU_TRACE_DEPS ? i : -1;	/* the unnamed ones last */
+		struct kept_windows k = { set->w, dep };
+		const char *dep_name = dep < 0 ? "unknown" : timer_softirq_trace_dep_names[dep];
+		struct metric *m;
+
+		metric_name_part(part, sizeof(part), dep_name, sizeof(part));
+		snprintf(name, sizeof(name), "tick_kept_%s_per_s", part);
+		snprintf(agg, sizeof(agg), "quiet: tick_stop refusals on the target for %s%s, per second of one window",
+			 dep_name, dep < 0 ? " (a dependency this program does not name)" : "");
+		m = bench_metric(b, name, "refusals/s", BETTER_LOWER, agg);
+		metric_add_rates(m, set->n, &k, kept_in);
+		metric_kind(m, KIND_COUNT);
+		metric_sample_noun(m, "window", "windows");
+		metric_extra(m, "refusals", dep < 0 ? set->sum.t.tick_kept_unknown :
+						      set->sum.t.tick_kept[dep]);
+	}
+}
+
+/* One timer function's expiries on the target in each window. */
+struct expiry_windows {
+	const struct ts_window *w;
+	int kind;
+	const char *fn;
+};
+
+static double expiries_in(const void *arg, size_t i, double *span)
+{
+	const struct expiry_windows *x = arg;
+	const struct tally *t = &x->w[i].t.expired[x->kind];
+
+	*span = x->w[i].w.seconds;
+	for (int e = 0; e < t->n; e++)
+		if (!strcmp(t->e[e].name, x->fn))
+			return t->e[e].n;
+	return 0;
+}
+
+/*
+ * What each local timer interrupt and TIMER softirq on the target ran:
+ * the expiries of each hrtimer and timer-wheel function, per second of
+ * one window (family timer_expiries: complete unless a kind had more
+ * functions than it names).
+ */
+static void expiry_metrics(struct bench *b, const struct ts_window_set *set)
+{
+	const struct cpu_trace_counts *sum = &set->sum.t;
+	bool complete = true;
+	char name[64], part[44], agg[160];
+
+	for (int kind = 0; kind < CPU_TRACE_EXPIRY_KINDS; kind++) {
+		const struct tally *t = &sum->expired[kind];
+		const char *kn = timer_softirq_trace_expiry_names[kind];
+		int idx[TALLY_MAX], n = tally_sorted(t, idx);
+
+		complete &= !t->other;
+		for (int i = 0; i < n; i++) {
+			struct expiry_windows x = { set->w, kind, t->e[idx[i]].name };
+			struct metric *m;
+
+			metric_name_part(part, sizeof(part), x.fn, 32);
+			snprintf(name, sizeof(name), "expiry_%s_%s_per_s", kn, part);
+			snprintf(agg, sizeof(agg), "quiet: %s expiries of %s on the target, per second of one window",
+				 kn, x.fn);
+			m = bench_metric(b, name, "expiries/s", BETTER_LOWER, agg);
+			metric_add_rates(m, set->n, &x, expiries_in);
+			metric_kind(m, KIND_COUNT);
+			metric_family(m, "timer_expiries");
+			metric_sample_noun(m, "window", "windows");
+			metric_extra(m, "expiries", t->e[idx[i]].n);
+		}
+	}
+	if (complete)
+		bench_count_family(b, "timer_expiries", "expiry_*_*_per_s", "expiries/s", set->n);
+}
+
 /* The IPIs sent to the target in the windows, by callback; ours apart. */
 static void ipis_print(int cpu, const struct cpu_trace_counts *t)
 {
@@ -100,14 +202,18 @@ static void quiet_run(struct bench *b, void *ctx)
 	struct metric *m;
 	uint64_t n;
 
-	n = timer_softirq_windows_spin(b, r, false, err, sizeof(err));
+	n = timer_softirq_windows_spin(b, r, &(struct ts_spin){ "quiet", &r->win->quiet,
+						b->opt.runs, .settle = true }, err, sizeof(err));
 	if (n < b->opt.runs && !bench_stop)
 		ksft_exit_fail_msg("quiet window: %s\n", err);
 	if (!n)
 		bench_skip(b, "interrupted before the quiet window was counted");
 	timer_softirq_windows_print("quiet", b->target, &set->sum);
-	if (r->quiet)
+	if (r->quiet) {
 		raised_metric(b, r);
+		tick_kept_metrics(b, set);
+		expiry_metrics(b, set);
+	}
 	snprintf(desc, sizeof(desc), "%s busy loop", r->cpu_desc);
 	m = timer_softirq_windows_metric(b, "quiet_timer_softirqs_per_s", "quiet TIMER softirqs",
 					 desc, set);
@@ -202,13 +308,13 @@ static void quiet_verdicts(struct bench *b, void *ctx)
 	timer_softirq_noise_verdict(b, r, &win->quiet, "quiet", quiet_checks[Q_NOISE]);
 }
 
-/* The counting stays open for the control, which closes it. */
+/* The counting stays open for the control or the tick phase, the last of which closes it. */
 static void quiet_teardown(struct bench *b, void *ctx)
 {
 	struct ts_run *r = ctx;
 
 	(void)b;
-	if (!r->control)
+	if (!r->control && !r->tick)
 		timer_softirq_windows_close(r);
 }
 

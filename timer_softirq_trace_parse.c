@@ -13,6 +13,26 @@ const char *const timer_softirq_trace_dep_names[CPU_TRACE_DEPS] = {
 	"POSIX_TIMER", "PERF_EVENTS", "SCHED", "CLOCK_UNSTABLE", "RCU", "RCU_EXP"
 };
 
+const char *const timer_softirq_trace_expiry_names[CPU_TRACE_EXPIRY_KINDS] = {
+	[CPU_TRACE_HRTIMER] = "hrtimer", [CPU_TRACE_TIMER] = "timer",
+};
+
+static void expired_init(struct cpu_trace_counts *c)
+{
+	for (int k = 0; k < CPU_TRACE_EXPIRY_KINDS; k++)
+		tally_init(&c->expired[k], CPU_TRACE_FUNCTIONS);
+}
+
+/* An expiry on the CPU under its timer's function ("?" if the record has none). */
+static void expired(struct cpu_trace_counts *c, enum cpu_trace_expiry kind,
+		    const struct trace_event_record *r)
+{
+	char fn[64];
+	const char *v = trace_event_str(r, "function", fn, sizeof(fn));
+
+	tally_add(&c->expired[kind], v ? v : "?", 1);
+}
+
 void timer_softirq_trace_parse_begin(struct cpu_trace_parser *p, int cpu,
 				     struct cpu_trace_counts *c)
 {
@@ -26,6 +46,7 @@ void timer_softirq_trace_parse_begin(struct cpu_trace_parser *p, int cpu,
 		.rows = timer_softirq_trace_events, .nrows = timer_softirq_trace_nevents,
 	};
 	memset(c, 0, sizeof(*c));
+	expired_init(c);
 	c->windows = 1;
 	p->c = c;
 }
@@ -114,8 +135,12 @@ static void tick_stop(void *ctx, const struct trace_event_record *r)
 	if (!trace_event_str(r, "dependency", dep, sizeof(dep)))
 		return;
 	for (int i = 0; i < CPU_TRACE_DEPS; i++)
-		if (!strcmp(dep, timer_softirq_trace_dep_names[i]))
+		if (!strcmp(dep, timer_softirq_trace_dep_names[i])) {
 			p->c->tick_kept[i]++;
+			return;
+		}
+	/* a dependency newer than this list: counted, never dropped */
+	p->c->tick_kept_unknown++;
 }
 
 /* The timer's address (hashed in text), 0 when missing. */
@@ -227,6 +252,7 @@ static void timer_expire_entry(void *ctx, const struct trace_event_record *r)
 		return;
 	}
 	p->c->timer_expiries++;
+	expired(p->c, CPU_TRACE_TIMER, r);
 	if (sleep) {
 		p->c->sleep_expiries++;
 		p->run_sleep = true;
@@ -250,6 +276,7 @@ static void hrtimer_expire_entry(void *ctx, const struct trace_event_record *r)
 	if (r->cpu != p->cpu)
 		return;
 	p->c->hrtimer_expiries++;
+	expired(p->c, CPU_TRACE_HRTIMER, r);
 	p->c->ticks += trace_event_func_is(r, "function", "tick_nohz_handler") ||
 		       trace_event_func_is(r, "function", "tick_sched_timer");
 }
@@ -311,6 +338,14 @@ void timer_softirq_trace_add(struct cpu_trace_counts *sum, const struct cpu_trac
 		slot->n += c->cb[i].n;
 		slot->self += c->cb[i].self;
 	}
+	/* a sum zeroed by its owner starts its tallies here */
+	if (!sum->expired[0].max)
+		expired_init(sum);
+	for (int k = 0; k < CPU_TRACE_EXPIRY_KINDS; k++) {
+		for (int i = 0; i < c->expired[k].n; i++)
+			tally_add(&sum->expired[k], c->expired[k].e[i].name, c->expired[k].e[i].n);
+		sum->expired[k].other += c->expired[k].other;
+	}
 	sum->lost += c->lost;
 	sum->windows += c->windows;
 }
@@ -327,4 +362,15 @@ bool timer_softirq_trace_sleep_ok(const struct cpu_trace_counts *c, uint64_t tim
 
 	return c->sleep_expiries + c->sleep_expiries_elsewhere + edges >= timeouts &&
 	       2 * c->sleep_expiries >= timeouts;
+}
+
+bool timer_softirq_trace_kept_for(const struct cpu_trace_counts *c, int dep)
+{
+	if (dep < 0 || dep >= CPU_TRACE_DEPS || !c->tick_kept[dep] ||
+	    c->tick_kept_unknown >= c->tick_kept[dep])
+		return false;
+	for (int i = 0; i < CPU_TRACE_DEPS; i++)
+		if (i != dep && c->tick_kept[i] >= c->tick_kept[dep])
+			return false;
+	return true;
 }

@@ -15,15 +15,21 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/base/tally.h"
 #include "lib/kernel/trace_event.h"
 
 #define CPU_TRACE_DEPS		6	/* tick dependencies: POSIX_TIMER .. RCU_EXP */
 #define CPU_TRACE_CALLBACKS	8	/* IPI callbacks told apart */
 #define CPU_TRACE_SELF		64	/* threads of this process */
 #define CPU_TRACE_ARMED		16	/* process_timeout timers followed */
-#define CPU_TRACE_COUNTERS	(22 + CPU_TRACE_DEPS)	/* struct cpu_trace_counts's n[] */
+#define CPU_TRACE_COUNTERS	(23 + CPU_TRACE_DEPS)	/* struct cpu_trace_counts's n[] */
+#define CPU_TRACE_FUNCTIONS	12	/* timer functions named per kind */
 
 extern const char *const timer_softirq_trace_dep_names[CPU_TRACE_DEPS];
+
+/* What expired a timer on the CPU: an hrtimer, or the TIMER softirq's wheel. */
+enum cpu_trace_expiry { CPU_TRACE_HRTIMER, CPU_TRACE_TIMER, CPU_TRACE_EXPIRY_KINDS };
+extern const char *const timer_softirq_trace_expiry_names[CPU_TRACE_EXPIRY_KINDS];
 
 struct cpu_trace_ipi {
 	char callback[64];	/* the IPI's callback symbol */
@@ -50,6 +56,7 @@ struct cpu_trace_counts {
 			uint64_t hrtimer_expiries;
 			uint64_t ticks;			/* tick hrtimer expiries */
 			uint64_t tick_stopped, tick_kept[CPU_TRACE_DEPS];
+			uint64_t tick_kept_unknown;	/* ...for a dependency not named above */
 			/*
 			 * Raises followed by a run that expired no timer, and runs that
 			 * expired at least one; raises whose run came after the window.
@@ -68,6 +75,8 @@ struct cpu_trace_counts {
 	char self_callsite[96];		/* the call site of the last IPI of this process */
 	struct cpu_trace_ipi cb[CPU_TRACE_CALLBACKS];
 	int ncb;
+	/* the CPU's expiries by the timer's function, one tally per kind */
+	struct tally expired[CPU_TRACE_EXPIRY_KINDS];
 	long long lost;			/* events the ring buffer lost */
 	int windows;
 };
@@ -131,5 +140,12 @@ bool timer_softirq_trace_raise_ok(const struct cpu_trace_counts *c, double max_p
  * sleeper returned inside it), and most expired on the CPU itself.
  */
 bool timer_softirq_trace_sleep_ok(const struct cpu_trace_counts *c, uint64_t timeouts);
+
+/*
+ * The tick phase's rule for a dependency @dep planted beside the busy
+ * loop: tick_stop kept the tick for @dep at least once, and for no
+ * other dependency (nor one it does not name) as often.
+ */
+bool timer_softirq_trace_kept_for(const struct cpu_trace_counts *c, int dep);
 
 #endif

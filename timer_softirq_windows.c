@@ -50,6 +50,8 @@ void timer_softirq_windows_open(struct bench *b, struct ts_run *r)
 	/* what ran on the CPU, for the busy loop's noise */
 	timer_softirq_gaps_sources_init(&w->quiet.ns);
 	timer_softirq_gaps_sources_init(&w->control.ns);
+	for (int i = 0; i < TS_KEEPS; i++)
+		timer_softirq_gaps_sources_init(&w->keep[i].ns);
 	notes = w->tr.nnotes;
 	if (timer_softirq_trace_noise(&w->tr, err, sizeof(err)))
 		bench_note(b, "noise not attributed: %s", err);
@@ -76,6 +78,8 @@ void timer_softirq_windows_close(struct ts_run *r)
 	timer_softirq_events_close(&w->k);
 	free(w->quiet.w);
 	free(w->control.w);
+	for (int i = 0; i < TS_KEEPS; i++)
+		free(w->keep[i].w);
 	free(w);
 	r->win = NULL;
 }
@@ -278,13 +282,14 @@ static int sleeper_start(struct sleeper *sl, pthread_t *th, char *err, size_t er
 	return 0;
 }
 
-uint64_t timer_softirq_windows_spin(struct bench *b, struct ts_run *r, bool control,
+uint64_t timer_softirq_windows_spin(struct bench *b, struct ts_run *r, const struct ts_spin *how,
 				    char *err, size_t errlen)
 {
 	const struct ts_opts *o = r->o;
 	struct ts_windows *win = r->win;
-	struct ts_window_set *set = control ? &win->control : &win->quiet;
-	uint64_t runs = b->opt.runs, done = 0;
+	struct ts_window_set *set = how->set;
+	uint64_t runs = how->runs, done = 0;
+	bool planted = false;
 	double max_s = o->warmup_s + runs * (b->opt.duration_s + 2) + 10;
 	struct sleeper sl = { .cpu = b->target };
 	struct spinner_gaps gaps = { 0 };
@@ -309,23 +314,26 @@ uint64_t timer_softirq_windows_spin(struct bench *b, struct ts_run *r, bool cont
 	}
 	win->tr.loop_tid = sp.tid;
 	sl.deadline_ns = mono_ns() + (uint64_t)(max_s * 1e9);
-	if (control)
+	if (how->sleeper)
 		sleeping = !sleeper_start(&sl, &th, err, errlen);
+	if (!*err && how->plant)
+		planted = !how->plant->start(how->plant, b->target, sp.tid, err, errlen);
 	if (!*err && !bench_stop)
 		usleep(o->warmup_s * 1e6);
-	if (!*err && !bench_stop && !control && (r->nohz || o->assert_nohz))
+	if (!*err && !bench_stop && how->settle && (r->nohz || o->assert_nohz))
 		win->tick_quiet_s = quiet_settle(b->target);
 	while (!*err && !bench_stop && done < runs) {
 		char why[400];
 
-		if (count_window(b, r, control ? "control" : "quiet", &sl, &gaps,
-				 &set->w[done], why, sizeof(why))) {
+		if (count_window(b, r, how->what, &sl, &gaps, &set->w[done], why, sizeof(why))) {
 			snprintf(err, errlen, "window %llu could not be counted: %s",
 				 (unsigned long long)done + 1, why);
 			break;
 		}
 		done++;
 	}
+	if (planted)
+		how->plant->stop(how->plant);
 	atomic_store(&sl.stop, 1);
 	if (sleeping)
 		pthread_join(th, NULL);
@@ -334,6 +342,29 @@ uint64_t timer_softirq_windows_spin(struct bench *b, struct ts_run *r, bool cont
 	set->n = done;
 	windows_sum(set->w, done, &set->sum);
 	return done;
+}
+
+#define EXPIRIES_SHOWN	6	/* functions of a kind in the # line */
+
+/* What the timers that expired on the CPU ran, the most frequent first. */
+static void expiries_print(const char *what, int cpu, const struct cpu_trace_counts *t)
+{
+	char list[600] = "";
+	size_t off = 0;
+
+	for (int k = 0; k < CPU_TRACE_EXPIRY_KINDS; k++) {
+		const struct tally *x = &t->expired[k];
+		int idx[TALLY_MAX], n = tally_sorted(x, idx);
+
+		for (int i = 0; i < n && i < EXPIRIES_SHOWN && off < sizeof(list); i++)
+			off += snprintf(list + off, sizeof(list) - off, "%s%s %s %llu",
+					off ? ", " : "", timer_softirq_trace_expiry_names[k],
+					x->e[idx[i]].name, (unsigned long long)x->e[idx[i]].n);
+		if ((n > EXPIRIES_SHOWN || x->other) && off < sizeof(list))
+			off += snprintf(list + off, sizeof(list) - off, ", %s ...",
+					timer_softirq_trace_expiry_names[k]);
+	}
+	ksft_print_msg("%s cpu %d: expiries by function: %s\n", what, cpu, off ? list : "none");
 }
 
 void timer_softirq_windows_print(const char *what, int cpu, const struct ts_window *s)
@@ -367,6 +398,7 @@ void timer_softirq_windows_print(const char *what, int cpu, const struct ts_wind
 		       what, cpu, (long long)w->row[ROW_LOC], per(w->row[ROW_LOC], w->seconds),
 		       (long long)w->row[ROW_TIMER], (long long)w->row[ROW_HRTIMER],
 		       (unsigned long long)t->tick_stopped, deps[0] ? deps : " 0");
+	expiries_print(what, cpu, t);
 	if (w->ev[EV_TIMER_RUN] != UINT64_MAX)
 		ksft_print_msg("%s cpu %d: perf counters: TIMER softirqs raised %.0f run %.0f, timer expiries %.0f, hrtimer expiries %.0f\n",
 			       what, cpu, timer_softirq_window_ev(w, EV_TIMER_RAISE),

@@ -15,6 +15,8 @@
 #include "timer_softirq_gaps.h"
 #include "timer_softirq_trace.h"
 
+#define TS_KEEPS	3	/* the tick phase's planted dependencies */
+
 /* One window's noise of the busy loop, kept for its metrics. */
 struct ts_noise {
 	uint64_t gaps, gap_ns;		/* the loop's gaps over the threshold */
@@ -50,6 +52,27 @@ struct ts_windows {
 	bool tick_fn;			/* the tick's hrtimer function is known */
 	double tick_quiet_s;	/* last LOC after the warm-up; -1 none in 3 s, NAN not waited */
 	struct ts_window_set quiet, control;
+	struct ts_window_set keep[TS_KEEPS];	/* the tick phase's, a dependency each */
+};
+
+/*
+ * Something planted beside the busy loop for a set of windows (the tick
+ * phase's dependencies): started after the loop runs on the target
+ * (@loop_tid), before the warm-up; stopped after the last window.
+ */
+struct ts_plant {
+	int (*start)(struct ts_plant *p, int cpu, pid_t loop_tid, char *err, size_t errlen);
+	void (*stop)(struct ts_plant *p);
+};
+
+/* What a set of windows runs beside the busy loop. */
+struct ts_spin {
+	const char *what;		/* its name in the # lines: "quiet" */
+	struct ts_window_set *set;	/* where its windows go */
+	uint64_t runs;			/* windows to count */
+	bool sleeper;			/* the control's sleeper beside the loop */
+	bool settle;			/* on nohz_full, wait for the tick to stop first */
+	struct ts_plant *plant;		/* NULL: nothing more */
 };
 
 /*
@@ -61,14 +84,13 @@ void timer_softirq_windows_open(struct bench *b, struct ts_run *r);
 /* Close the counting and free the windows; nothing when none are open. */
 void timer_softirq_windows_close(struct ts_run *r);
 /*
- * --runs windows of the quiet phase, or of the control's (@control),
- * into their set: a busy loop (and, for the control, the sleeper) get
- * ready on the target and warm up once, then the counted windows run
- * one after the other while they do their work. Returns the windows
- * counted; with a reason in @err when fewer than asked (none when
- * interrupted).
+ * The windows @how describes, into its set: a busy loop (and the
+ * sleeper, the plant) get ready on the target and warm up once, then
+ * the counted windows run one after the other while they do their
+ * work. Returns the windows counted; with a reason in @err when fewer
+ * than asked (none when interrupted).
  */
-uint64_t timer_softirq_windows_spin(struct bench *b, struct ts_run *r, bool control,
+uint64_t timer_softirq_windows_spin(struct bench *b, struct ts_run *r, const struct ts_spin *how,
 				    char *err, size_t errlen);
 void timer_softirq_windows_print(const char *what, int cpu, const struct ts_window *s);
 /* A phase's windows as one metric, a sample per window, totals as extras. */

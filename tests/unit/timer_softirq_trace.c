@@ -192,6 +192,72 @@ static void control_rule(void)
 			 "control rule fails when most timers expired on other cpus");
 }
 
+/* The expiry of tally @kind under @fn (0 when not there). */
+static uint64_t expired_n(const struct cpu_trace_counts *c, int kind, const char *fn)
+{
+	for (int i = 0; i < c->expired[kind].n; i++)
+		if (!strcmp(c->expired[kind].e[i].name, fn))
+			return c->expired[kind].e[i].n;
+	return 0;
+}
+
+/* Each expiry on the CPU under its timer's function. */
+static void expiries_by_function(const struct cpu_trace_counts *good)
+{
+	ksft_test_result(expired_n(good, CPU_TRACE_HRTIMER, "tick_nohz_handler") == 2000 &&
+			 good->expired[CPU_TRACE_HRTIMER].n == 1 &&
+			 expired_n(good, CPU_TRACE_TIMER, "process_timeout") == 77 &&
+			 expired_n(good, CPU_TRACE_TIMER, "delayed_work_timer_fn") == 76 &&
+			 good->expired[CPU_TRACE_TIMER].n == 2 && !good->expired[CPU_TRACE_TIMER].other,
+			 "expiries by function: the tick's hrtimer 2000, process_timeout 77, delayed_work_timer_fn 76");
+}
+
+#define TICK_STOP "          spin-900     [%03d] d.h..  1.000000: tick_stop: success=%d dependency=%s"
+
+/* tick_stop records of cpu 1 (and one of cpu 2) into @c. */
+static void tick_stops(struct cpu_trace_counts *c, const char *const *deps, int n)
+{
+	struct cpu_trace_parser p = { 0 };
+	char buf[256];
+
+	timer_softirq_trace_parse_begin(&p, 1, c);
+	for (int i = 0; i < n; i++) {
+		snprintf(buf, sizeof(buf), TICK_STOP, 1, !strcmp(deps[i], "NONE"), deps[i]);
+		timer_softirq_trace_parse_line(&p, buf);
+	}
+	snprintf(buf, sizeof(buf), TICK_STOP, 2, 0, "SCHED");
+	timer_softirq_trace_parse_line(&p, buf);
+	timer_softirq_trace_parse_end(&p);
+}
+
+/*
+ * Each refusal counted under its dependency (one this program does not
+ * name as unknown), and the tick phase's rule: the planted dependency
+ * first, failing when tick_stop names another.
+ */
+static void tick_kept(void)
+{
+	static const char *const posix[] = {
+		"POSIX_TIMER", "POSIX_TIMER", "SCHED", "POSIX_TIMER", "NONE", "0x40"
+	};
+	static const char *const sched[] = { "SCHED", "SCHED", "SCHED" };
+	static const char *const unknown[] = { "0x40", "0x40", "POSIX_TIMER" };
+	struct cpu_trace_counts c;
+
+	tick_stops(&c, posix, 6);
+	ksft_test_result(c.tick_kept[0] == 3 && c.tick_kept[2] == 1 && c.tick_kept_unknown == 1 &&
+			 c.tick_stopped == 1, "tick_stop: refusals by dependency, an unnamed one counted unknown, other cpus' left out");
+	ksft_test_result(timer_softirq_trace_kept_for(&c, 0) && !timer_softirq_trace_kept_for(&c, 2) &&
+			 !timer_softirq_trace_kept_for(&c, 1),
+			 "kept for POSIX_TIMER: the rule passes for it, fails for SCHED (fewer) and PERF_EVENTS (none)");
+	tick_stops(&c, sched, 3);
+	ksft_test_result(!timer_softirq_trace_kept_for(&c, 0) && timer_softirq_trace_kept_for(&c, 2),
+			 "a planted POSIX_TIMER the kernel named SCHED: the rule fails");
+	tick_stops(&c, unknown, 3);
+	ksft_test_result(!timer_softirq_trace_kept_for(&c, 0),
+			 "more refusals for an unnamed dependency than the planted one: the rule fails");
+}
+
 /* Windows add up, and a failing sum stays failing. */
 static void windows_add(const struct cpu_trace_counts *good, const struct cpu_trace_counts *bad)
 {
@@ -200,8 +266,11 @@ static void windows_add(const struct cpu_trace_counts *good, const struct cpu_tr
 	timer_softirq_trace_add(&sum, good);
 	timer_softirq_trace_add(&sum, bad);
 	ksft_test_result(sum.windows == 2 && sum.ticks == 4000 &&
-			 sum.raised_without_expiry == 1847 && !timer_softirq_trace_raise_ok(&sum, 0.25),
-			 "windows add up, and the sum still fails");
+			 sum.raised_without_expiry == 1847 && !timer_softirq_trace_raise_ok(&sum, 0.25) &&
+			 expired_n(&sum, CPU_TRACE_HRTIMER, "tick_nohz_handler") == 4000 &&
+			 expired_n(&sum, CPU_TRACE_TIMER, "process_timeout") ==
+			 77 + expired_n(bad, CPU_TRACE_TIMER, "process_timeout"),
+			 "windows add up, their expiries by function too, and the sum still fails");
 }
 
 int main(void)
@@ -209,8 +278,10 @@ int main(void)
 	struct cpu_trace_counts good, bad;
 
 	ksft_print_header();
-	ksft_set_plan(17);
+	ksft_set_plan(22);
 	raise_rule(&good, &bad);
+	expiries_by_function(&good);
+	tick_kept();
 	no_tick();
 	ipis_by_sender();
 	sleeps_followed();
