@@ -22,6 +22,11 @@
  *          schedule_timeout(), whose timer_list (process_timeout) expires
  *          in a TIMER softirq on that CPU; the same counting must see them.
  *          (poll/select/nanosleep timeouts are hrtimers and would not.)
+ * tick     why the tick runs: the busy loop again, one window each with
+ *          a tick dependency planted beside it (a POSIX CPU-time timer, a
+ *          perf event sampling by frequency, a second runnable task), and
+ *          tick_stop must name it when it keeps the tick (nohz_full, or
+ *          --assert-nohz).
  * cyclic   cyclictest's measurement, --runs runs: clock_nanosleep
  *          (TIMER_ABSTIME) every interval, latency = wake time -
  *          programmed time, /dev/cpu_dma_latency held at 0 unless
@@ -49,14 +54,15 @@
 #define FIFO_MIN_INTERVAL_US	50
 #define MAX_RUNS		1000
 
-enum ts_phase_choice { PH_QUIET, PH_CONTROL, PH_CYCLIC, PH_ALL };
-static const char *const phase_names[] = { "quiet", "control", "cyclic", "all", NULL };
+enum ts_phase_choice { PH_QUIET, PH_CONTROL, PH_TICK, PH_CYCLIC, PH_ALL };
+static const char *const phase_names[] = { "quiet", "control", "tick", "cyclic", "all", NULL };
 static const char *const policy_names[] = { "fifo", "other", NULL };
 
 /* The phases, in the order they run (lib/harness/phase.h). */
 static const struct phase *const ts_phases[] = {
 	&timer_softirq_quiet_phase,	/* also the control's baseline */
 	&timer_softirq_control_phase,
+	&timer_softirq_tick_phase,
 	&timer_softirq_cyclic_phase,
 	NULL
 };
@@ -81,6 +87,7 @@ static void ts_check(struct bench *b, struct ts_opts *o, struct ts_run *r)
 				  (unsigned long long)b->opt.runs, MAX_RUNS);
 	r->quiet = o->phase == PH_QUIET || o->phase == PH_ALL;
 	r->control = o->phase == PH_CONTROL || o->phase == PH_ALL;
+	r->tick = o->phase == PH_TICK || o->phase == PH_ALL;
 	r->cyclic = o->phase == PH_CYCLIC || o->phase == PH_ALL;
 	if (r->cyclic && o->policy == POL_FIFO && o->interval_us < FIFO_MIN_INTERVAL_US &&
 	    rt_throttling_off())
@@ -122,7 +129,7 @@ static const struct opt_rule ts_rules[] = {
 	{ "max-needless-per-tick", OPT_NEEDS, "phase=quiet|phase=all" },
 	{ "max-softirqs", OPT_NEEDS, "phase=quiet|phase=all" },
 	{ "max-ticks-per-s", OPT_NEEDS, "phase=quiet|phase=all" },
-	{ "assert-nohz", OPT_NEEDS, "phase=quiet|phase=all" },
+	{ "assert-nohz", OPT_NEEDS, "phase=quiet|phase=tick|phase=all" },
 	{ NULL }
 };
 
@@ -163,7 +170,7 @@ static void ts_options(struct ts_opts *o, struct opt opts[TS_OPTIONS + 1])
 		  .arg = "N", .help = "quiet, nohz_full: local timer interrupts per s that still count as a stopped tick",
 		  .min = 0, .max = 1e4 },
 		{ .name = "assert-nohz", .type = OPT_FLAG, .dest = &o->assert_nohz,
-		  .help = "quiet: assert the nohz_full bounds even on a CPU that is not nohz_full" },
+		  .help = "quiet, tick: assert the nohz_full bounds and controls even on a CPU that is not nohz_full" },
 		{ .name = "noise-threshold", .type = OPT_DOUBLE, .dest = &o->noise_threshold_us,
 		  .arg = "US", .min = 0.1, .max = 1e6,
 		  .help = "quiet/control: a gap in the busy loop's progress longer than US is noise, attributed to what ran (default 5, as osnoise)" },

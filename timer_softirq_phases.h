@@ -10,6 +10,7 @@
 
 extern const struct phase timer_softirq_quiet_phase;	/* timer_softirq_quiet.c */
 extern const struct phase timer_softirq_control_phase;	/* timer_softirq_control.c */
+extern const struct phase timer_softirq_tick_phase;	/* timer_softirq_tick.c */
 extern const struct phase timer_softirq_cyclic_phase;	/* timer_softirq_cyclic.c */
 
 #endif

@@ -10,7 +10,7 @@
 # left alone with --laptop) and restored, bad input.
 . "$(dirname "$0")/lib.sh"
 
-N=53
+N=57
 plan $N
 
 if ! is_root; then
@@ -86,6 +86,28 @@ json_check "$TMP/t.json" '[m for m in d["metrics"] if m["name"]=="control_timer_
 ok $? "JSON: control windows counted more process_timeout expiries than the quiet ones"
 metric "$TMP/t.json" control_timer_softirqs_per_s '10 <= m["extra"]["recv_timeouts"] <= m["extra"]["process_timeout_expiries"] + m["extra"]["process_timeout_expiries_elsewhere"] + len(m["samples"]) and m["extra"]["process_timeout_expiries"] <= m["extra"]["timer_expiries"]'
 ok $? "JSON: timeouts <= process_timeout expiries here and elsewhere + 1 per window; <= all timer expiries"
+# why the tick ran: tick_stop's refusals by dependency, each a count (0
+# on a CPU whose tick is never asked to stop); the expiries by function
+json_check "$TMP/t.json" 'sorted(m["name"] for m in d["metrics"] if m["name"].startswith("tick_kept_")) == sorted("tick_kept_%s_per_s" % r for r in ("posix_timer","perf_events","sched","clock_unstable","rcu","rcu_exp","unknown")) and all(m["kind"]=="count" and len(m["samples"])==2 for m in d["metrics"] if m["name"].startswith("tick_kept_"))'
+ok $? "JSON: the tick kept, a count per window for each of tick_stop's dependencies and the unnamed ones"
+grep -Eq "^# quiet cpu $cpu: expiries by function: .*hrtimer (tick_nohz_handler|tick_sched_timer) [0-9]+" "$TMP/out" &&
+	json_check "$TMP/t.json" '[f for f in d["families"] if f["name"]=="timer_expiries" and f["pattern"]=="expiry_*_*_per_s"] and [m for m in d["metrics"] if m["name"] in ("expiry_hrtimer_tick_nohz_handler_per_s", "expiry_hrtimer_tick_sched_timer_per_s") and m["family"]=="timer_expiries" and m["kind"]=="count" and len(m["samples"])==2 and m["samples"][0] > 10] and [m for m in d["metrics"] if m["name"]=="hypervisor_steal_us_per_s" and len(m["samples"])==2]'
+ok $? "each local timer interrupt by the hrtimer it expired (the tick's), the family complete; the steal per window"
+# the tick phase's controls: asserted only where the tick can stop; on
+# a CPU whose tick runs, --assert-nohz makes each fail (tick_stop names
+# nothing there)
+run_prog timer_softirq --phase tick -D 0.5
+if grep -q "^# timer_softirq: target cpu [0-9]* (nohz_full" "$TMP/out"; then
+	[ $RC -eq 0 ]; ok $? "tick: the three controls pass on nohz_full cpu $cpu (rc=$RC)"
+	skip "the target is nohz_full here" "tick --assert-nohz on a CPU whose tick runs fails"
+else
+	[ $RC -eq 4 ] && [ "$(grep -c "^ok [1-3] tick: .* # SKIP cpu $cpu is not nohz_full" "$TMP/out")" -eq 3 ]
+	ok $? "tick: the controls SKIP on cpu $cpu, not nohz_full, with the reason (rc=$RC)"
+	run_prog timer_softirq --phase tick -D 0.5 --assert-nohz
+	[ $RC -eq 1 ] && [ "$(grep -c '^not ok [1-3] tick: ' "$TMP/out")" -eq 3 ] &&
+		grep -q "^# tick cpu $cpu: posix (POSIX_TIMER planted): tick_stop kept the tick for none" "$TMP/out"
+	ok $? "tick --assert-nohz where the tick never stops: each control fails, naming what tick_stop said (rc=$RC)"
+fi
 
 # failing cases of the quiet verdicts, on this machine
 run_prog timer_softirq --quick --phase quiet --assert-nohz -o "$TMP/an.json"

@@ -11,7 +11,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$TOP/tests/lib.sh"
 
 needs qemu-system-x86_64
-plan 37
+plan 39
 
 # verdict RESULTS_DIR TEST PREFIX: the result ("pass", "skip", "fail")
 # of the first verdict of TEST's JSON whose name starts with PREFIX
@@ -93,6 +93,12 @@ ok $? "6.12: the watch named membarrier the source of its control's IPIs (from t
 [ "$(verdict "$r" timer_softirq "control: the sleeper's preemptions")" = pass ] &&
 	json_check "$r/suite/ipistorm_watch.json" '[m for m in d["metrics"] if m["name"]=="ipis_to_cpu2_per_s" and m["kind"]=="count" and len(m["samples"])>=2]'
 ok $? "6.12: timer_softirq found its control's sleeper in the loop's gaps; the watch counted cpu 2 per window"
+# why the tick runs: each planted dependency named by tick_stop
+grep -E '^# tick cpu ' "$r/suite/timer_softirq.ktap" | sed 's/^/# /'
+[ "$(verdict "$r" timer_softirq 'tick: a POSIX CPU-time timer')" = pass ] &&
+	[ "$(verdict "$r" timer_softirq 'tick: a perf event')" = pass ] &&
+	[ "$(verdict "$r" timer_softirq 'tick: a second runnable task')" = pass ]
+ok $? "6.12: the tick phase's controls: tick_stop named POSIX_TIMER, PERF_EVENTS and SCHED on nohz_full cpu 2"
 
 booted 6.1
 r=$TMP/vm-6.1
@@ -114,6 +120,10 @@ ok $? "6.1: the IPI check skips (no ipi tracepoints before 6.3)"
 ok $? "6.1: the sleeper found in the loop's gaps; the watch's control skips (no sources without the ipi tracepoints)"
 [ "$(verdict "$r" ipistorm_kmod 'cpu ')" = pass ]
 ok $? "6.1: ipistorm's kernel module loaded and delivered its IPIs"
+[ "$(verdict "$r" timer_softirq 'tick: a POSIX CPU-time timer')" = pass ] &&
+	[ "$(verdict "$r" timer_softirq 'tick: a perf event')" = pass ] &&
+	[ "$(verdict "$r" timer_softirq 'tick: a second runnable task')" = pass ]
+ok $? "6.1: the tick phase's controls pass too"
 
 # Storms whose delivery is deterministic on an isolated dst: strict.
 # delivered SUITE_JSON: 99% to 100% of the counted calls reached dst

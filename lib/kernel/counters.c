@@ -50,6 +50,23 @@ int counter_open_sw(struct counter *c, uint64_t config, pid_t pid, int cpu)
 	return perf_open(c, &attr, pid, cpu);
 }
 
+int counter_open_sw_sampling(struct counter *c, uint64_t config, pid_t pid, int cpu,
+			     uint64_t freq_hz)
+{
+	struct perf_event_attr attr;
+
+	memset(c, 0, sizeof(*c));
+	memset(&attr, 0, sizeof(attr));
+	snprintf(c->name, sizeof(c->name), "software event %llu at %llu Hz",
+		 (unsigned long long)config, (unsigned long long)freq_hz);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = config;
+	attr.freq = 1;
+	attr.sample_freq = freq_hz;
+	attr.sample_type = PERF_SAMPLE_IP;
+	return perf_open(c, &attr, pid, cpu);
+}
+
 int counter_open_hw(struct counter *c, uint64_t config, pid_t pid, int cpu)
 {
 	static const char *const names[] = {

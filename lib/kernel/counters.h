@@ -25,6 +25,13 @@ struct counter {
 int counter_open_sw(struct counter *c, uint64_t config, pid_t pid, int cpu);
 int counter_open_hw(struct counter *c, uint64_t config, pid_t pid, int cpu);
 /*
+ * A software event sampling @freq_hz times a second (perf's -F): the
+ * kernel adjusts its period from the tick, so on a nohz_full CPU it
+ * keeps the tick (PERF_EVENTS). Its samples are not read.
+ */
+int counter_open_sw_sampling(struct counter *c, uint64_t config, pid_t pid, int cpu,
+			     uint64_t freq_hz);
+/*
  * @event is "system:name", e.g. "irq:softirq_entry"; @filter may be NULL.
  * A filter the kernel refuses fails with errno set by the ioctl (EINVAL).
  */
