@@ -58,21 +58,27 @@ static void row_stats(const struct compare *c, const char *label,
 static void row_change(const struct compare *c, const struct cmp *x,
 		       enum better better, bool emulated)
 {
-	char chg[32], ci[32], pct[32];
+	char chg[32], ci[40], pct[32];
 
 	if (!x) {
 		printf(c->o.markdown ? "||||\n" : "\n");
 		return;
 	}
-	if (!x->tested) {
+	if (!x->tested && !(x->from_zero && x->w.diff)) {
 		printf(c->o.markdown ? "||no test: %s|\n" : " no test: %s\n",
 		       x->why_not);
 		return;
 	}
 	/* whatever the values, the row fits WIDTH (tests/compare.t) */
-	compare_cmp_fit(chg, sizeof(chg), CHANGE_COLS, "%+.*f", 1, x->change_pct, "%");
-	snprintf(ci, sizeof(ci), "+-%s",
-		 compare_cmp_fit(pct, sizeof(pct), CHANGE_COLS - 2, "%.*f", 1, x->ci_pct, "%"));
+	if (x->tested) {
+		compare_cmp_fit(chg, sizeof(chg), CHANGE_COLS, "%+.*f", 1, x->change_pct, "%");
+		compare_cmp_fit(pct, sizeof(pct), CHANGE_COLS - 2, "%.*f", 1, x->ci_pct, "%");
+	} else {	/* from 0: the change and its interval in the metric's unit */
+		compare_cmp_fit(chg, sizeof(chg), CHANGE_COLS, "%+.*f", 2, x->w.diff, "");
+		compare_cmp_fit(pct, sizeof(pct), CHANGE_COLS - 2, "%.*f", 2,
+				x->w.diff_hi - x->w.diff, "");
+	}
+	snprintf(ci, sizeof(ci), "+-%s", pct);
 	if (c->o.markdown)
 		printf("%s|%s|%s%s|\n", chg, ci,
 		       emulated ? "emulated" : compare_cmp_judgement(x, better),
@@ -146,6 +152,11 @@ static void paste_line(const struct compare *c, const struct result_metric **ms,
 			continue;
 		if (!ms[0] || !ms[0]->n)
 			n += snprintf(buf + n, len - n, " (not in %s)", c->sides[0].label);
+		else if (xs[i].from_zero && xs[i].w.diff)
+			n += snprintf(buf + n, len - n, " (%s from 0, %s)",
+				      xs[i].w.diff > 0 ? "appeared" : "gone",
+				      emulated[i] ? "emulated, undecided" :
+				      xs[i].significant ? "significant" : "not significant");
 		else if (!xs[i].tested)
 			n += snprintf(buf + n, len - n, " (no test: %s)", xs[i].why_not);
 		else

@@ -6,7 +6,7 @@
 # UPDATE_GOLDEN=1 after checking the difference by eye).
 . "$(dirname "$0")/lib.sh"
 
-plan 192
+plan 194
 cd "$TOP" || exit 1
 D=tests/data
 
@@ -184,6 +184,17 @@ bisect_rc 1 "a source that appeared (0 in the base's windows), --threshold-abs" 
 	--metric ipis_from_generic_exec_single_per_s --threshold-abs 1 $D/watch-a.json $D/watch-b.json
 bisect_rc 0 "a source that disappeared (0 in the new windows)" \
 	--metric ipis_from_flush_tlb_mm_range_per_s --threshold-abs 1 $D/watch-a.json $D/watch-b.json
+# in the table, what appeared is a change in the metric's unit, judged
+# (a percentage of a base of 0 is none); both 0 is no test
+"$BIN/compare" $D/watch-a.json $D/watch-b.json >"$TMP/appeared.out" 2>&1
+grep -A4 '^ipistorm_watch: ipis_from_generic_exec_single_per_s' "$TMP/appeared.out" |
+	grep -Eq '^  watch-b +5 +30\.00 +30\.00 +2\.4% +\+30\.00 +\+-0\.[0-9]+ regression \*$' &&
+	grep -A1 '^ipis_from_generic_exec_single_per_s: ' "$TMP/appeared.out" | grep -q '(appeared from 0, significant)'
+ok $? "a source that appeared: +30.00 IPIs/s with its 95% CI, a significant regression; pasted as appeared from 0"
+"$BIN/compare" $D/watch-b.json $D/watch-b.json >"$TMP/appeared.out" 2>&1
+! grep -q 'appeared from 0' "$TMP/appeared.out" &&
+	grep -A4 '^ipistorm_watch: ipis_from_generic_exec_single_per_s' "$TMP/appeared.out" | grep -Eq ' \+0\.0% '
+ok $? "the same result twice: nothing appeared, the source's change 0.0%"
 # a source no side saw: a member by the pattern of a complete family, 0
 # on both (a wrapper's self-check of the baseline before the bisect)
 bisect_rc 0 "a source absent from both, its name matching the family's pattern" \
