@@ -36,6 +36,7 @@ struct keep {
 	const char *name;		/* in the # lines: "posix" */
 	const char *dep;		/* the dependency tick_stop must name */
 	double max_s;			/* the second spinner's own deadline */
+	char not_planted[200];		/* why it could not be planted here: its SKIP */
 	timer_t timer;
 	struct counter ev;
 	struct spinner second;
@@ -44,6 +45,14 @@ struct keep {
 static void fail(char *err, size_t errlen, const char *what)
 {
 	snprintf(err, errlen, "%s: %s", what, strerror(errno));
+}
+
+/* A dependency this kernel or machine cannot have planted: its control SKIPs. */
+static int plant_refused(struct keep *k, char *err, size_t errlen)
+{
+	snprintf(k->not_planted, sizeof(k->not_planted), "%s", err);
+	snprintf(err, errlen, "%s not planted: %s", k->name, k->not_planted);
+	return -1;
 }
 
 /* A signal no one handles: the timer is due long after the window. */
@@ -58,12 +67,12 @@ static int posix_start(struct ts_plant *p, int cpu, pid_t loop_tid, char *err, s
 	(void)loop_tid;
 	if (timer_create(CLOCK_PROCESS_CPUTIME_ID, &sev, &k->timer)) {
 		fail(err, errlen, "timer_create(CLOCK_PROCESS_CPUTIME_ID)");
-		return -1;
+		return plant_refused(k, err, errlen);
 	}
 	if (timer_settime(k->timer, 0, &due, NULL)) {
 		fail(err, errlen, "timer_settime");
 		timer_delete(k->timer);
-		return -1;
+		return plant_refused(k, err, errlen);
 	}
 	return 0;
 }
@@ -85,12 +94,12 @@ static int perf_start(struct ts_plant *p, int cpu, pid_t loop_tid, char *err, si
 	if (counter_open_sw_sampling(&k->ev, PERF_COUNT_SW_CONTEXT_SWITCHES, -1, cpu,
 				     PERF_FREQ_HZ)) {
 		snprintf(err, errlen, "%s", k->ev.error);
-		return -1;
+		return plant_refused(k, err, errlen);
 	}
 	if (counter_enable(&k->ev)) {
 		fail(err, errlen, "enabling the sampling event");
 		counter_close(&k->ev);
-		return -1;
+		return plant_refused(k, err, errlen);
 	}
 	return 0;
 }
@@ -172,8 +181,14 @@ static void tick_run(struct bench *b, void *ctx)
 
 		snprintf(what, sizeof(what), "tick %s", k->name);
 		k->max_s = r->o->warmup_s + b->opt.duration_s + 12;
-		if (timer_softirq_windows_spin(b, r, &how, err, sizeof(err)) < 1 && !bench_stop)
+		k->not_planted[0] = '\0';
+		if (timer_softirq_windows_spin(b, r, &how, err, sizeof(err)) < 1 &&
+		    !bench_stop && !k->not_planted[0])
 			ksft_exit_fail_msg("%s window: %s\n", what, err);
+		if (k->not_planted[0]) {
+			ksft_print_msg("tick cpu %d: %s\n", b->target, err);
+			continue;
+		}
 		if (!set->n)
 			break;
 		kept_list(&set->sum.t, kept, sizeof(kept));
@@ -201,7 +216,10 @@ static void tick_verdicts(struct bench *b, void *ctx)
 
 		while (dep < CPU_TRACE_DEPS && strcmp(timer_softirq_trace_dep_names[dep], keeps[i].dep))
 			dep++;
-		if (!set->n)
+		if (keeps[i].not_planted[0])
+			phase_verdict(b, &timer_softirq_tick_phase, ctx, 0, i, KSFT_SKIP,
+				      keeps[i].not_planted);
+		else if (!set->n)
 			phase_verdict(b, &timer_softirq_tick_phase, ctx, 0, i, KSFT_SKIP, "interrupted");
 		else
 			phase_verdict(b, &timer_softirq_tick_phase, ctx, 0, i,
