@@ -22,8 +22,14 @@ linker resolves (nm of each file compiled alone). The rules:
 
 One line per violation on stdout, exit 1; silent, exit 0, when the code
 keeps its shape. docs/design.md explains the tiers.
+
+With CHECK_TIERS_CACHE set to a directory, each file's symbols are kept
+there under a hash of the file, all the headers, the compiler and the
+flags, and read back instead of compiled (tests/tiers.t checks many
+copies of one tree, each with one file changed).
 """
 
+import hashlib
 import os
 import re
 import subprocess
@@ -192,12 +198,33 @@ class Shape:
     def symbols(self, cc):
         sources = [p for p in self.files if p.endswith(".c")]
         tmp = tempfile.mkdtemp(prefix="tiers.")
+        cache = os.environ.get("CHECK_TIERS_CACHE")
+        # What every object depends on besides its own source: the
+        # compiler, the flags and all the headers (one header changed:
+        # every object is built again)
+        common = hashlib.sha256(repr([cc, CFLAGS]).encode())
+        for h in sorted(p for p in self.files if p.endswith(".h")):
+            with open(os.path.join(self.root, h), "rb") as f:
+                common.update(h.encode() + b"\0" + f.read() + b"\0")
+
+        def cached(path, extra):
+            """The cache file of @path's symbols, None without a cache."""
+            if not cache:
+                return None
+            key = common.copy()
+            with open(os.path.join(self.root, path), "rb") as f:
+                key.update(repr([path, extra]).encode() + f.read())
+            return os.path.join(cache, key.hexdigest())
 
         def build(path):
             obj = os.path.join(tmp, path.replace(os.sep, "__") + ".o")
             extra = pkg_cflags(path)
             if extra is None:
                 return path, "", None
+            memo = cached(path, extra)
+            if memo and os.path.exists(memo):
+                with open(memo) as f:
+                    return path, f.read(), None
             r = subprocess.run([cc] + CFLAGS + extra + ["-iquote", self.root, "-o", obj,
                                 os.path.join(self.root, path)],
                                capture_output=True, text=True)
@@ -205,6 +232,11 @@ class Shape:
                 return path, None, r.stderr.strip().splitlines()[:3]
             nm = subprocess.run(["nm", "-P", obj], capture_output=True, text=True)
             os.unlink(obj)
+            if memo and nm.returncode == 0:
+                os.makedirs(cache, exist_ok=True)
+                with open(memo + ".tmp", "w") as f:
+                    f.write(nm.stdout)
+                os.replace(memo + ".tmp", memo)
             return path, nm.stdout, None
 
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
