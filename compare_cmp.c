@@ -23,8 +23,8 @@ void compare_cmp_metrics(const struct stats *base, const struct stats *new_,
 	c->welch = true;
 	c->significant = c->w.p < CMP_ALPHA;
 	if (base->mean == 0) {
-		/* what appeared (a count of 0 in every base sample) is told in its unit */
-		c->from_zero = true;
+		/* what appeared (0 in every base sample) is told in its unit */
+		c->from_zero = base->min == 0 && base->max == 0;
 		c->why_not = "base mean is 0";
 		return;
 	}

@@ -20,7 +20,7 @@
 struct cmp {
 	bool welch;		/* both sides n >= 2: the test and w are there */
 	bool tested;		/* and a base mean that gives percentages */
-	bool from_zero;		/* the test, on a base mean of 0: a change in the unit */
+	bool from_zero;		/* the test, on a base of 0 in every sample: a change in the unit */
 	const char *why_not;	/* when not tested */
 	struct welch w;
 	double change_pct;	/* 100 * (mean_new - mean_base) / |mean_base| */

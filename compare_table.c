@@ -64,7 +64,7 @@ static void row_change(const struct compare *c, const struct cmp *x,
 		printf(c->o.markdown ? "||||\n" : "\n");
 		return;
 	}
-	if (!x->tested && !(x->from_zero && x->w.diff)) {
+	if (!x->tested && !(x->from_zero && x->w.diff > 0)) {
 		printf(c->o.markdown ? "||no test: %s|\n" : " no test: %s\n",
 		       x->why_not);
 		return;
@@ -152,9 +152,8 @@ static void paste_line(const struct compare *c, const struct result_metric **ms,
 			continue;
 		if (!ms[0] || !ms[0]->n)
 			n += snprintf(buf + n, len - n, " (not in %s)", c->sides[0].label);
-		else if (xs[i].from_zero && xs[i].w.diff)
-			n += snprintf(buf + n, len - n, " (%s from 0, %s)",
-				      xs[i].w.diff > 0 ? "appeared" : "gone",
+		else if (xs[i].from_zero && xs[i].w.diff > 0)
+			n += snprintf(buf + n, len - n, " (appeared from 0, %s)",
 				      emulated[i] ? "emulated, undecided" :
 				      xs[i].significant ? "significant" : "not significant");
 		else if (!xs[i].tested)

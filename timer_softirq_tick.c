@@ -219,7 +219,7 @@ static void tick_verdicts(struct bench *b, void *ctx)
 		if (keeps[i].not_planted[0])
 			phase_verdict(b, &timer_softirq_tick_phase, ctx, 0, i, KSFT_SKIP,
 				      keeps[i].not_planted);
-		else if (!set->n)
+		else if (!set->n || bench_stop)	/* a window cut short is not judged */
 			phase_verdict(b, &timer_softirq_tick_phase, ctx, 0, i, KSFT_SKIP, "interrupted");
 		else
 			phase_verdict(b, &timer_softirq_tick_phase, ctx, 0, i,

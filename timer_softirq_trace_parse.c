@@ -20,7 +20,7 @@ const char *const timer_softirq_trace_expiry_names[CPU_TRACE_EXPIRY_KINDS] = {
 static void expired_init(struct cpu_trace_counts *c)
 {
 	for (int k = 0; k < CPU_TRACE_EXPIRY_KINDS; k++)
-		tally_init(&c->expired[k], CPU_TRACE_FUNCTIONS);
+		tally_init(&c->expired[k], TALLY_MAX);
 }
 
 /* An expiry on the CPU under its timer's function ("?" if the record has none). */

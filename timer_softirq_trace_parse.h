@@ -23,7 +23,7 @@
 #define CPU_TRACE_SELF		64	/* threads of this process */
 #define CPU_TRACE_ARMED		16	/* process_timeout timers followed */
 #define CPU_TRACE_COUNTERS	(23 + CPU_TRACE_DEPS)	/* struct cpu_trace_counts's n[] */
-#define CPU_TRACE_FUNCTIONS	12	/* timer functions named per kind */
+#define CPU_TRACE_FUNCTIONS	12	/* timer functions given a metric per kind */
 
 extern const char *const timer_softirq_trace_dep_names[CPU_TRACE_DEPS];
 

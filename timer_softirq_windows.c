@@ -379,6 +379,9 @@ void timer_softirq_windows_print(const char *what, int cpu, const struct ts_wind
 			off += snprintf(deps + off, sizeof(deps) - off, " %s=%llu",
 					timer_softirq_trace_dep_names[i],
 					(unsigned long long)t->tick_kept[i]);
+	if (t->tick_kept_unknown)
+		off += snprintf(deps + off, sizeof(deps) - off, " unknown=%llu",
+				(unsigned long long)t->tick_kept_unknown);
 	ksft_print_msg("%s cpu %d: %d x %.2f s, %llu ticks, %llu jiffies (HZ %d): TIMER softirqs raised %llu run %llu (%.2f/s, %.4f/tick), HRTIMER run %llu, timer expiries %llu (process_timeout %llu, and %llu of timers armed here expired elsewhere), hrtimer expiries %llu\n",
 		       what, cpu, t->windows, w->seconds / (t->windows ? t->windows : 1),
 		       (unsigned long long)s->ticks, (unsigned long long)w->jiffies, w->hz,
@@ -430,6 +433,7 @@ struct metric *timer_softirq_windows_metric(struct bench *b, const char *name, c
 	metric_sample_noun(m, "window", "windows");
 	metric_summary(m, label, "%s, %llu x %.1f s", ctx, (unsigned long long)n,
 		       s->w.seconds / (n ? n : 1));
+	kept = t->tick_kept_unknown;
 	for (int i = 0; i < CPU_TRACE_DEPS; i++)
 		kept += t->tick_kept[i];
 	metric_extra(m, "window_s", s->w.seconds);

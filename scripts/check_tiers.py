@@ -234,9 +234,9 @@ class Shape:
             os.unlink(obj)
             if memo and nm.returncode == 0:
                 os.makedirs(cache, exist_ok=True)
-                with open(memo + ".tmp", "w") as f:
+                with open("%s.%d.tmp" % (memo, os.getpid()), "w") as f:
                     f.write(nm.stdout)
-                os.replace(memo + ".tmp", memo)
+                os.replace("%s.%d.tmp" % (memo, os.getpid()), memo)
             return path, nm.stdout, None
 
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as ex:
