@@ -92,8 +92,7 @@ static struct ipi_tally_source *source_of(struct ipi_tally *t, const char *name,
 	return s;
 }
 
-static void sender_count(struct ipi_tally_source *s, const struct trace_record *r,
-			 uint64_t n)
+static void sender_count(struct ipi_tally_source *s, const struct ipi_send *r, uint64_t n)
 {
 	int i;
 
@@ -178,19 +177,20 @@ int ipistorm_tally_send(struct ipi_tally *t, const struct ipi_send *s, size_t wi
 	src->per_win[window] += n;
 	src->n += n;
 	src->stacks += s->have_stack ? n : 0;
-	sender_count(src, &s->rec, n);
+	sender_count(src, s, n);
 	return 0;
 }
 
-void ipistorm_tally_queued(struct ipi_tally *t, const struct trace_record *r,
+void ipistorm_tally_queued(struct ipi_tally *t, const struct trace_event_record *r,
 			   const cpu_mask_t *watched)
 {
-	long cpu = trace_field_long(r->fields, "cpu", -1);
+	uint64_t cpu;
 	char func[64];
 
-	if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, watched))
+	if (trace_event_u64(r, "cpu", &cpu) || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, watched))
 		return;
-	trace_field_func(r->fields, "func", func, sizeof(func));
+	if (!trace_event_str(r, "func", func, sizeof(func)))
+		snprintf(func, sizeof(func), "?");
 	t->queued++;
 	tally_add(&t->func, func, 1);
 }

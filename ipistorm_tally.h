@@ -15,7 +15,7 @@
 #include "lib/base/tally.h"
 #include "lib/kernel/interference.h"
 #include "lib/kernel/ipi_source.h"
-#include "lib/kernel/trace_record.h"
+#include "lib/kernel/trace_event.h"
 
 #define IPI_TALLY_NAMES		32	/* callbacks and queued functions told apart */
 #define IPI_TALLY_SOURCES	48	/* sources told apart; the rest is "other" */
@@ -79,7 +79,7 @@ int ipistorm_tally_send(struct ipi_tally *t, const struct ipi_send *s, size_t wi
 void ipistorm_tally_senders(const struct ipi_tally_source *s, int max, char *buf,
 			    size_t len);
 /* A csd:csd_queue_cpu record's function, for a watched CPU. */
-void ipistorm_tally_queued(struct ipi_tally *t, const struct trace_record *r,
+void ipistorm_tally_queued(struct ipi_tally *t, const struct trace_event_record *r,
 			   const cpu_mask_t *watched);
 /* IPIs to the @place-th watched CPU in window @win. */
 uint64_t ipistorm_tally_win(const struct ipi_tally *t, size_t win, int place);

@@ -145,26 +145,26 @@ int ipistorm_watcher_trace_setup(struct ipi_watch *w, bool fall_back, char *err,
 	return 0;
 }
 
-/* A record of the control thread's, after the window: is it of its calls? */
-static bool control_time(const struct ipi_watch *w, const struct trace_record *r)
+/* A record of the control thread's at @ts, after the window: is it of its calls? */
+static bool control_time(const struct ipi_watch *w, uint64_t ts)
 {
 	uint64_t end = __atomic_load_n(&w->control_end_ns, __ATOMIC_ACQUIRE);
 
-	return !end || !w->ts_mono || !r->has_ts || r->ts_ns <= end;
+	return !end || !w->ts_mono || ts <= end;
 }
 
 /* Where a send goes: its window and minute, by its own timestamp. */
 static void watch_send(void *arg, const struct ipi_send *s)
 {
 	struct ipi_watch *w = arg;
-	uint64_t ts = w->ts_mono && s->rec.has_ts ? s->rec.ts_ns : w->last_ns;
+	uint64_t ts = w->ts_mono ? s->ts_ns : w->last_ns;
 	uint64_t rel;
 
 	if (w->end_ns && ts >= w->end_ns) {
 		/* the control's function calls (its reschedules are not the storm) */
-		if (s->rec.pid == w->control_tid && !s->rec.irq &&
+		if (s->pid == w->control_tid && !s->irq &&
 		    intf_kind_of_callback(s->callback) != INTF_IPI_RESCHED &&
-		    control_time(w, &s->rec)) {
+		    control_time(w, s->ts_ns)) {
 			if (ipistorm_tally_send(&w->after, s, 0, 0))
 				w->lost++;	/* no memory: said as lost */
 		} else {
@@ -177,6 +177,38 @@ static void watch_send(void *arg, const struct ipi_send *s)
 		w->lost++;
 }
 
+static void ipi_record(void *ctx, const struct trace_event_record *r)
+{
+	struct ipi_watch *w = ctx;
+
+	ipi_sends_record(&w->sends, r);
+}
+
+static void ipi_frame(void *ctx, const char *func)
+{
+	struct ipi_watch *w = ctx;
+
+	ipi_sends_frame(&w->sends, func);
+}
+
+/* A function queued for a watched CPU: in the window, or the control's after it. */
+static void csd_queue_cpu(void *ctx, const struct trace_event_record *r)
+{
+	struct ipi_watch *w = ctx;
+
+	if (!w->end_ns || r->ts_ns < w->end_ns)
+		ipistorm_tally_queued(&w->t, r, &w->cpus);
+	else if (r->pid == w->control_tid && control_time(w, r->ts_ns))
+		ipistorm_tally_queued(&w->after, r, &w->cpus);
+}
+
+static const struct trace_event_row watch_events[] = {
+	{ "ipi", "ipi_send_cpu", NULL, false, ipi_record },
+	{ "ipi", "ipi_send_cpumask", NULL, false, ipi_record },
+	{ "ftrace", "kernel_stack", NULL, true, ipi_record },
+	{ "csd", "csd_queue_cpu", NULL, true, csd_queue_cpu },
+};
+
 void ipistorm_watcher_init(struct ipi_watch *w, const cpu_mask_t *cpus, double window_s)
 {
 	w->cpus = *cpus;
@@ -185,6 +217,8 @@ void ipistorm_watcher_init(struct ipi_watch *w, const cpu_mask_t *cpus, double w
 	ipistorm_tally_init(&w->t, cpus);
 	ipistorm_tally_init(&w->after, cpus);
 	ipi_sends_init(&w->sends, cpus, watch_send, w);
+	w->tab = (struct trace_event_table)TRACE_EVENT_TABLE(watch_events);
+	w->tab.frame = ipi_frame;
 }
 
 int ipistorm_watcher_open(struct ipi_watch *w, enum ipi_watch_method method,
@@ -311,7 +345,6 @@ static int watch_procfs_poll(struct ipi_watch *w, bool last)
 static int watch_trace_read(struct ipi_watch *w, bool last)
 {
 	uint64_t drain_end = mono_ns() + DRAIN_MAX_NS;
-	struct trace_record r;
 	char *l, *nl;
 	ssize_t n;
 
@@ -332,22 +365,17 @@ static int watch_trace_read(struct ipi_watch *w, bool last)
 		w->buf[w->have] = '\0';
 		for (l = w->buf; (nl = strchr(l, '\n')); l = nl + 1) {
 			*nl = '\0';
-			if (ipi_sends_line(&w->sends, l))
-				continue;
-			if (trace_record_parse(l, &r) || strcmp(r.event, "csd_queue_cpu"))
-				continue;
-			if (!w->end_ns || (r.has_ts && r.ts_ns < w->end_ns))
-				ipistorm_tally_queued(&w->t, &r, &w->cpus);
-			else if (r.pid == w->control_tid && control_time(w, &r))
-				ipistorm_tally_queued(&w->after, &r, &w->cpus);
+			trace_event_dispatch_line(&w->tab, w, l);
 		}
 		w->have -= l - w->buf;
 		memmove(w->buf, l, w->have);
 		if (w->have == WATCH_BUF - 1)
 			w->have = 0;	/* a line longer than the buffer: drop it */
 	} while (last && n > 0 && mono_ns() < drain_end);
-	if (last)
+	if (last) {
+		trace_event_dispatch_end(&w->tab, w);
 		ipi_sends_flush(&w->sends);
+	}
 	return 0;
 }
 

@@ -66,6 +66,7 @@ struct ipi_watch {
 	uint64_t start_ns, last_ns;
 	bool stopped;
 	struct trace_instance ti;
+	struct trace_event_table tab;	/* the trace's records, to their handlers */
 	struct ipi_sends sends;
 	char *buf;
 	size_t have;

@@ -40,29 +40,10 @@ static void ipi_sent(void *arg, const struct ipi_send *s)
 		tl->nipis--;
 	}
 	snprintf(name, sizeof(name), "%s", s->source[0] ? s->source : s->callback);
-	tl->ipis[tl->nipis].ts = s->rec.ts_ns;
+	tl->ipis[tl->nipis].ts = s->ts_ns;
 	tl->ipis[tl->nipis].kind = intf_kind_of_callback(s->callback);
 	tl->ipis[tl->nipis].src = timer_softirq_gaps_source(tl->ns, tl->ipis[tl->nipis].kind, name);
 	tl->nipis++;
-}
-
-void timer_softirq_gaps_timeline_begin(struct noise_timeline *tl, int cpu, pid_t loop_tid)
-{
-	cpu_mask_t one;
-
-	tl->cpu = cpu;
-	tl->loop_tid = loop_tid;
-	tl->nacts = 0;
-	tl->nmarks = 0;
-	tl->depth = 0;
-	tl->thread = -1;
-	tl->nipis = 0;
-	tl->oom = false;
-	tl->last_pid = -1;
-	tl->last_ts = tl->last_other_ts = 0;
-	CPU_ZERO(&one);
-	CPU_SET(cpu, &one);
-	ipi_sends_init(&tl->sends, &one, ipi_sent, tl);
 }
 
 void timer_softirq_gaps_timeline_free(struct noise_timeline *tl)
@@ -167,20 +148,15 @@ static int ipi_take(struct noise_timeline *tl, enum intf_kind kind, uint64_t ts,
 	return timer_softirq_gaps_source(tl->ns, kind, name);
 }
 
-/* "kworker/2:1" -> "kworker", "ksoftirqd/2" -> "ksoftirqd": the kind of thread */
-static void thread_name(const char *comm, char *buf, size_t len)
-{
-	snprintf(buf, len, "%.*s", (int)strcspn(comm, "/ \n"), comm);
-}
-
-/* The source of a thread from its comm field ("kworker/1:2 ..." -> thread kworker). */
-static int thread_source(struct noise_timeline *tl, const char *comm_field)
+/* The source of a thread from its comm ("kworker/1:2" -> thread kworker). */
+static int thread_source(struct noise_timeline *tl, const struct trace_event_record *r,
+			 const char *field)
 {
 	char comm[32], name[32];
 
-	snprintf(comm, sizeof(comm), "%.*s", comm_field ? (int)strcspn(comm_field, " ") : 1,
-		 comm_field ? comm_field : "?");
-	thread_name(comm, name, sizeof(name));
+	if (!trace_event_str(r, field, comm, sizeof(comm)))
+		snprintf(comm, sizeof(comm), "?");
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(comm, "/"), comm);
 	return timer_softirq_gaps_source(tl->ns, INTF_THREAD, name);
 }
 
@@ -190,7 +166,8 @@ static int thread_source(struct noise_timeline *tl, const char *comm_field)
  * record of another task (from the window's first record if all were
  * its). The one shown running before, if any, ran until then at most.
  */
-static void thread_untraced(struct noise_timeline *tl, const struct trace_record *r, long prev)
+static void thread_untraced(struct noise_timeline *tl, const struct trace_event_record *r,
+			    pid_t prev)
 {
 	uint64_t since = tl->last_pid == prev ? tl->last_other_ts : r->ts_ns;
 	int i;
@@ -198,19 +175,29 @@ static void thread_untraced(struct noise_timeline *tl, const struct trace_record
 	if (tl->thread >= 0)
 		act_end(tl, tl->thread, -1, since);
 	tl->thread = -1;
-	i = act_start(tl, INTF_THREAD, thread_source(tl, trace_field(r->fields, "prev_comm")),
-		      (pid_t)prev, since);
+	i = act_start(tl, INTF_THREAD, thread_source(tl, r, "prev_comm"), prev, since);
 	if (i < 0)
 		return;
 	tl->acts[i].start_untraced = true;
 	act_end(tl, i, -1, r->ts_ns);
 }
 
-static void sched_switch(struct noise_timeline *tl, const struct trace_record *r)
+/* A pid field, -1 when the record has none. */
+static pid_t pid_field(const struct trace_event_record *r, const char *field)
 {
-	long prev = trace_field_long(r->fields, "prev_pid", -1);
-	long next = trace_field_long(r->fields, "next_pid", -1);
+	uint64_t v;
 
+	return trace_event_u64(r, field, &v) ? -1 : (pid_t)v;
+}
+
+/* Which thread runs: a thread that is not the loop is an interference. */
+static void sched_switch(void *ctx, const struct trace_event_record *r)
+{
+	struct noise_timeline *tl = ctx;
+	pid_t prev = pid_field(r, "prev_pid"), next = pid_field(r, "next_pid");
+
+	if (r->cpu != tl->cpu)
+		return;
 	if (prev > 0 && prev != tl->loop_tid &&
 	    (tl->thread < 0 || tl->acts[tl->thread].pid != prev))
 		thread_untraced(tl, r, prev);
@@ -219,65 +206,71 @@ static void sched_switch(struct noise_timeline *tl, const struct trace_record *r
 	tl->thread = -1;
 	if (next == tl->loop_tid)
 		mark(tl, r->ts_ns, true, tl->cpu);
-	if (next == tl->loop_tid || next <= 0 || !trace_field(r->fields, "next_comm"))
+	if (next == tl->loop_tid || next <= 0)
 		return;		/* the loop, or idle */
-	tl->thread = act_start(tl, INTF_THREAD, thread_source(tl, trace_field(r->fields, "next_comm")),
-			       (pid_t)next, r->ts_ns);
+	tl->thread = act_start(tl, INTF_THREAD, thread_source(tl, r, "next_comm"), next, r->ts_ns);
 }
 
 /*
- * The start of an interference of @kind on the CPU: an IRQ by its name
- * or x86 vector (irq_vectors: "local_timer_entry: vector=236"), an IPI
- * by its sender, a softirq by its type, a thread switched in.
+ * The start of an interrupt on the CPU: an IRQ by its name, a softirq
+ * by its type, an x86 vector by its event (irq_vectors:
+ * "local_timer_entry: vector=236"), an IPI by its sender.
  */
-/* Field @key of @fields up to one of @stop, "?" when it is missing. */
-static void field_word(const char *fields, const char *key, const char *stop,
-		       char *buf, size_t len)
+static void interrupt_entry(void *ctx, const struct trace_event_record *r)
 {
-	const char *v = trace_field(fields, key);
-
-	snprintf(buf, len, "%.*s", v ? (int)strcspn(v, stop) : 1, v ? v : "?");
-}
-
-static void interference_start(struct noise_timeline *tl, struct noise_sources *ns,
-			       const struct trace_record *r, enum intf_kind kind)
-{
+	struct noise_timeline *tl = ctx;
+	enum intf_kind kind = intf_kind_of_record(r);
 	char name[48];
+	int src;
 
-	if (kind == INTF_THREAD) {
-		sched_switch(tl, r);
+	if (r->cpu != tl->cpu || kind == INTF_NONE)
 		return;
-	}
-	if (trace_field(r->fields, "vector"))
+	if (trace_event_has(r, "vector"))
 		snprintf(name, sizeof(name), "%.*s", (int)(strlen(r->event) - 6), r->event);
-	else if (kind == INTF_SOFTIRQ)
-		field_word(r->fields, "[action", "] \n", name, sizeof(name));
-	else
-		field_word(r->fields, "name", " \n", name, sizeof(name));
-	irq_enter(tl, kind, intf_kind_is_ipi(kind) ? ipi_take(tl, kind, r->ts_ns, name) :
-		  timer_softirq_gaps_source(ns, kind, name), r->ts_ns);
+	/* a softirq by its name ("TIMER"), an IRQ by its handler's ("virtio0-input") */
+	else if (!trace_event_str(r, kind == INTF_SOFTIRQ ? "vec" : "name", name, sizeof(name)))
+		snprintf(name, sizeof(name), "?");
+	src = intf_kind_is_ipi(kind) ? ipi_take(tl, kind, r->ts_ns, name) :
+	      timer_softirq_gaps_source(tl->ns, kind, name);
+	irq_enter(tl, kind, src, r->ts_ns);
 }
 
-/* The end of an interrupt: a hard IRQ's, a softirq's or an x86 vector's. */
-static bool interrupt_exit(const struct trace_record *r)
+/* The end of an interrupt: a hard IRQ's or a softirq's. */
+static void interrupt_exit(void *ctx, const struct trace_event_record *r)
 {
-	size_t len = strlen(r->event);
+	struct noise_timeline *tl = ctx;
 
-	return !strcmp(r->event, "irq_handler_exit") || !strcmp(r->event, "softirq_exit") ||
-	       (trace_field(r->fields, "vector") && len > 5 && !strcmp(r->event + len - 5, "_exit"));
+	if (r->cpu == tl->cpu)
+		irq_exit(tl, r->ts_ns);
 }
 
-/* The hrtimer= field of a record: the timer's (hashed) address. */
-static uint64_t hrtimer_of(const char *fields)
+/* The end of an x86 vector's ("local_timer_exit: vector=236"). */
+static void vector_exit(void *ctx, const struct trace_event_record *r)
 {
-	const char *v = trace_field(fields, "hrtimer");
-
-	return v ? strtoull(v, NULL, 16) : 0;
+	if (trace_event_has(r, "vector"))
+		interrupt_exit(ctx, r);
 }
 
-static bool sleeper_armed(const struct noise_timeline *tl, const char *fields)
+/* The address of a record's hrtimer (hashed or not), 0 when it has none. */
+static uint64_t hrtimer_of(const struct trace_event_record *r)
 {
-	uint64_t h = hrtimer_of(fields);
+	uint64_t h;
+
+	return trace_event_u64(r, "hrtimer", &h) ? 0 : h;
+}
+
+/* A sleeper's hrtimer armed on the CPU: followed to where it expires. */
+static void hrtimer_start(void *ctx, const struct trace_event_record *r)
+{
+	struct noise_timeline *tl = ctx;
+
+	if (r->cpu == tl->cpu && trace_event_func_is(r, "function", "hrtimer_wakeup"))
+		tl->sleepers[tl->nsleepers++ % NOISE_SLEEPERS] = hrtimer_of(r);
+}
+
+static bool sleeper_armed(const struct noise_timeline *tl, const struct trace_event_record *r)
+{
+	uint64_t h = hrtimer_of(r);
 	unsigned int n = tl->nsleepers < NOISE_SLEEPERS ? tl->nsleepers : NOISE_SLEEPERS;
 
 	for (unsigned int i = 0; h && i < n; i++)
@@ -286,55 +279,98 @@ static bool sleeper_armed(const struct noise_timeline *tl, const char *fields)
 	return false;
 }
 
-bool timer_softirq_gaps_timeline_line(struct noise_timeline *tl, struct noise_sources *ns,
+/* A sleeper woken: on the CPU, or by its timer of this CPU expiring elsewhere. */
+static void hrtimer_expire_entry(void *ctx, const struct trace_event_record *r)
+{
+	struct noise_timeline *tl = ctx;
+
+	if (!trace_event_func_is(r, "function", "hrtimer_wakeup") ||
+	    (r->cpu != tl->cpu && !sleeper_armed(tl, r)))
+		return;
+	mark(tl, r->ts_ns, false, r->cpu);
+}
+
+/* Who ran when: a switch-in not traced came after the last record of another task. */
+static void any_record(void *ctx, const struct trace_event_record *r)
+{
+	struct noise_timeline *tl = ctx;
+
+	if (r->cpu != tl->cpu || r->pid < 0)
+		return;
+	if (r->pid != tl->last_pid)
+		tl->last_other_ts = tl->last_pid < 0 ? r->ts_ns : tl->last_ts;
+	tl->last_pid = r->pid;
+	tl->last_ts = r->ts_ns;
+}
+
+static void ipi_record(void *ctx, const struct trace_event_record *r)
+{
+	struct noise_timeline *tl = ctx;
+
+	ipi_sends_record(&tl->sends, r);
+}
+
+static void ipi_frame(void *ctx, const char *func)
+{
+	struct noise_timeline *tl = ctx;
+
+	ipi_sends_frame(&tl->sends, func);
+}
+
+/*
+ * The records of the CPU, the IPIs sent to it and the sleepers' timers
+ * that expire elsewhere (the trace instance's events:
+ * timer_softirq_trace.c). An irq_vectors pattern comes last: from the
+ * text source it matches any event of its name.
+ */
+static const struct trace_event_row timeline_events[] = {
+	{ "ipi", "ipi_send_cpu", NULL, true, ipi_record },
+	{ "ipi", "ipi_send_cpumask", NULL, true, ipi_record },
+	{ "ftrace", "kernel_stack", NULL, true, ipi_record },
+	{ "sched", "sched_switch", NULL, false, sched_switch },
+	{ "irq", "irq_handler_entry", NULL, false, interrupt_entry },
+	{ "irq", "irq_handler_exit", NULL, false, interrupt_exit },
+	{ "irq", "softirq_entry", NULL, false, interrupt_entry },
+	{ "irq", "softirq_exit", NULL, false, interrupt_exit },
+	{ "timer", "hrtimer_start", NULL, false, hrtimer_start },
+	{ "timer", "hrtimer_expire_entry", NULL, false, hrtimer_expire_entry },
+	{ "irq_vectors", "*_entry", NULL, true, interrupt_entry },
+	{ "irq_vectors", "*_exit", NULL, true, vector_exit },
+};
+
+void timer_softirq_gaps_timeline_begin(struct noise_timeline *tl, int cpu, pid_t loop_tid)
+{
+	cpu_mask_t one;
+
+	tl->cpu = cpu;
+	tl->loop_tid = loop_tid;
+	tl->nacts = 0;
+	tl->nmarks = 0;
+	tl->depth = 0;
+	tl->thread = -1;
+	tl->nipis = 0;
+	tl->oom = false;
+	tl->last_pid = -1;
+	tl->last_ts = tl->last_other_ts = 0;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	ipi_sends_init(&tl->sends, &one, ipi_sent, tl);
+	tl->tab = (struct trace_event_table)TRACE_EVENT_TABLE(timeline_events);
+	tl->tab.each = any_record;
+	tl->tab.frame = ipi_frame;
+}
+
+void timer_softirq_gaps_timeline_line(struct noise_timeline *tl, struct noise_sources *ns,
 				      const char *line)
 {
-	struct trace_record r;
-	enum intf_kind kind;
-
 	tl->ns = ns;
-	if (ipi_sends_line(&tl->sends, line))
-		return true;
-	if (trace_record_parse(line, &r) || !r.has_ts)
-		return false;
-	if (r.cpu == tl->cpu && r.pid >= 0) {
-		/* who ran when: a switch-in not traced came after the last record of another task */
-		if (r.pid != tl->last_pid)
-			tl->last_other_ts = tl->last_pid < 0 ? r.ts_ns : tl->last_ts;
-		tl->last_pid = r.pid;
-		tl->last_ts = r.ts_ns;
-	}
-	if (r.cpu != tl->cpu) {
-		/* a sleeper's timer of this CPU, expiring elsewhere */
-		if (strcmp(r.event, "hrtimer_expire_entry") ||
-		    !trace_field_is(r.fields, "function", "hrtimer_wakeup") ||
-		    !sleeper_armed(tl, r.fields))
-			return false;
-		mark(tl, r.ts_ns, false, r.cpu);
-		return true;
-	}
-	if (!strcmp(r.event, "hrtimer_start")) {
-		if (!trace_field_is(r.fields, "function", "hrtimer_wakeup"))
-			return false;
-		tl->sleepers[tl->nsleepers++ % NOISE_SLEEPERS] = hrtimer_of(r.fields);
-		return true;
-	}
-	kind = intf_kind_of_record(&r);
-	if (kind != INTF_NONE)
-		interference_start(tl, ns, &r, kind);
-	else if (interrupt_exit(&r))
-		irq_exit(tl, r.ts_ns);
-	else if (strcmp(r.event, "hrtimer_expire_entry") ||
-		 !trace_field_is(r.fields, "function", "hrtimer_wakeup"))
-		return false;
-	else
-		mark(tl, r.ts_ns, false, r.cpu);
-	return true;
+	trace_event_dispatch_line(&tl->tab, tl, line);
 }
 
 void timer_softirq_gaps_timeline_end(struct noise_timeline *tl, struct noise_sources *ns, uint64_t end_ns)
 {
 	tl->ns = ns;
+	trace_event_dispatch_end(&tl->tab, tl);
 	ipi_sends_flush(&tl->sends);
 	while (tl->depth)
 		irq_exit(tl, end_ns);

@@ -13,7 +13,8 @@
  *	struct noise_sources ns;	one per phase: the sources and totals
  *	struct noise_timeline tl;	one per window: what ran on the CPU
  *	timer_softirq_gaps_timeline_begin(&tl, cpu, loop_tid);
- *	for each trace record: noise_timeline_record(&tl, &ns, &rec);
+ *	for each trace_pipe line: timer_softirq_gaps_timeline_line(&tl, &ns, line);
+ *	timer_softirq_gaps_timeline_end(&tl, &ns, end);
  *	timer_softirq_gaps_attribute(&tl, &ns, gaps, ngaps, &win);
  */
 #ifndef ISOLBENCH_TIMER_SOFTIRQ_GAPS_H
@@ -26,7 +27,7 @@
 
 #include "lib/kernel/interference.h"
 #include "lib/kernel/ipi_source.h"
-#include "lib/kernel/trace_record.h"
+#include "lib/kernel/trace_event.h"
 
 #define NOISE_SOURCES	64	/* told apart per phase; the rest is "other" */
 #define NOISE_NEST	16	/* interrupts nested on the CPU */
@@ -98,6 +99,7 @@ struct noise_timeline {
 		enum intf_kind kind;
 	} ipis[NOISE_IPIS];
 	int nipis;
+	struct trace_event_table tab;	/* the records' handlers */
 	struct ipi_sends sends;	/* the IPI records, with their stacks */
 	struct noise_mark *marks;	/* in time order */
 	size_t nmarks, mcap;
@@ -128,9 +130,9 @@ int timer_softirq_gaps_source(struct noise_sources *ns, enum intf_kind kind, con
 void timer_softirq_gaps_timeline_begin(struct noise_timeline *tl, int cpu, pid_t loop_tid);
 /*
  * One trace_pipe line of the window: the records of @cpu and the IPIs
- * sent to it (other lines are ignored). Returns true when it used it.
+ * sent to it, with their stacks (other lines are ignored).
  */
-bool timer_softirq_gaps_timeline_line(struct noise_timeline *tl, struct noise_sources *ns,
+void timer_softirq_gaps_timeline_line(struct noise_timeline *tl, struct noise_sources *ns,
 				      const char *line);
 /* The end of the window's records: open activities end at @end_ns. */
 void timer_softirq_gaps_timeline_end(struct noise_timeline *tl, struct noise_sources *ns, uint64_t end_ns);

@@ -12,7 +12,6 @@
 #include "lib/base/cpu.h"
 #include "timer_softirq_trace.h"
 #include "lib/kernel/ksym.h"
-#include "lib/kernel/trace_record.h"
 #include "lib/base/util.h"
 
 static int set_on(struct cpu_trace *t, const char *v)

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "lib/base/cpu.h"
-#include "lib/kernel/trace_record.h"
 #include "lib/base/util.h"
 #include "timer_softirq_trace_parse.h"
 

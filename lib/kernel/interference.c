@@ -44,7 +44,7 @@ enum intf_kind intf_kind_of_vector(const char *vector)
 	return INTF_IRQ;
 }
 
-enum intf_kind intf_kind_of_record(const struct trace_record *r)
+enum intf_kind intf_kind_of_record(const struct trace_event_record *r)
 {
 	size_t len = strlen(r->event);
 	char vec[48];
@@ -52,7 +52,7 @@ enum intf_kind intf_kind_of_record(const struct trace_record *r)
 	for (int k = 0; k < INTF_KINDS; k++)
 		if (intf_kinds[k].event && !strcmp(r->event, intf_kinds[k].event))
 			return k;
-	if (!trace_field(r->fields, "vector") || len <= 6 || strcmp(r->event + len - 6, "_entry"))
+	if (len <= 6 || strcmp(r->event + len - 6, "_entry") || !trace_event_has(r, "vector"))
 		return INTF_NONE;
 	snprintf(vec, sizeof(vec), "%.*s", (int)(len - 6), r->event);
 	return intf_kind_of_vector(vec);

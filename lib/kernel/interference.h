@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 
-#include "trace_record.h"
+#include "trace_event.h"
 
 enum intf_kind {
 	INTF_IRQ,		/* a hard interrupt that is not an IPI */
@@ -49,7 +49,7 @@ enum intf_kind intf_kind_of_vector(const char *vector);
  * The kind whose activity trace record @r starts (an irq_vectors
  * "NAME_entry" by its vector), or INTF_NONE.
  */
-enum intf_kind intf_kind_of_record(const struct trace_record *r);
+enum intf_kind intf_kind_of_record(const struct trace_event_record *r);
 /* Whether an IPI of kind @sent is taken by an interrupt of kind @entered (the same vectors). */
 bool intf_kind_arrives_as(enum intf_kind sent, enum intf_kind entered);
 

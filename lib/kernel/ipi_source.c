@@ -87,89 +87,91 @@ static void send_done(struct ipi_sends *q, int i)
 static int pending_of_cpu(const struct ipi_sends *q, int cpu)
 {
 	for (int i = 0; i < q->npending; i++)
-		if (q->pending[i].rec.cpu == cpu && !q->pending[i].have_stack)
+		if (q->pending[i].cpu == cpu && !q->pending[i].have_stack)
 			return i;
 	return -1;
 }
 
 /* The watched targets of an ipi_send_cpu or ipi_send_cpumask record. */
-static bool send_targets(const struct ipi_sends *q, const struct trace_record *r,
+static bool send_targets(const struct ipi_sends *q, const struct trace_event_record *r,
 			 cpu_mask_t *hit)
 {
-	const char *v;
+	uint64_t cpu;
 
 	CPU_ZERO(hit);
 	if (!strcmp(r->event, "ipi_send_cpu")) {
-		long cpu = trace_field_long(r->fields, "cpu", -1);
-
-		if (cpu < 0 || cpu >= CPU_SETSIZE)
+		if (trace_event_u64(r, "cpu", &cpu) || cpu >= CPU_SETSIZE)
 			return false;
 		CPU_SET(cpu, hit);
+		CPU_AND(hit, hit, &q->cpus);
 	} else {
-		/* a hex bitmask ("%*pb"), not a cpulist */
-		v = trace_field(r->fields, "cpumask");
-		if (!v || cpu_mask_parse_hex(v, strcspn(v, " \n"), hit))
-			return false;
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &q->cpus) && trace_event_mask_has(r, "cpumask", c))
+				CPU_SET(c, hit);
 	}
-	CPU_AND(hit, hit, &q->cpus);
 	return CPU_COUNT(hit) > 0;
 }
 
-bool ipi_sends_line(struct ipi_sends *q, const char *line)
+/* A function field by name ("" when the kernel records none), a null one as "0x0". */
+static void send_func(const struct trace_event_record *r, const char *field, char *buf,
+		      size_t len)
 {
-	struct trace_record r;
+	if (!trace_event_str(r, field, buf, len))
+		buf[0] = '\0';
+	else if (!strcmp(buf, "(nil)"))
+		snprintf(buf, len, "0x0");
+}
+
+void ipi_sends_frame(struct ipi_sends *q, const char *func)
+{
 	struct ipi_send *s;
-	char frame[64];
+
+	if (q->collecting < 0)
+		return;		/* a stack of no kept send */
+	s = &q->pending[q->collecting];
+	if (!func)
+		send_done(q, q->collecting);
+	else if (s->nframes < IPI_SOURCE_FRAMES)
+		snprintf(s->frames[s->nframes++], sizeof(s->frames[0]), "%s", func);
+}
+
+void ipi_sends_record(struct ipi_sends *q, const struct trace_event_record *r)
+{
+	struct ipi_send *s;
 	int i;
 
-	if (trace_stack_frame(line, frame, sizeof(frame))) {
-		if (q->collecting >= 0) {
-			s = &q->pending[q->collecting];
-			if (s->nframes < IPI_SOURCE_FRAMES)
-				snprintf(s->frames[s->nframes++], sizeof(s->frames[0]), "%s", frame);
-		}
-		return q->collecting >= 0 || q->skipping;
-	}
-	/* any other line ends the stack being read */
 	if (q->collecting >= 0)
 		send_done(q, q->collecting);
-	q->skipping = false;
-	if (trace_record_parse(line, &r))
-		return false;
-	if (!strcmp(r.event, "<stack trace>")) {
-		i = pending_of_cpu(q, r.cpu);
+	if (!strcmp(r->event, "kernel_stack")) {
+		i = pending_of_cpu(q, r->cpu);
 		q->collecting = i;
-		q->skipping = i < 0;
 		if (i >= 0)
 			q->pending[i].have_stack = true;
-		return true;
+		return;
 	}
-	if (strcmp(r.event, "ipi_send_cpu") && strcmp(r.event, "ipi_send_cpumask"))
-		return false;
 	/* an earlier send of this CPU got no stack: done without */
-	i = pending_of_cpu(q, r.cpu);
+	i = pending_of_cpu(q, r->cpu);
 	if (i >= 0)
 		send_done(q, i);
 	if (q->npending == IPI_SENDS_PENDING)
 		send_done(q, 0);
 	s = &q->pending[q->npending];
 	memset(s, 0, sizeof(*s));
-	if (!send_targets(q, &r, &s->targets))
-		return true;
-	s->rec = r;
-	s->rec.fields = NULL;	/* the line is not kept */
-	trace_field_func(r.fields, "callsite", s->callsite, sizeof(s->callsite));
-	trace_field_func(r.fields, "callback", s->callback, sizeof(s->callback));
-	if (!strcmp(s->callback, "(nil)"))
-		snprintf(s->callback, sizeof(s->callback), "0x0");
+	if (!send_targets(q, r, &s->targets))
+		return;
+	snprintf(s->comm, sizeof(s->comm), "%s", r->comm ? r->comm : "<...>");
+	s->pid = r->pid;
+	s->cpu = r->cpu;
+	s->irq = r->irq;
+	s->ts_ns = r->ts_ns;
+	send_func(r, "callsite", s->callsite, sizeof(s->callsite));
+	send_func(r, "callback", s->callback, sizeof(s->callback));
 	q->npending++;
 	q->sends++;
-	return true;
 }
 
 void ipi_sends_flush(struct ipi_sends *q)
 {
 	while (q->npending)
 		send_done(q, 0);
-	q->skipping = false;
 }

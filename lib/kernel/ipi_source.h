@@ -12,9 +12,13 @@
  * Without a stack it is the callsite; a kernel without callsite gives
  * none (the caller falls back to the callback).
  *
+ * The sends and their stacks come as records of the owner's event table
+ * (trace_event.h):
+ *
  *	struct ipi_sends q;
  *	ipi_sends_init(&q, &cpus, done, arg);
- *	for each trace_pipe line: ipi_sends_line(&q, line);
+ *	rows ipi_send_cpu, ipi_send_cpumask, kernel_stack: ipi_sends_record(&q, rec);
+ *	the table's frame handler: ipi_sends_frame(&q, func);
  *	ipi_sends_flush(&q);	done(arg, send) ran for each send to @cpus
  */
 #ifndef ISOLBENCH_IPI_SOURCE_H
@@ -24,13 +28,18 @@
 #include <stdint.h>
 
 #include "../base/cpu.h"
-#include "trace_record.h"
+#include "trace_event.h"
 
 #define IPI_SOURCE_FRAMES	24	/* stack frames kept */
 #define IPI_SENDS_PENDING	16	/* sends waiting for their stack */
 
 struct ipi_send {
-	struct trace_record rec;	/* the sender (comm, pid, cpu), the time */
+	/* the sender, and when */
+	char comm[32];
+	pid_t pid;
+	int cpu;
+	bool irq;			/* it sent from an interrupt */
+	uint64_t ts_ns;
 	cpu_mask_t targets;		/* of the watched CPUs */
 	char callsite[64];		/* "" when the kernel records none */
 	char callback[64];		/* "0x0": a reschedule */
@@ -47,17 +56,15 @@ struct ipi_sends {
 	struct ipi_send pending[IPI_SENDS_PENDING];
 	int npending;
 	int collecting;			/* the send whose stack is being read, or -1 */
-	bool skipping;			/* reading a stack of no kept send */
 	uint64_t sends, stacks;		/* kept, and of those with a stack */
 };
 
 void ipi_sends_init(struct ipi_sends *q, const cpu_mask_t *cpus,
 		    void (*done)(void *arg, const struct ipi_send *s), void *arg);
-/*
- * One trace_pipe line (modified not). Returns true when it belonged to
- * an IPI send: a send record, a stack record or one of its frames.
- */
-bool ipi_sends_line(struct ipi_sends *q, const char *line);
+/* An ipi_send_cpu or ipi_send_cpumask record, or a kernel_stack after one. */
+void ipi_sends_record(struct ipi_sends *q, const struct trace_event_record *rec);
+/* A frame of the stack record last given (innermost first); NULL: its end. */
+void ipi_sends_frame(struct ipi_sends *q, const char *func);
 /* The end of the records: every send still waiting is done. */
 void ipi_sends_flush(struct ipi_sends *q);
 

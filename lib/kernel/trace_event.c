@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +49,11 @@ bool trace_event_mask_has(const struct trace_event_record *rec, const char *fiel
 	return has > 0;
 }
 
+bool trace_event_has(const struct trace_event_record *rec, const char *field)
+{
+	return rec->src->has(rec, field);
+}
+
 bool trace_event_func_is(const struct trace_event_record *rec, const char *field,
 			 const char *sym)
 {
@@ -64,13 +71,18 @@ const struct trace_event_row *trace_event_dispatch(struct trace_event_table *tab
 	for (size_t i = 0; i < tab->nrows; i++) {
 		const struct trace_event_row *row = &tab->rows[i];
 
-		if (strcmp(row->name, rec->event) ||
+		if ((strchr(row->name, '*') ? fnmatch(row->name, rec->event, 0) :
+		     strcmp(row->name, rec->event)) ||
 		    (rec->system && strcmp(row->system, rec->system)))
 			continue;
+		if (tab->each)
+			tab->each(ctx, rec);
 		if (row->handle)
 			row->handle(ctx, rec);
 		return row;
 	}
+	if (tab->each)
+		tab->each(ctx, rec);
 	tab->unknown++;
 	return NULL;
 }
@@ -104,15 +116,28 @@ static int text_u64(const struct trace_event_record *rec, const char *field, uin
 	return (size_t)(end - s) == len ? 0 : -1;
 }
 
-/* The value up to a blank; a "%pS" one up to its '+' ("f+0x1/0x2" -> "f"). */
+/*
+ * The value up to a blank; a "%pS" one up to its '+' ("f+0x1/0x2" ->
+ * "f"); a number followed by its name in brackets, the name
+ * ("vec=1 [action=TIMER]" -> "TIMER"), as the raw source names a
+ * __print_symbolic field (a number there is no name: "expires=5
+ * [timeout=1]" stays 5).
+ */
 static const char *text_str(const struct trace_event_record *rec, const char *field,
 			    char *buf, size_t len)
 {
 	size_t n;
-	const char *s = text_value(rec, field, &n);
+	const char *s = text_value(rec, field, &n), *name = NULL;
 
 	if (!s)
 		return NULL;
+	if (s[n] == ' ' && s[n + 1] == '[')
+		name = strchr(s + n + 2, '=');
+	if (name && name < s + n + 2 + strcspn(s + n + 2, " ]") &&
+	    !isdigit((unsigned char)name[1])) {
+		snprintf(buf, len, "%.*s", (int)strcspn(name + 1, "]\n"), name + 1);
+		return buf;
+	}
 	snprintf(buf, len, "%.*s", (int)strcspn(s, "\n +"), s);
 	return buf;
 }
@@ -130,22 +155,44 @@ static int text_mask_has(const struct trace_event_record *rec, const char *field
 	       CPU_ISSET(cpu, &m);
 }
 
+static bool text_has(const struct trace_event_record *rec, const char *field)
+{
+	return trace_field(rec->data, field);
+}
+
 static const struct trace_event_source text_source = {
-	.u64 = text_u64, .str = text_str, .mask_has = text_mask_has,
+	.u64 = text_u64, .str = text_str, .mask_has = text_mask_has, .has = text_has,
 };
+
+void trace_event_dispatch_end(struct trace_event_table *tab, void *ctx)
+{
+	if (tab->in_stack && tab->frame)
+		tab->frame(ctx, NULL);
+	tab->in_stack = false;
+}
 
 int trace_event_dispatch_line(struct trace_event_table *tab, void *ctx, const char *line)
 {
 	struct trace_event_record rec = { .src = &text_source };
 	struct trace_record r;
+	char func[128];
 
+	if (trace_stack_frame(line, func, sizeof(func))) {
+		if (tab->in_stack && tab->frame)
+			tab->frame(ctx, func);
+		return 1;
+	}
+	trace_event_dispatch_end(tab, ctx);
 	if (!*line || *line == '#' || *line == '\n')
 		return 1;
-	if (trace_record_parse(line, &r))
+	if (trace_record_parse(line, &r) || !r.has_ts)
 		return -1;
-	rec.event = r.event;
+	/* the stacktrace trigger's record, by its name in the raw source */
+	tab->in_stack = !strcmp(r.event, "<stack trace>");
+	rec.event = tab->in_stack ? "kernel_stack" : r.event;
 	rec.cpu = r.cpu;
 	rec.pid = r.pid;
+	rec.comm = r.comm;
 	rec.irq = r.irq;
 	rec.ts_ns = r.ts_ns;
 	rec.data = r.fields;

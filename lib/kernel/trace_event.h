@@ -32,7 +32,12 @@ struct trace_event_record;
 
 struct trace_event_row {
 	const char *system;	/* "irq" */
-	const char *name;	/* "softirq_raise" */
+	/*
+	 * "softirq_raise"; a pattern ("*_entry", fnmatch) takes every
+	 * event of the system it matches (from the text source, of any
+	 * system: the rows before it take theirs first)
+	 */
+	const char *name;
 	/*
 	 * The filter written to the event when its owner enables it
 	 * (a format of the watched CPU, "%d"); NULL: none, or one the
@@ -47,6 +52,15 @@ struct trace_event_row {
 struct trace_event_table {
 	const struct trace_event_row *rows;
 	size_t nrows;
+	/* NULL, or given each record before its row's handler (who ran when) */
+	void (*each)(void *ctx, const struct trace_event_record *rec);
+	/*
+	 * NULL, or given each frame of a stack record (event "kernel_stack",
+	 * the stacktrace trigger's; the text source's "<stack trace>" and
+	 * its " => function" lines), innermost first, then NULL at its end
+	 */
+	void (*frame)(void *ctx, const char *func);
+	bool in_stack;		/* the text source is reading a stack's frames */
 	uint64_t records;	/* records dispatched */
 	uint64_t unknown;	/* records of an event with no row */
 	uint64_t missing;	/* fields asked for that a record has not */
@@ -61,6 +75,7 @@ struct trace_event_source {
 	const char *(*str)(const struct trace_event_record *rec, const char *field,
 			   char *buf, size_t len);
 	int (*mask_has)(const struct trace_event_record *rec, const char *field, int cpu);
+	bool (*has)(const struct trace_event_record *rec, const char *field);
 };
 
 struct trace_event_record {
@@ -68,6 +83,7 @@ struct trace_event_record {
 	const char *event;
 	int cpu;		/* the CPU it was logged on */
 	pid_t pid;		/* the task it was logged in, -1 if unknown */
+	const char *comm;	/* its name, "<...>" when the kernel kept none */
 	bool irq;		/* logged in hardirq or softirq context */
 	uint64_t ts_ns;		/* its timestamp (the instance's trace_clock) */
 	const struct trace_event_source *src;
@@ -90,6 +106,8 @@ const char *trace_event_str(const struct trace_event_record *rec, const char *fi
 			    char *buf, size_t len);
 /* Whether the CPU set @field holds @cpu (a cpumask field); false if absent. */
 bool trace_event_mask_has(const struct trace_event_record *rec, const char *field, int cpu);
+/* Whether the record has @field (nothing reported when not). */
+bool trace_event_has(const struct trace_event_record *rec, const char *field);
 /* Whether a function pointer @field points into @sym. */
 bool trace_event_func_is(const struct trace_event_record *rec, const char *field,
 			 const char *sym);
@@ -102,9 +120,13 @@ const struct trace_event_row *trace_event_dispatch(struct trace_event_table *tab
 						   struct trace_event_record *rec);
 /*
  * One trace_pipe line through the text source. 0; 1 for a line that is
- * no record (a header, a stack frame); -1 for one that cannot be read.
+ * no record (a header, a stack frame); -1 for one that cannot be read
+ * (one without a timestamp among them: every reader places records in
+ * time).
  */
 int trace_event_dispatch_line(struct trace_event_table *tab, void *ctx, const char *line);
+/* The end of the lines: a stack being read ends (tab->frame gets NULL). */
+void trace_event_dispatch_end(struct trace_event_table *tab, void *ctx);
 
 /*
  * The raw source: the per-CPU trace_pipe_raw files of the instance

@@ -180,21 +180,33 @@ static const char *raw_str(const struct trace_event_record *rec, const char *nam
 /* A cpumask field: a __data_loc array of longs, bit N for CPU N. */
 static int raw_mask_has(const struct trace_event_record *rec, const char *name, int cpu)
 {
+	const struct raw_data *d = rec->data;
 	const void *data;
 	struct tep_format_field *f = raw_field(rec, name, &data);
-	const unsigned char *bits;
-	int len;
+	int word = tep_get_long_size(d->raw->tep), len;
+	const char *bits;
 
 	if (!f || !(f->flags & TEP_FIELD_IS_DYNAMIC))
 		return -1;
-	bits = (const unsigned char *)dynamic_bytes(f, data, &len);
+	bits = dynamic_bytes(f, data, &len);
 	if (!bits)
 		return -1;
-	return cpu >= 0 && cpu / 8 < len && (bits[cpu / 8] >> (cpu % 8)) & 1;
+	/* the kernel's longs, in its byte order */
+	if (cpu < 0 || word <= 0 || (cpu / (8 * word) + 1) * word > len)
+		return 0;
+	return (tep_read_number(d->raw->tep, bits + cpu / (8 * word) * word, word) >>
+		(cpu % (8 * word))) & 1;
+}
+
+static bool raw_has(const struct trace_event_record *rec, const char *name)
+{
+	const void *data;
+
+	return raw_field(rec, name, &data);
 }
 
 static const struct trace_event_source raw_source = {
-	.u64 = raw_u64, .str = raw_str, .mask_has = raw_mask_has,
+	.u64 = raw_u64, .str = raw_str, .mask_has = raw_mask_has, .has = raw_has,
 };
 
 /* Async-signal-safe: the instance cannot be removed while they are open. */
@@ -421,6 +433,7 @@ static void raw_dispatch(struct trace_event_raw *r, struct trace_event_table *ta
 	rec.event = d.event->name;
 	rec.cpu = q->cpu;
 	rec.pid = tep_data_pid(r->tep, &tr);
+	rec.comm = tep_data_comm_from_pid(r->tep, rec.pid);
 	rec.irq = tep_data_flags(r->tep, &tr) & (TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ);
 	rec.ts_ns = q->ts;
 	trace_event_dispatch(tab, ctx, &rec);
@@ -440,6 +453,9 @@ int trace_event_raw_read(struct trace_event_raw *r, struct trace_event_table *ta
 	/* the CPUs' records merged by time, as trace_pipe gives them */
 	if (r->nrecs)
 		qsort(r->recs, r->nrecs, sizeof(*r->recs), by_time);
+	/* the tasks' names as the kernel saved them by now (else "<...>") */
+	if (tab && r->nrecs)
+		tracefs_load_cmdlines(NULL, r->tep);
 	for (size_t i = 0; tab && i < r->nrecs; i++)
 		raw_dispatch(r, tab, ctx, &r->recs[i]);
 	errno = err;

@@ -91,35 +91,6 @@ const char *trace_field(const char *s, const char *key)
 	return NULL;
 }
 
-bool trace_field_is(const char *s, const char *key, const char *val)
-{
-	const char *v = trace_field(s, key);
-	size_t len = strlen(val);
-
-	return v && !strncmp(v, val, len) &&
-	       (v[len] == '\0' || v[len] == ' ' || v[len] == '+' || v[len] == '\n');
-}
-
-long trace_field_long(const char *s, const char *key, long dflt)
-{
-	const char *v = trace_field(s, key);
-	char *end;
-	long n;
-
-	if (!v)
-		return dflt;
-	n = strtol(v, &end, 10);
-	return end > v ? n : dflt;
-}
-
-const char *trace_field_func(const char *s, const char *key, char *buf, size_t len)
-{
-	const char *v = trace_field(s, key);
-
-	snprintf(buf, len, "%.*s", v ? (int)strcspn(v, "+ \n") : 0, v ? v : "");
-	return buf;
-}
-
 const char *trace_stack_frame(const char *line, char *buf, size_t len)
 {
 	const char *p = strstr(line, "=> ");

@@ -107,19 +107,40 @@ static const struct ipi_tally_source *find(const struct ipi_tally *t, const char
 	return NULL;
 }
 
+/* What a record of the text source carries. */
+struct record_seen {
+	char comm[32], event[32];
+	pid_t pid;
+	int cpu;
+	uint64_t ts_ns;
+};
+
+static void record_seen(void *ctx, const struct trace_event_record *r)
+{
+	struct record_seen *seen = ctx;
+
+	snprintf(seen->comm, sizeof(seen->comm), "%s", r->comm);
+	snprintf(seen->event, sizeof(seen->event), "%s", r->event);
+	seen->pid = r->pid;
+	seen->cpu = r->cpu;
+	seen->ts_ns = r->ts_ns;
+}
+
 #define SEND "  a-1  [000] d..1.  %s: ipi_send_cpu: cpu=1 callsite=%s+0x3e/0x100 callback=%s+0x0/0x10\n"
 
 static void test_windows_and_sources(const char *dir)
 {
 	const uint64_t start = 1000ULL * 1000000000ULL;	/* 1000 s */
 	const struct ipi_tally_source *s;
-	struct trace_record r;
+	static const struct trace_event_row any[] = { { "any", "*", NULL, false, record_seen } };
+	struct trace_event_table tab = TRACE_EVENT_TABLE(any);
+	struct record_seen r = { 0 };
 	struct ipi_watch w;
 	char lines[4096];
 	size_t n = 0;
-	int ret = trace_record_parse("  kworker/0:1-42  [000] d..1.  1061.250000: ipi_send_cpu: cpu=1 callsite=x callback=f+0x0/0x10", &r);
+	int ret = trace_event_dispatch_line(&tab, &r, "  kworker/0:1-42  [000] d..1.  1061.250000: ipi_send_cpu: cpu=1 callsite=x callback=f+0x0/0x10");
 
-	ksft_test_result(!ret && r.has_ts && r.ts_ns == 1061250000000ULL && r.pid == 42 && r.cpu == 0 &&
+	ksft_test_result(!ret && r.ts_ns == 1061250000000ULL && r.pid == 42 && r.cpu == 0 &&
 			 !strcmp(r.comm, "kworker/0:1") && !strcmp(r.event, "ipi_send_cpu"),
 			 "a record: comm, pid, cpu, timestamp (%llu ns), event",
 			 (unsigned long long)r.ts_ns);
@@ -254,8 +275,8 @@ static void sends_from(struct ipi_tally *t, const char *comm, int cpu, int n)
 	struct ipi_send s;
 
 	memset(&s, 0, sizeof(s));
-	snprintf(s.rec.comm, sizeof(s.rec.comm), "%s", comm);
-	s.rec.cpu = cpu;
+	snprintf(s.comm, sizeof(s.comm), "%s", comm);
+	s.cpu = cpu;
 	CPU_SET(1, &s.targets);
 	snprintf(s.callback, sizeof(s.callback), "f");
 	snprintf(s.source, sizeof(s.source), "src");

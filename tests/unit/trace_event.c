@@ -67,6 +67,111 @@ static void text_fields(void)
 			 "text: fields the records lack are counted, the first named");
 }
 
+/* What a table's rows, its every-record hook and its stack frames were given. */
+struct given {
+	int softirqs, vectors, stacks, records, frames, stack_ends;
+	uint64_t vec;
+	char vec_name[16], expires[16], frame[2][32];
+	bool vector_has;
+};
+
+static void given_softirq(void *ctx, const struct trace_event_record *r)
+{
+	struct given *g = ctx;
+
+	g->softirqs++;
+	trace_event_u64(r, "vec", &g->vec);
+	trace_event_str(r, "vec", g->vec_name, sizeof(g->vec_name));
+}
+
+static void given_vector(void *ctx, const struct trace_event_record *r)
+{
+	struct given *g = ctx;
+
+	g->vectors++;
+	g->vector_has = trace_event_has(r, "vector") && !trace_event_has(r, "vec");
+}
+
+static void given_stack(void *ctx, const struct trace_event_record *r)
+{
+	((struct given *)ctx)->stacks += !strcmp(r->event, "kernel_stack");
+}
+
+static void given_timer(void *ctx, const struct trace_event_record *r)
+{
+	struct given *g = ctx;
+
+	trace_event_str(r, "expires", g->expires, sizeof(g->expires));
+}
+
+static void given_record(void *ctx, const struct trace_event_record *r)
+{
+	(void)r;
+	((struct given *)ctx)->records++;
+}
+
+static void given_frame(void *ctx, const char *func)
+{
+	struct given *g = ctx;
+
+	if (!func)
+		g->stack_ends++;
+	else if (g->frames < 2)
+		snprintf(g->frame[g->frames++], sizeof(g->frame[0]), "%s", func);
+	else
+		g->frames++;
+}
+
+/*
+ * A row by pattern after an exact one, a bracketed symbolic name, the
+ * hook every record is given, the stacktrace trigger's records and
+ * their frames (ended by the next record, or the end).
+ */
+static void table_rows(void)
+{
+	static const struct trace_event_row given_rows[] = {
+		{ "irq", "softirq_entry", NULL, false, given_softirq },
+		{ "ftrace", "kernel_stack", NULL, false, given_stack },
+		{ "timer", "timer_start", NULL, false, given_timer },
+		{ "irq_vectors", "*_entry", NULL, false, given_vector },
+	};
+	static const char *const lines[] = {
+		"    spin-900  [001] ..s1.  1000.000108: softirq_entry: vec=1 [action=TIMER]",
+		"    spin-900  [001] d.h1.  1000.000100: local_timer_entry: vector=236",
+		"    spin-900  [001] d..1.  1000.000200: timer_start: timer=00000000e748286d function=process_timeout expires=5 [timeout=1] cpu=1",
+		"    a-1  [000] d..1.  1010.000100: <stack trace>",
+		" => trace_event_raw_event_ipi_send_cpu",
+		" => membarrier_private_expedited+0x1a/0x2b0",
+		" => __x64_sys_membarrier",
+		"    spin-900  [001] d..2.  1010.000200: sched_switch: prev_comm=spin prev_pid=900",
+		"    a-1  [000] d..1.  1010.000300: <stack trace>",
+		" => smp_call_function_single",
+	};
+	struct trace_event_table tab = TRACE_EVENT_TABLE(given_rows);
+	struct given g = { 0 };
+	int bad = 0;
+
+	tab.each = given_record;
+	tab.frame = given_frame;
+	for (size_t i = 0; i < ARRAY_SIZE(lines); i++)
+		bad += trace_event_dispatch_line(&tab, &g, lines[i]) < 0;
+	trace_event_dispatch_end(&tab, &g);
+	ksft_test_result(!bad && g.softirqs == 1 && g.vectors == 1 && g.vector_has,
+			 "text: an exact row takes its event before a pattern row, which takes the rest");
+	ksft_test_result(g.vec == 1 && !strcmp(g.vec_name, "TIMER") && !strcmp(g.expires, "5"),
+			 "text: a number's bracketed name is its name, a bracketed number is not");
+	ksft_print_msg("records %d (unknown %llu), stacks %d, frames %d (%s, %s), ends %d\n",
+		       g.records, (unsigned long long)tab.unknown, g.stacks, g.frames,
+		       g.frame[0], g.frame[1], g.stack_ends);
+	ksft_test_result(g.records == 6 && tab.unknown == 1,
+			 "text: every record is given to the table's hook, one without a row too");
+	ksft_test_result(g.stacks == 2 && g.frames == 4 && g.stack_ends == 2 &&
+			 !strcmp(g.frame[1], "membarrier_private_expedited"),
+			 "text: a stack trace is a kernel_stack record, its frames ended by the next record or the end");
+	ksft_test_result(trace_event_dispatch_line(&tab, &g, "    spin-900  [001] d..1.  softirq_entry: vec=1") < 0,
+			 "text: a record without a timestamp cannot be read");
+}
+
 /* An older kernel's tick_stop (no dependency): reported, not counted as a kept tick. */
 static void old_tick_stop(void)
 {
@@ -224,8 +329,9 @@ static void raw_fields(void)
 int main(void)
 {
 	ksft_print_header();
-	ksft_set_plan(8);
+	ksft_set_plan(13);
 	text_fields();
+	table_rows();
 	old_tick_stop();
 	both_sources();
 	raw_fields();
