@@ -175,6 +175,70 @@ static void expiry_metrics(struct bench *b, const struct ts_window_set *set)
 		bench_count_family(b, "timer_expiries", "expiry_*_*_per_s", "expiries/s", set->n);
 }
 
+/* One setter's sets of one dependency in each window. */
+struct setter_windows {
+	const struct ts_window *w;
+	int dep;
+	const char *func;
+};
+
+static double sets_in(const void *arg, size_t i, double *span)
+{
+	const struct setter_windows *x = arg;
+
+	*span = x->w[i].w.seconds;
+	return timer_softirq_deps_count(&x->w[i].deps, x->dep, x->func);
+}
+
+/*
+ * Who set the dependencies that kept the tick, inside the windows: each
+ * dependency by each setter, per second of one window (family
+ * tick_dep_setters: complete when every setter has its metric). Only
+ * where the setters are traced (a nohz_full target).
+ */
+static void setter_metrics(struct bench *b, const struct ts_windows *win,
+			   const struct ts_window_set *set)
+{
+	const struct tick_dep_sets *sum = &set->sum.deps;
+	bool complete = !sum->other;
+	char names[TICK_DEP_SETTERS][80], part[48], dep[16], agg[200];
+	int nnames = 0;
+
+	if (!win->deps.open)
+		return;
+	for (int i = 0; i < sum->n; i++) {
+		const struct tick_dep_setter *e = &sum->s[i];
+		const char *dn = e->dep < CPU_TRACE_DEPS ? timer_softirq_trace_dep_names[e->dep] :
+			"unknown";
+		struct setter_windows x = { set->w, e->dep, e->func };
+		struct metric *m;
+		bool dup = false;
+
+		metric_name_part(dep, sizeof(dep), dn, sizeof(dep));
+		/* a metric name is at most 63 characters: "tick_dep_" DEP "_by_" FUNC "_per_s" */
+		metric_name_part(part, sizeof(part), strcmp(e->func, "?") ? e->func : "unknown",
+				 63 - 19 - strlen(dep));
+		snprintf(names[nnames], sizeof(names[0]), "tick_dep_%s_by_%s_per_s", dep, part);
+		/* two setters one name once made a metric name: the second left out */
+		for (int j = 0; j < nnames && !dup; j++)
+			dup = !strcmp(names[j], names[nnames]);
+		if (dup) {
+			complete = false;
+			continue;
+		}
+		snprintf(agg, sizeof(agg), "quiet: the target's tick dependency %s set by %s, per second of one window",
+			 dn, e->func);
+		m = bench_metric(b, names[nnames++], "sets/s", BETTER_LOWER, agg);
+		metric_add_rates(m, set->n, &x, sets_in);
+		metric_kind(m, KIND_COUNT);
+		metric_family(m, "tick_dep_setters");
+		metric_sample_noun(m, "window", "windows");
+		metric_extra(m, "sets", e->n);
+	}
+	if (complete)
+		bench_count_family(b, "tick_dep_setters", "tick_dep_*_by_*_per_s", "sets/s", set->n);
+}
+
 /* The IPIs sent to the target in the windows, by callback; ours apart. */
 static void ipis_print(int cpu, const struct cpu_trace_counts *t)
 {
@@ -230,7 +294,9 @@ static void quiet_run(struct bench *b, void *ctx)
 		raised_metric(b, r);
 		tick_kept_metrics(b, set);
 		expiry_metrics(b, set);
+		setter_metrics(b, r->win, set);
 	}
+	timer_softirq_windows_deps_print("quiet", b->target, r->win, set);
 	snprintf(desc, sizeof(desc), "%s busy loop", r->cpu_desc);
 	m = timer_softirq_windows_metric(b, "quiet_timer_softirqs_per_s", "quiet TIMER softirqs",
 					 desc, set);

@@ -4,7 +4,9 @@
  * shown by three positive controls. The busy loop runs again, each time
  * with one tick dependency planted beside it, for one counted window;
  * each time tick_stop keeps the tick it names a dependency, and the
- * planted one must come first:
+ * planted one must come first; where the setters are traced
+ * (timer_softirq_deps.h), the function that set it must be named too
+ * (it is set as the plant starts, before the window):
  *
  *   posix  the process arms a POSIX CPU-time timer (CLOCK_PROCESS_CPUTIME_ID,
  *          due long after the window): POSIX_TIMER
@@ -196,7 +198,19 @@ static void tick_run(struct bench *b, void *ctx)
 			       b->target, k->name, k->dep, kept,
 			       (unsigned long long)set->sum.t.tick_stopped,
 			       (long long)set->sum.w.row[ROW_LOC], set->sum.w.seconds);
+		timer_softirq_windows_deps_print(what, b->target, r->win, set);
 	}
+}
+
+/* The control kept the tick for @dep and, where known, named who set it. */
+static int kept_verdict(const struct ts_run *r, const struct ts_window_set *set, int dep)
+{
+	if (!timer_softirq_trace_kept_for(&set->sum.t, dep))
+		return KSFT_FAIL;
+	if (!r->win->deps.open)
+		return KSFT_PASS;
+	return timer_softirq_deps_named(&set->sum.deps_before, dep) ||
+	       timer_softirq_deps_named(&set->sum.deps, dep) ? KSFT_PASS : KSFT_FAIL;
 }
 
 static void tick_verdicts(struct bench *b, void *ctx)
@@ -223,8 +237,7 @@ static void tick_verdicts(struct bench *b, void *ctx)
 			phase_verdict(b, &timer_softirq_tick_phase, ctx, 0, i, KSFT_SKIP, "interrupted");
 		else
 			phase_verdict(b, &timer_softirq_tick_phase, ctx, 0, i,
-				      timer_softirq_trace_kept_for(&set->sum.t, dep) ?
-				      KSFT_PASS : KSFT_FAIL, NULL);
+				      kept_verdict(r, set, dep), NULL);
 	}
 }
 

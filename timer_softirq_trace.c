@@ -155,44 +155,30 @@ fail:
 }
 
 /* One record of a window: its counts, and what ran for the noise. */
-static void window_line(struct cpu_trace *t, struct cpu_trace_parser *p, const char *line)
+struct window_reader {
+	struct cpu_trace *t;
+	struct cpu_trace_parser *p;
+};
+
+static void window_line(void *ctx, char *line)
 {
-	timer_softirq_trace_parse_line(p, line);
-	if (t->noise)
-		timer_softirq_gaps_timeline_line(&t->tl, t->ns, line);
+	struct window_reader *w = ctx;
+
+	if (!w->p)
+		return;
+	timer_softirq_trace_parse_line(w->p, line);
+	if (w->t->noise)
+		timer_softirq_gaps_timeline_line(&w->t->tl, w->t->ns, line);
 }
 
 /* Read what is buffered, each record to @p (NULL: discard). */
 static int drain(struct cpu_trace *t, struct cpu_trace_parser *p)
 {
-	static char buf[65536];
-	size_t have = 0;
-	ssize_t n;
+	struct window_reader w = { t, p };
 
 	if (t->raw)
 		return trace_event_raw_read(t->raw, p ? &p->tab : NULL, p);
-
-	while ((n = trace_instance_read(&t->ti, buf + have, sizeof(buf) - 1 - have, 0)) > 0) {
-		char *line = buf, *nl;
-
-		have += n;
-		buf[have] = '\0';
-		while ((nl = strchr(line, '\n'))) {
-			*nl = '\0';
-			if (p)
-				window_line(t, p, line);
-			line = nl + 1;
-		}
-		have -= line - buf;
-		memmove(buf, line, have);
-		if (have == sizeof(buf) - 1)
-			have = 0;	/* a line longer than the buffer: dropped */
-	}
-	if (have && p) {
-		buf[have] = '\0';
-		window_line(t, p, buf);
-	}
-	return n < 0 ? -1 : 0;
+	return trace_instance_read_lines(&t->ti, window_line, &w);
 }
 
 /* Say which step failed, and how, in t->error. */
@@ -212,20 +198,6 @@ int timer_softirq_trace_begin(struct cpu_trace *t)
 	return 0;
 }
 
-/* This process's threads, the senders of IPIs that are ours. */
-static void self_threads(struct cpu_trace_parser *p)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *de;
-
-	p->nself = 0;
-	while (d && (de = readdir(d)) && p->nself < CPU_TRACE_SELF)
-		if (isdigit((unsigned char)de->d_name[0]))
-			p->self[p->nself++] = (pid_t)strtol(de->d_name, NULL, 10);
-	if (d)
-		closedir(d);
-}
-
 int timer_softirq_trace_end(struct cpu_trace *t, struct cpu_trace_counts *c)
 {
 	struct cpu_trace_parser p;
@@ -233,7 +205,8 @@ int timer_softirq_trace_end(struct cpu_trace *t, struct cpu_trace_counts *c)
 
 	t->off_ns = mono_ns();
 	timer_softirq_trace_parse_begin(&p, t->cpu, c);
-	self_threads(&p);
+	/* this process's threads, the senders of IPIs that are ours */
+	p.nself = self_threads(p.self, CPU_TRACE_SELF);
 	if (t->noise)
 		timer_softirq_gaps_timeline_begin(&t->tl, t->cpu, t->loop_tid);
 	if (drain(t, &p) && !ret)

@@ -41,6 +41,11 @@ void timer_softirq_windows_open(struct bench *b, struct ts_run *r)
 	/* the counting thread (this one) stays on the housekeeping CPUs */
 	if (cpu_pin_self_mask(&b->opt.housekeeping))
 		ksft_exit_fail_msg("cannot pin to the housekeeping cpus: %s\n", strerror(errno));
+	/* first: its kprobes are removed at exit after the instances that use them */
+	timer_softirq_deps_init(&w->deps, b->target);
+	if ((r->nohz || r->o->assert_nohz) &&
+	    timer_softirq_deps_open(&w->deps, b->target, err, sizeof(err)))
+		bench_note(b, "who set the tick's dependencies is not traced: %s", err);
 	if (timer_softirq_trace_open(&w->tr, b->target, err, sizeof(err)))
 		bench_skip(b, "cannot count on cpu %d with a trace instance: %s", b->target, err);
 	for (int i = 0; i < w->tr.nnotes; i++)
@@ -75,6 +80,7 @@ void timer_softirq_windows_close(struct ts_run *r)
 	if (!w)
 		return;
 	timer_softirq_trace_close(&w->tr);
+	timer_softirq_deps_close(&w->deps);
 	timer_softirq_events_close(&w->k);
 	free(w->quiet.w);
 	free(w->control.w);
@@ -205,6 +211,11 @@ static int count_window(struct bench *b, const struct ts_run *r, const char *wha
 	ret = timer_softirq_trace_end(&win->tr, &w->t);
 	if (ret)
 		snprintf(err, errlen, "%s", win->tr.error);
+	if (!ret && timer_softirq_deps_read(&win->deps, win->tr.on_ns, win->tr.off_ns,
+					    &w->deps, &w->deps_before)) {
+		snprintf(err, errlen, "%s/trace_pipe: %s", win->deps.ti.dir, strerror(errno));
+		ret = -1;
+	}
 	if (r->o->perf_counters) {
 		struct cpu_window rows;
 
@@ -265,6 +276,8 @@ static void windows_sum(const struct ts_window *w, uint64_t n, struct ts_window 
 				       UINT64_MAX : sum->w.ev[j] + w[i].w.ev[j];
 		sum->timeouts += w[i].timeouts;
 		sum->ticks += w[i].ticks;
+		timer_softirq_deps_add(&sum->deps, &w[i].deps);
+		timer_softirq_deps_add(&sum->deps_before, &w[i].deps_before);
 	}
 }
 
@@ -454,4 +467,17 @@ struct metric *timer_softirq_windows_metric(struct bench *b, const char *name, c
 	metric_extra(m, "hz", s->w.hz);
 	metric_extra(m, "timer_softirqs_per_tick", per(t->timer_runs, s->ticks));
 	return m;
+}
+
+void timer_softirq_windows_deps_print(const char *what, int cpu, const struct ts_windows *win,
+				      const struct ts_window_set *set)
+{
+	char inside[400], before[400];
+
+	if (!win->deps.open)
+		return;		/* a note said why, once */
+	timer_softirq_deps_list(&set->sum.deps, inside, sizeof(inside));
+	timer_softirq_deps_list(&set->sum.deps_before, before, sizeof(before));
+	ksft_print_msg("%s cpu %d: tick dependencies set inside the windows: %s; before them: %s\n",
+		       what, cpu, inside, before);
 }

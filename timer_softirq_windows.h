@@ -12,6 +12,7 @@
 #define ISOLBENCH_TIMER_SOFTIRQ_WINDOWS_H
 
 #include "timer_softirq_common.h"
+#include "timer_softirq_deps.h"
 #include "timer_softirq_gaps.h"
 #include "timer_softirq_trace.h"
 
@@ -34,6 +35,8 @@ struct ts_window {
 	uint64_t timeouts;		/* control: recv() timeouts */
 	uint64_t ticks;			/* t.ticks, or jiffies without the tick's symbol */
 	struct ts_noise noise;
+	/* who set the tick's dependencies: inside the window, and before it since the last */
+	struct tick_dep_sets deps, deps_before;
 };
 
 /* One phase's windows. */
@@ -47,6 +50,7 @@ struct ts_window_set {
 /* The counting, and the windows of both phases. */
 struct ts_windows {
 	struct cpu_trace tr;
+	struct tick_deps deps;		/* on a nohz_full target (or --assert-nohz) */
 	struct cpu_events rows;		/* /proc rows and jiffies only: no IPIs */
 	struct cpu_events k;		/* perf counters, with --perf-counters */
 	bool tick_fn;			/* the tick's hrtimer function is known */
@@ -93,6 +97,9 @@ void timer_softirq_windows_close(struct ts_run *r);
 uint64_t timer_softirq_windows_spin(struct bench *b, struct ts_run *r, const struct ts_spin *how,
 				    char *err, size_t errlen);
 void timer_softirq_windows_print(const char *what, int cpu, const struct ts_window *s);
+/* Who set the tick's dependencies in @set's windows and before them (when traced). */
+void timer_softirq_windows_deps_print(const char *what, int cpu, const struct ts_windows *win,
+				      const struct ts_window_set *set);
 /* A phase's windows as one metric, a sample per window, totals as extras. */
 struct metric *timer_softirq_windows_metric(struct bench *b, const char *name, const char *label,
 					    const char *ctx, const struct ts_window_set *set);

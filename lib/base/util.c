@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -270,4 +272,18 @@ size_t utf8_len(const unsigned char *s, size_t n)
 	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
 		return 0;
 	return len;
+}
+
+int self_threads(pid_t *tids, int max)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d)) && n < max)
+		if (isdigit((unsigned char)de->d_name[0]))
+			tids[n++] = (pid_t)strtol(de->d_name, NULL, 10);
+	if (d)
+		closedir(d);
+	return n;
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -20,6 +21,8 @@ char *read_file_all(const char *path, size_t *len);
 int write_file(const char *path, const char *s);
 /* Whether process @pid no longer exists (ESRCH: not "someone else's"). */
 bool pid_gone(long pid);
+/* This process's threads (/proc/self/task), at most @max, into @tids; how many. */
+int self_threads(pid_t *tids, int max);
 
 /*
  * Whole decimal numbers, digits only (kernel files, CPU numbers), and

@@ -168,6 +168,35 @@ ssize_t trace_instance_read(struct trace_instance *t, char *buf, size_t len,
 	return n;
 }
 
+int trace_instance_read_lines(struct trace_instance *t, void (*line)(void *ctx, char *line),
+			      void *ctx)
+{
+	static char buf[65536];
+	size_t have = 0;
+	ssize_t n;
+
+	while ((n = trace_instance_read(t, buf + have, sizeof(buf) - 1 - have, 0)) > 0) {
+		char *l = buf, *nl;
+
+		have += n;
+		buf[have] = '\0';
+		while ((nl = strchr(l, '\n'))) {
+			*nl = '\0';
+			line(ctx, l);
+			l = nl + 1;
+		}
+		have -= l - buf;
+		memmove(buf, l, have);
+		if (have == sizeof(buf) - 1)
+			have = 0;	/* a line longer than the buffer: dropped */
+	}
+	if (have) {
+		buf[have] = '\0';
+		line(ctx, buf);
+	}
+	return n < 0 ? -1 : 0;
+}
+
 /* The value of the line starting with @key in a per_cpu stats file. */
 static long long stats_value(const char *txt, const char *key)
 {

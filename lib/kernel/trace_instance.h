@@ -48,6 +48,13 @@ int trace_instance_stop(struct trace_instance *t);
 ssize_t trace_instance_read(struct trace_instance *t, char *buf, size_t len,
 			    int timeout_ms);
 /*
+ * Read what is buffered, line by line, each (its newline cut) to
+ * @line(@ctx, line), the last one even without its newline; a line
+ * longer than 64 KiB is dropped. 0, or -1 with errno.
+ */
+int trace_instance_read_lines(struct trace_instance *t, void (*line)(void *ctx, char *line),
+			      void *ctx);
+/*
  * Events the instance's ring buffer lost: the sum over every
  * per_cpu/cpuN/stats of "overrun:" and "dropped events:".
  */

@@ -186,9 +186,9 @@ int tracefs_set(const char *file, const char *value, char *err, size_t errlen)
 	return 0;
 }
 
-int tracefs_kprobe_event(const char *event, const char *def, char *err, size_t errlen)
+int tracefs_kprobe_add(const char *event, const char *def, char *err, size_t errlen)
 {
-	char path[192], add[256], remove[96], enable[160];
+	char path[192], add[256], remove[96];
 	struct saved *s;
 
 	if (tracefs_file("kprobe_events", path, sizeof(path))) {
@@ -201,6 +201,10 @@ int tracefs_kprobe_event(const char *event, const char *def, char *err, size_t e
 	}
 	/* removed, never truncated: O_TRUNC would remove every kprobe event */
 	snprintf(remove, sizeof(remove), "-:%s", event);
+	for (int i = 0; i < nsaved; i++)
+		if (saved[i].pending && !strcmp(saved[i].path, path) &&
+		    !strcmp(saved[i].old, remove))
+			return 0;
 	s = save_setting(path, remove, 0, err, errlen);
 	if (!s)
 		return -1;
@@ -213,6 +217,15 @@ int tracefs_kprobe_event(const char *event, const char *def, char *err, size_t e
 		journal_restored(path);
 		return -1;
 	}
+	return 0;
+}
+
+int tracefs_kprobe_event(const char *event, const char *def, char *err, size_t errlen)
+{
+	char enable[160];
+
+	if (tracefs_kprobe_add(event, def, err, errlen))
+		return -1;
 	snprintf(enable, sizeof(enable), "events/%s/enable", event);
 	return tracefs_set(enable, "1", err, errlen);
 }

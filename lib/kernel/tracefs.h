@@ -26,6 +26,14 @@
  */
 int tracefs_set(const char *file, const char *value, char *err, size_t errlen);
 /*
+ * Add the kprobe event @event ("GROUP/NAME") at @def, not enabled (an
+ * instance enables it); one this process added already is kept.
+ * tracefs_restore_all() removes it: its instances must be gone first
+ * (call before creating them, whose removal then runs first at exit).
+ * 0, or -1 with the reason in @err.
+ */
+int tracefs_kprobe_add(const char *event, const char *def, char *err, size_t errlen);
+/*
  * Add and enable the kprobe event @event ("GROUP/NAME") at @def
  * ("SYMBOL FETCHARGS"); tracefs_restore_all() disables and removes it.
  * 0, or -1 with the reason in @err (no kprobe events, or the kernel

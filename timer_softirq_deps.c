@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "timer_softirq_deps.h"
+#include "lib/base/util.h"
+#include "lib/kernel/tracefs.h"
+
+#define PROBE_GROUP	"isolbench"
+
+/*
+ * The probed functions, their events and what their arguments are:
+ * the dependency's bit (the kernel's enum tick_dep_bits, in the order
+ * of timer_softirq_trace_dep_names) and, of the one-CPU setter, the CPU.
+ */
+static const struct {
+	const char *event, *def, *filter;
+} probes[] = {
+	{ "tick_dep_set", "tick_nohz_dep_set bit=$arg1:u32", NULL },
+	{ "tick_dep_set_cpu", "tick_nohz_dep_set_cpu cpu=$arg1:s32 bit=$arg2:u32", "cpu == %d" },
+	{ "tick_dep_set_task", "tick_nohz_dep_set_task bit=$arg2:u32", NULL },
+	{ "tick_dep_set_signal", "tick_nohz_dep_set_signal bit=$arg2:u32", NULL },
+};
+
+static const char *dep_name(int dep)
+{
+	return dep < CPU_TRACE_DEPS ? timer_softirq_trace_dep_names[dep] : "unknown";
+}
+
+static struct tick_dep_setter *setter_of(struct tick_dep_sets *s, int dep, const char *func)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->s[i].dep == dep && !strcmp(s->s[i].func, func))
+			return &s->s[i];
+	if (s->n == TICK_DEP_SETTERS)
+		return NULL;
+	s->s[s->n].dep = dep;
+	snprintf(s->s[s->n].func, sizeof(s->s[0].func), "%s", func);
+	return &s->s[s->n++];
+}
+
+/* @n sets of @dep by @func, by task @comm on @cpu (its first). */
+static void sets_add(struct tick_dep_sets *s, int dep, const char *func, const char *comm,
+		     int cpu, uint64_t n)
+{
+	struct tick_dep_setter *e = setter_of(s, dep, func);
+
+	s->total += n;
+	if (!e) {
+		s->other += n;
+		return;
+	}
+	if (!e->n) {
+		snprintf(e->comm, sizeof(e->comm), "%s", comm);
+		e->cpu = cpu;
+	}
+	e->n += n;
+}
+
+void timer_softirq_deps_add(struct tick_dep_sets *sum, const struct tick_dep_sets *s)
+{
+	for (int i = 0; i < s->n; i++)
+		sets_add(sum, s->s[i].dep, s->s[i].func, s->s[i].comm, s->s[i].cpu, s->s[i].n);
+	sum->other += s->other;
+	sum->total += s->other;
+}
+
+uint64_t timer_softirq_deps_count(const struct tick_dep_sets *s, int dep, const char *func)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->s[i].dep == dep && !strcmp(s->s[i].func, func))
+			return s->s[i].n;
+	return 0;
+}
+
+bool timer_softirq_deps_named(const struct tick_dep_sets *s, int dep)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->s[i].dep == dep && strcmp(s->s[i].func, "?"))
+			return true;
+	return false;
+}
+
+static uint64_t setter_n(const void *arg, int i)
+{
+	return ((const struct tick_dep_sets *)arg)->s[i].n;
+}
+
+void timer_softirq_deps_list(const struct tick_dep_sets *s, char *buf, size_t len)
+{
+	int idx[TICK_DEP_SETTERS];
+	size_t off = 0;
+
+	snprintf(buf, len, "none");
+	tally_rank(s->n, idx, setter_n, s);
+	for (int i = 0; i < s->n && off < len; i++) {
+		const struct tick_dep_setter *e = &s->s[idx[i]];
+
+		off += snprintf(buf + off, len - off, "%s%s %llu by %s (%s on cpu %d)",
+				i ? ", " : "", dep_name(e->dep), (unsigned long long)e->n,
+				e->func, e->comm, e->cpu);
+	}
+	if (s->other && off < len)
+		snprintf(buf + off, len - off, ", other %llu", (unsigned long long)s->other);
+}
+
+/* Set @i is complete: to the sets of its time, out of the queue. */
+static void pending_done(struct tick_deps *d, int i)
+{
+	uint64_t ts = d->pend[i].ts;
+	struct tick_dep_sets *to = ts > d->to ? &d->carry : ts >= d->from ? d->inside : d->before;
+
+	sets_add(to, d->pend[i].dep, d->pend[i].func, d->pend[i].comm, d->pend[i].cpu, 1);
+	memmove(&d->pend[i], &d->pend[i + 1], (d->npend - i - 1) * sizeof(d->pend[0]));
+	d->npend--;
+	if (d->collecting > i)
+		d->collecting--;
+	else if (d->collecting == i)
+		d->collecting = -1;
+}
+
+/* The set of @cpu still waiting for its stack, or -1. */
+static int pending_of_cpu(const struct tick_deps *d, int cpu)
+{
+	for (int i = 0; i < d->npend; i++)
+		if (d->pend[i].cpu == cpu && !d->pend[i].stack)
+			return i;
+	return -1;
+}
+
+/*
+ * Whether a set of @r's kind concerns the target: every CPU's; the
+ * target's; a task's set on the target (most set their own, or the
+ * task they interrupt); a process's set on the target or by this
+ * process, whose busy loop it covers.
+ */
+static bool concerns_target(const struct tick_deps *d, const struct trace_event_record *r)
+{
+	uint64_t cpu;
+
+	if (!strcmp(r->event, "tick_dep_set"))
+		return true;
+	if (!strcmp(r->event, "tick_dep_set_cpu"))
+		return !trace_event_u64(r, "cpu", &cpu) && cpu == (uint64_t)d->cpu;
+	if (r->cpu == d->cpu)
+		return true;
+	for (int i = 0; strcmp(r->event, "tick_dep_set_task") && i < d->nself; i++)
+		if (d->self[i] == r->pid)
+			return true;
+	return false;
+}
+
+static void dep_set(void *ctx, const struct trace_event_record *r)
+{
+	struct tick_deps *d = ctx;
+	uint64_t bit;
+	int i;
+
+	if (trace_event_u64(r, "bit", &bit) || !concerns_target(d, r))
+		return;
+	/* an earlier set of this CPU got no stack: done without */
+	i = pending_of_cpu(d, r->cpu);
+	if (i >= 0)
+		pending_done(d, i);
+	if (d->npend == TICK_DEP_PENDING)
+		pending_done(d, 0);
+	i = d->npend++;
+	memset(&d->pend[i], 0, sizeof(d->pend[i]));
+	d->pend[i].cpu = r->cpu;
+	d->pend[i].dep = bit < CPU_TRACE_DEPS ? (int)bit : CPU_TRACE_DEPS;
+	snprintf(d->pend[i].comm, sizeof(d->pend[i].comm), "%s", r->comm);
+	snprintf(d->pend[i].func, sizeof(d->pend[i].func), "?");
+	d->pend[i].ts = r->ts_ns;
+}
+
+static void dep_stack(void *ctx, const struct trace_event_record *r)
+{
+	struct tick_deps *d = ctx;
+	int i;
+
+	if (d->collecting >= 0)
+		pending_done(d, d->collecting);
+	d->collecting = i = pending_of_cpu(d, r->cpu);
+	if (i >= 0)
+		d->pend[i].stack = true;
+}
+
+/*
+ * A frame of the set's stack, innermost first: the kprobe's own, the
+ * probed tick_nohz_dep_set*(), then the setter (tick code skipped).
+ */
+static void dep_frame(void *ctx, const char *func)
+{
+	struct tick_deps *d = ctx;
+	int i = d->collecting;
+
+	if (i < 0)
+		return;
+	if (!func) {
+		pending_done(d, i);
+	} else if (!d->pend[i].below) {
+		d->pend[i].below = !strncmp(func, "tick_nohz_dep_set", 17);
+	} else if (!strcmp(d->pend[i].func, "?") && strncmp(func, "tick_", 5)) {
+		snprintf(d->pend[i].func, sizeof(d->pend[i].func), "%s", func);
+	}
+}
+
+static const struct trace_event_row dep_events[] = {
+	{ PROBE_GROUP, "tick_dep_set", NULL, false, dep_set },
+	{ PROBE_GROUP, "tick_dep_set_cpu", NULL, false, dep_set },
+	{ PROBE_GROUP, "tick_dep_set_task", NULL, false, dep_set },
+	{ PROBE_GROUP, "tick_dep_set_signal", NULL, false, dep_set },
+	{ "ftrace", "kernel_stack", NULL, false, dep_stack },
+};
+
+void timer_softirq_deps_init(struct tick_deps *d, int cpu)
+{
+	memset(d, 0, sizeof(*d));
+	d->cpu = cpu;
+	d->ti.pipe_fd = -1;
+	d->collecting = -1;
+	d->tab = (struct trace_event_table)TRACE_EVENT_TABLE(dep_events);
+	d->tab.frame = dep_frame;
+}
+
+void timer_softirq_deps_begin(struct tick_deps *d, uint64_t from_ns, uint64_t to_ns,
+			      struct tick_dep_sets *inside, struct tick_dep_sets *before)
+{
+	memset(inside, 0, sizeof(*inside));
+	*before = d->carry;
+	memset(&d->carry, 0, sizeof(d->carry));
+	d->from = from_ns;
+	d->to = to_ns;
+	d->inside = inside;
+	d->before = before;
+	d->nself = self_threads(d->self, TICK_DEP_SELF);
+}
+
+void timer_softirq_deps_line(void *d, char *line)
+{
+	struct tick_deps *deps = d;
+
+	trace_event_dispatch_line(&deps->tab, deps, line);
+}
+
+void timer_softirq_deps_end(struct tick_deps *d)
+{
+	trace_event_dispatch_end(&d->tab, d);
+	while (d->npend)
+		pending_done(d, 0);
+}
+
+int timer_softirq_deps_read(struct tick_deps *d, uint64_t from_ns, uint64_t to_ns,
+			    struct tick_dep_sets *inside, struct tick_dep_sets *before)
+{
+	int ret;
+
+	timer_softirq_deps_begin(d, from_ns, to_ns, inside, before);
+	ret = d->open ? trace_instance_read_lines(&d->ti, timer_softirq_deps_line, d) : 0;
+	timer_softirq_deps_end(d);
+	return ret;
+}
+
+/* The probes in the instance, each with its stack. */
+static int deps_enable(struct tick_deps *d, char *err, size_t errlen)
+{
+	char event[64], filter[64], trigger[96], path[320];
+
+	for (size_t i = 0; i < ARRAY_SIZE(probes); i++) {
+		snprintf(event, sizeof(event), PROBE_GROUP "/%s", probes[i].event);
+		if (tracefs_kprobe_add(event, probes[i].def, err, errlen))
+			return -1;
+	}
+	if (trace_instance_create(&d->ti, "isolbench-tickdep", err, errlen))
+		return -1;
+	/* records on the clock the windows are timed by */
+	if (trace_instance_clock(&d->ti, "mono")) {
+		snprintf(err, errlen, "%s/trace_clock: no 'mono' clock", d->ti.dir);
+		return -1;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(probes); i++) {
+		snprintf(event, sizeof(event), PROBE_GROUP ":%s", probes[i].event);
+		snprintf(filter, sizeof(filter), probes[i].filter ? probes[i].filter : "", d->cpu);
+		if (trace_instance_enable(&d->ti, event, probes[i].filter ? filter : NULL,
+					  err, errlen))
+			return -1;
+		snprintf(trigger, sizeof(trigger), "stacktrace%s%s",
+			 probes[i].filter ? " if " : "", filter);
+		snprintf(path, sizeof(path), "%s/events/" PROBE_GROUP "/%s/trigger", d->ti.dir,
+			 probes[i].event);
+		if (write_file(path, trigger)) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			return -1;
+		}
+	}
+	return trace_instance_start(&d->ti, err, errlen);
+}
+
+int timer_softirq_deps_open(struct tick_deps *d, int cpu, char *err, size_t errlen)
+{
+	timer_softirq_deps_init(d, cpu);
+	if (deps_enable(d, err, errlen)) {
+		snprintf(d->why_not, sizeof(d->why_not), "%s", err);
+		trace_instance_remove(&d->ti);
+		return -1;
+	}
+	d->open = true;
+	return 0;
+}
+
+void timer_softirq_deps_close(struct tick_deps *d)
+{
+	trace_instance_remove(&d->ti);
+	d->open = false;
+}
