@@ -197,13 +197,12 @@ static void dep_frame(void *ctx, const char *func)
 
 	if (i < 0)
 		return;
-	if (!func) {
+	if (!func)
 		pending_done(d, i);
-	} else if (!d->pend[i].below) {
+	else if (!d->pend[i].below)
 		d->pend[i].below = !strncmp(func, "tick_nohz_dep_set", 17);
-	} else if (!strcmp(d->pend[i].func, "?") && strncmp(func, "tick_", 5)) {
+	else if (!strcmp(d->pend[i].func, "?") && strncmp(func, "tick_", 5))
 		snprintf(d->pend[i].func, sizeof(d->pend[i].func), "%s", func);
-	}
 }
 
 static const struct trace_event_row dep_events[] = {

@@ -11,7 +11,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$TOP/tests/lib.sh"
 
 needs qemu-system-x86_64
-plan 39
+plan 40
 
 # verdict RESULTS_DIR TEST PREFIX: the result ("pass", "skip", "fail")
 # of the first verdict of TEST's JSON whose name starts with PREFIX
@@ -99,6 +99,12 @@ grep -E '^# tick cpu ' "$r/suite/timer_softirq.ktap" | sed 's/^/# /'
 	[ "$(verdict "$r" timer_softirq 'tick: a perf event')" = pass ] &&
 	[ "$(verdict "$r" timer_softirq 'tick: a second runnable task')" = pass ]
 ok $? "6.12: the tick phase's controls: tick_stop named POSIX_TIMER, PERF_EVENTS and SCHED on nohz_full cpu 2"
+# who set them: the kprobe events on tick_nohz_dep_set*() and their stacks
+grep -E '^# (quiet|tick [a-z]+) cpu 2: tick dependencies set' "$r/suite/timer_softirq.ktap" | sed 's/^/# /'
+grep -qE '^# tick posix cpu 2: .*POSIX_TIMER [0-9]+ by posix_cpu_timer' "$r/suite/timer_softirq.ktap" &&
+	grep -qE '^# tick perf cpu 2: .*PERF_EVENTS [0-9]+ by perf_event_alloc' "$r/suite/timer_softirq.ktap" &&
+	json_check "$r/suite/timer_softirq.json" '[f for f in d["families"] if f["name"]=="tick_dep_setters" and f["pattern"]=="tick_dep_*_by_*_per_s"]'
+ok $? "6.12: the setters of the planted dependencies named from their stacks, the setters' family declared"
 
 booted 6.1
 r=$TMP/vm-6.1
