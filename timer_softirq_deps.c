@@ -169,7 +169,7 @@ static void dep_set(void *ctx, const struct trace_event_record *r)
 	memset(&d->pend[i], 0, sizeof(d->pend[i]));
 	d->pend[i].cpu = r->cpu;
 	d->pend[i].dep = bit < CPU_TRACE_DEPS ? (int)bit : CPU_TRACE_DEPS;
-	snprintf(d->pend[i].comm, sizeof(d->pend[i].comm), "%s", r->comm);
+	snprintf(d->pend[i].comm, sizeof(d->pend[i].comm), "%s", r->comm ? r->comm : "<...>");
 	snprintf(d->pend[i].func, sizeof(d->pend[i].func), "?");
 	d->pend[i].ts = r->ts_ns;
 }
@@ -267,6 +267,9 @@ static int deps_enable(struct tick_deps *d, char *err, size_t errlen)
 	char event[64], filter[64], trigger[96], path[320];
 
 	for (size_t i = 0; i < ARRAY_SIZE(probes); i++) {
+		/* one a killed run left (the journal puts back one kprobe_events change) */
+		snprintf(trigger, sizeof(trigger), "-:" PROBE_GROUP "/%s", probes[i].event);
+		tracefs_write("kprobe_events", trigger);
 		snprintf(event, sizeof(event), PROBE_GROUP "/%s", probes[i].event);
 		if (tracefs_kprobe_add(event, probes[i].def, err, errlen))
 			return -1;

@@ -12,7 +12,10 @@
  *
  * Of the sets, those that concern the target: of its CPU, of every CPU,
  * of a task set on the target, of a process set on the target or by
- * this process (which the busy loop is of). The
+ * this process (which the busy loop is of). A task's or process's
+ * dependency follows it wherever it runs; the probe does not read which
+ * task it is for, so these are judged by where and by whom it was set.
+ * The
  * setter is the first function on the stack below the probed one that
  * is not tick code ("enqueue_dl_entity"), with the task and CPU it ran
  * on; "?" when the stack did not come.

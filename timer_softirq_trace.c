@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

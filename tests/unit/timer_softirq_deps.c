@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of timer_softirq_deps.c: the kprobe records of the tick's
- * dependency setters and their stacks (as a Debian 6.12 guest with
- * nohz_full=2-3 wrote them) read for target cpu 2: which sets concern
+ * dependency setters and their stacks (in the format of a Debian 6.12
+ * guest with nohz_full=2-3, stacks partly made up) read for target cpu 2: which sets concern
  * it, the setter named below the probed function with tick code
  * skipped, a set whose stack never came named "?", each set placed
  * inside the window, before it or carried to the next read by its time.
