@@ -18,14 +18,23 @@ TOOLS := compare
 TEST_PROGS_EXTENDED := run.sh
 TEST_FILES := settings config
 
+# Cross-built as kselftest is: make CROSS_COMPILE=aarch64-linux-gnu-
+# (the libraries below then come from that target's pkg-config, or are
+# left out).
+ifneq ($(CROSS_COMPILE),)
+CC := $(CROSS_COMPILE)gcc
+AR := $(CROSS_COMPILE)ar
+endif
+PKG_CONFIG ?= $(CROSS_COMPILE)pkg-config
+
 # hwloc and libnuma where pkg-config finds them (a libnuma-dev without
 # numa.pc: where <numa.h> compiles and links); without one, or with
 # HWLOC=0 or NUMA=0, its facts come from sysfs (lib/base/topo.h).
 ifndef HWLOC
-HWLOC := $(shell pkg-config --exists hwloc 2>/dev/null && echo 1 || echo 0)
+HWLOC := $(shell $(PKG_CONFIG) --exists hwloc 2>/dev/null && echo 1 || echo 0)
 endif
 ifndef NUMA
-NUMA := $(shell pkg-config --exists numa 2>/dev/null && echo 1 || \
+NUMA := $(shell $(PKG_CONFIG) --exists numa 2>/dev/null && echo 1 || \
 	  { printf '\043include <numa.h>\nint main(void) { return numa_available(); }\n' | \
 	    $(CC) -x c - -lnuma -o /dev/null 2>/dev/null && echo 1 || echo 0; })
 endif
@@ -34,11 +43,11 @@ endif
 # format files (lib/kernel/trace_event_raw.c); without them, or with
 # TRACEEVENT=0, read as trace_pipe text (trace_event_raw_none.c).
 ifndef TRACEEVENT
-TRACEEVENT := $(shell pkg-config --exists libtraceevent libtracefs 2>/dev/null && echo 1 || echo 0)
+TRACEEVENT := $(shell $(PKG_CONFIG) --exists libtraceevent libtracefs 2>/dev/null && echo 1 || echo 0)
 endif
-TOPO_LIBS := $(if $(filter 1,$(HWLOC)),$(shell pkg-config --libs hwloc))
-TRACE_LIBS := $(if $(filter 1,$(TRACEEVENT)),$(shell pkg-config --libs libtracefs libtraceevent))
-NUMA_LIBS := $(if $(filter 1,$(NUMA)),$(shell pkg-config --libs numa 2>/dev/null || echo -lnuma))
+TOPO_LIBS := $(if $(filter 1,$(HWLOC)),$(shell $(PKG_CONFIG) --libs hwloc))
+TRACE_LIBS := $(if $(filter 1,$(TRACEEVENT)),$(shell $(PKG_CONFIG) --libs libtracefs libtraceevent))
+NUMA_LIBS := $(if $(filter 1,$(NUMA)),$(shell $(PKG_CONFIG) --libs numa 2>/dev/null || echo -lnuma))
 
 # lib/ is in tiers, one folder each (docs/design.md, scripts/check_tiers.py);
 # of the topology and NUMA sources, the one picked above.
@@ -51,8 +60,8 @@ LIB_HDRS := $(wildcard $(dir $(lastword $(MAKEFILE_LIST)))lib/*/*.h)
 CFLAGS += -O2 -g -std=gnu11 -D_GNU_SOURCE= -Wall -Wextra -Werror \
 	  -Wmissing-prototypes -Wstrict-prototypes -Wshadow -Wformat=2 \
 	  -Wno-format-nonliteral
-CFLAGS += $(if $(filter 1,$(HWLOC)),$(shell pkg-config --cflags hwloc))
-CFLAGS += $(if $(filter 1,$(TRACEEVENT)),$(shell pkg-config --cflags libtracefs libtraceevent))
+CFLAGS += $(if $(filter 1,$(HWLOC)),$(shell $(PKG_CONFIG) --cflags hwloc))
+CFLAGS += $(if $(filter 1,$(TRACEEVENT)),$(shell $(PKG_CONFIG) --cflags libtracefs libtraceevent))
 LDLIBS += $(TOPO_LIBS) $(NUMA_LIBS) $(TRACE_LIBS) -lm -lpthread
 
 # A program is its main file NAME.c and its parts NAME_*.c (timer_softirq.c,
@@ -176,7 +185,7 @@ gen_tar: install
 # The shared group's longest first (measured: 50 to 150 s each), so
 # that the two lanes end together rather than one test running alone.
 CHECK_ALONE = $(shell grep -l '^# prove: alone' tests/*.t)
-CHECK_LONG = tests/vm_judge.t tests/tiers.t tests/style.t tests/kselftest_runner.t \
+CHECK_LONG = tests/vm_judge.t tests/arm64.t tests/tiers.t tests/style.t tests/kselftest_runner.t \
 	     tests/stable_names.t tests/no_libs.t tests/vm.t
 CHECK_SHARED = $(CHECK_LONG) $(filter-out $(CHECK_ALONE) $(CHECK_LONG),$(wildcard tests/*.t))
 check: all san

@@ -209,7 +209,7 @@ int cid_scan_workload_start(struct wl_run *r, const cpu_mask_t *cpus, int nprobe
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, r->sock))
 		ksft_exit_fail_msg("socketpair: %s\n", strerror(errno));
 	r->cleanup = cleanup_push(children_kill, r);
-	r->gap_min = bench_clock.use_tsc ? r->gap_min_ns * bench_clock.tsc_hz / 1e9
+	r->gap_min = bench_clock.use_counter ? r->gap_min_ns * bench_clock.counter_hz / 1e9
 					 : r->gap_min_ns;
 	/*
 	 * The threads block the stop signals, so that they reach this one,

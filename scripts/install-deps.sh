@@ -10,8 +10,9 @@
 #           lava-run, python3-jinja2 and python3-yaml)
 #   --dev   also what the project's own checks use: checkpatch.pl and
 #           the kselftest runner from the linux-source package (whose
-#           install needs rsync), clang for the libFuzzer run and
-#           ShellCheck for every shell file
+#           install needs rsync), clang for the libFuzzer run, ShellCheck
+#           for every shell file, and the arm64 cross compiler with qemu's
+#           user-mode emulator for the cross-built unit tests (apt only)
 
 set -eu
 
@@ -20,7 +21,7 @@ for a in "$@"; do
 	case "$a" in
 	--vm) vm=1 ;;
 	--dev) dev=1 ;;
-	*) echo "install-deps: unknown option '$a' (--vm, --dev)" >&2; exit 2 ;;
+	*) echo "install-deps: unknown option '$a' (--vm, --dev)" >&2; exit 1 ;;
 	esac
 done
 
@@ -41,7 +42,8 @@ sudo=""
 if command -v apt-get >/dev/null; then
 	pkgs=("${apt_pkgs[@]}")
 	[ -n "$vm" ] && pkgs+=("${apt_vm_pkgs[@]}")
-	[ -n "$dev" ] && pkgs+=(linux-source rsync clang shellcheck)
+	[ -n "$dev" ] && pkgs+=(linux-source rsync clang shellcheck
+				 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static)
 	missing=()
 	for p in "${pkgs[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -1,27 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * x86 specifics, kept out of the generic code: fenced TSC reads and the
- * CPUID leaves the harness needs. Other architectures get the stubs at
- * the bottom and the clock_gettime() path in clock.c.
+ * x86 for lib/base/arch.h: fenced TSC reads, and the CPUID leaves that
+ * say whether the TSC is invariant and which hypervisor runs us.
  */
 #ifndef ISOLBENCH_ARCH_X86_H
 #define ISOLBENCH_ARCH_X86_H
 
-#include <stdbool.h>
-#include <stdint.h>
-#include <unistd.h>
-
-#if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 
-#define HAVE_TSC	1
+#define HAVE_COUNTER	1
+#define COUNTER_NAME	"tsc"
 
 /*
  * lfence before rdtsc keeps earlier instructions from drifting past the
  * start stamp; rdtscp plus lfence at the end waits for the measured work
  * and keeps later work from starting before the stamp.
  */
-static inline uint64_t tsc_read_start(void)
+static inline uint64_t counter_read_start(void)
 {
 	uint32_t lo, hi;
 
@@ -29,7 +24,7 @@ static inline uint64_t tsc_read_start(void)
 	return (uint64_t)hi << 32 | lo;
 }
 
-static inline uint64_t tsc_read_end(void)
+static inline uint64_t counter_read_end(void)
 {
 	uint32_t lo, hi, aux;
 
@@ -38,13 +33,19 @@ static inline uint64_t tsc_read_end(void)
 }
 
 /* CPUID.80000007H:EDX[8]: the TSC ticks at a constant rate in all states. */
-static inline bool tsc_invariant(void)
+static inline bool counter_usable(void)
 {
 	unsigned int a, b, c, d;
 
 	if (!__get_cpuid(0x80000007, &a, &b, &c, &d))
 		return false;
 	return d & (1u << 8);
+}
+
+/* The TSC's rate is the kernel's to say (clock_counter_hz_kernel()). */
+static inline uint64_t counter_hz_arch(void)
+{
+	return 0;
 }
 
 /* The hypervisor vendor signature (CPUID 0x40000000), "" on bare metal. */
@@ -79,19 +80,4 @@ static inline long arch_syscall2(long nr, long a1, long a2)
 #endif
 }
 
-#else
-
-#define HAVE_TSC	0
-
-static inline long arch_syscall2(long nr, long a1, long a2)
-{
-	return syscall(nr, a1, a2);
-}
-
-static inline uint64_t tsc_read_start(void) { return 0; }
-static inline uint64_t tsc_read_end(void) { return 0; }
-static inline bool tsc_invariant(void) { return false; }
-static inline void cpu_hypervisor_signature(char sig[13]) { sig[0] = '\0'; }
-
-#endif
 #endif

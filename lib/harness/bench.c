@@ -137,7 +137,7 @@ void bench_init(struct bench *b, const struct prog_spec *spec,
 		bench_skip(b, "--load needs a housekeeping CPU besides the target CPUs");
 	if (b->opt.verbose)
 		ksft_print_msg("clock: %s, %.0f Hz (%s), overhead %.1f ns\n",
-			       bench_clock.source, bench_clock.tsc_hz,
+			       bench_clock.source, bench_clock.counter_hz,
 			       bench_clock.hz_source, bench_clock.overhead_ns);
 }
 

@@ -5,12 +5,14 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "../base/arch_x86.h"
+#include "../base/arch.h"
 #include "../base/clock.h"
 #include "sysinfo.h"
 #include "../base/topo.h"
 #include "../base/util.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+/* x86 names its hypervisor in CPUID: qemu's TCG signs as "TCGTCGTCGTCG". */
 const char *sysinfo_hypervisor(bool *emulated)
 {
 	static const struct {
@@ -35,6 +37,51 @@ const char *sysinfo_hypervisor(bool *emulated)
 	}
 	return "unknown";
 }
+#else
+/*
+ * Elsewhere nothing signs. A CPU whose MIDR names implementer 0 ("for
+ * software use") is a software model: qemu's TCG "max" CPU. Otherwise the
+ * firmware tells a virtual board: a Xen node in the device tree, qemu's
+ * "linux,dummy-virt" board, or DMI's vendor under UEFI; which accelerator
+ * runs a qemu board the guest cannot tell.
+ */
+const char *sysinfo_hypervisor(bool *emulated)
+{
+	char buf[128];
+	char *compat;
+	size_t len;
+	bool virt;
+
+	*emulated = false;
+	if (read_file_line("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1",
+			   buf, sizeof(buf)) > 0 && !(strtoull(buf, NULL, 0) >> 24 & 0xff)) {
+		*emulated = true;
+		return "tcg";
+	}
+	if (!access("/proc/device-tree/hypervisor", F_OK))
+		return "xen";
+	compat = read_file_all("/proc/device-tree/compatible", &len);
+	/* a list of NUL-terminated strings: its first is the board */
+	virt = compat && len && !strcmp(compat, "linux,dummy-virt");
+	free(compat);
+	if (virt || (read_file_line("/sys/class/dmi/id/sys_vendor", buf, sizeof(buf)) > 0 &&
+		     !strcmp(buf, "QEMU")))
+		return "qemu";
+	return "none";
+}
+#endif
+/* arm64's cpuinfo has no model name: its MIDR fields instead. */
+static void cpu_model_arm(const char *info, char *buf, size_t len)
+{
+	const char *impl = strstr(info, "CPU implementer"), *part = strstr(info, "CPU part");
+
+	impl = impl ? strchr(impl, ':') : NULL;
+	part = part ? strchr(part, ':') : NULL;
+	if (impl && part)
+		snprintf(buf, len, "implementer %.*s part %.*s",
+			 (int)strcspn(impl + 2, "\n"), impl + 2,
+			 (int)strcspn(part + 2, "\n"), part + 2);
+}
 
 static void cpu_model(char *buf, size_t len)
 {
@@ -48,6 +95,8 @@ static void cpu_model(char *buf, size_t len)
 		p = strchr(p, ':');
 	if (p)
 		snprintf(buf, len, "%.*s", (int)strcspn(p + 2, "\n"), p + 2);
+	else
+		cpu_model_arm(info, buf, len);
 	free(info);
 }
 
@@ -86,6 +135,7 @@ void sysinfo_json(struct json *j, const struct cpu_sets *sets, int target)
 	char buf[4096], path[128];
 	bool emulated;
 	const char *hv = sysinfo_hypervisor(&emulated);
+	bool tsc = bench_clock.use_counter && !strcmp(bench_clock.source, "tsc");
 
 	uname(&u);
 	json_object_start(j, "system");
@@ -130,8 +180,11 @@ void sysinfo_json(struct json *j, const struct cpu_sets *sets, int target)
 			   buf, sizeof(buf)) > 0)
 		json_string(j, "clocksource", buf);
 	json_string(j, "clock", bench_clock.source);
-	json_double(j, "tsc_hz", bench_clock.use_tsc ? bench_clock.tsc_hz : 0);
-	json_string(j, "tsc_hz_source", bench_clock.hz_source);
+	json_double(j, "clock_hz", bench_clock.counter_hz);
+	json_string(j, "clock_hz_source", bench_clock.hz_source);
+	/* the same by x86's older names, for the TSC only */
+	json_double(j, "tsc_hz", tsc ? bench_clock.counter_hz : 0);
+	json_string(j, "tsc_hz_source", tsc ? bench_clock.hz_source : "");
 	json_double(j, "clock_overhead_ns", bench_clock.overhead_ns);
 	json_string(j, "hypervisor", hv);
 	json_bool(j, "virtualized", strcmp(hv, "none") != 0);
