@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fnmatch.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -307,16 +308,52 @@ void irq_table_free(struct irq_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/*
+ * The rows x86 names RES, CAL, IWI and LOC have numbers elsewhere: arm64
+ * lists its IPIs as IPI0, IPI1, ... with the same descriptions, and its
+ * tick is the generic timer's interrupt, "GICv3  27 Level  arch_timer".
+ */
+static const struct {
+	const char *name, *desc;	/* desc: fnmatch() pattern */
+} irq_row_kinds[] = {
+	{ "RES", "Rescheduling interrupts" },
+	{ "CAL", "Function call interrupts" },
+	{ "IWI", "IRQ work interrupts" },
+	{ "LOC", "* arch_timer" },
+};
+
+static const char *irq_row_kind_desc(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(irq_row_kinds); i++)
+		if (!strcmp(irq_row_kinds[i].name, name))
+			return irq_row_kinds[i].desc;
+	return NULL;
+}
+
+static int irq_table_col(const struct irq_table *t, int cpu)
+{
+	for (int c = 0; c < t->ncpus; c++)
+		if (t->cpu_of_col[c] == cpu)
+			return c;
+	return -1;
+}
+
+/* The row named @name, else the sum of the rows its kind's description matches. */
 int64_t irq_table_count(const struct irq_table *t, const char *name, int cpu)
 {
-	for (int r = 0; r < t->nrows; r++) {
-		if (strcmp(t->rows[r].name, name))
-			continue;
-		for (int c = 0; c < t->ncpus; c++)
-			if (t->cpu_of_col[c] == cpu)
-				return (int64_t)t->rows[r].count[c];
-	}
-	return -1;
+	const char *desc = irq_row_kind_desc(name);
+	int col = irq_table_col(t, cpu);
+	int64_t sum = -1;
+
+	if (col < 0)
+		return -1;
+	for (int r = 0; r < t->nrows; r++)
+		if (!strcmp(t->rows[r].name, name))
+			return (int64_t)t->rows[r].count[col];
+	for (int r = 0; desc && r < t->nrows; r++)
+		if (!fnmatch(desc, t->rows[r].desc, 0))
+			sum = (sum < 0 ? 0 : sum) + (int64_t)t->rows[r].count[col];
+	return sum;
 }
 
 int64_t irq_table_delta(const struct irq_table *before,

@@ -76,7 +76,11 @@ int irq_table_read(const char *path, struct irq_table *t);
  */
 int cpu_steal_ns(int cpu, uint64_t *ns);
 void irq_table_free(struct irq_table *t);
-/* Count of row @name on @cpu; -1 if missing. */
+/*
+ * Count of row @name on @cpu; -1 if missing. x86's names RES, CAL, IWI and
+ * LOC also find arm64's rows of those kinds (IPIn by description, the
+ * arch timer's rows summed).
+ */
 int64_t irq_table_count(const struct irq_table *t, const char *name, int cpu);
 /* Count of row @name on @cpu in @after minus @before; -1 if missing. */
 int64_t irq_table_delta(const struct irq_table *before,
