@@ -150,6 +150,9 @@ $(BUILD)/san/harness/%: tests/harness/%.c $(SAN_OBJS) $(LIB_HDRS)
 
 san: $(SAN_PROGS) $(UNIT_PROGS) $(HARNESS_PROGS)
 
+# The unit tests alone (tests/arm64.t builds them cross).
+unit: $(UNIT_PROGS)
+
 # libFuzzer build of the result reader (needs clang): make fuzz, then
 # build/fuzz/result_read -dict=tests/fuzz/json.dict CORPUS_DIR tests/data
 FUZZ_CC ?= clang

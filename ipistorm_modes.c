@@ -126,6 +126,23 @@ struct tlb_page {
 	bool mprotect, writable;
 };
 
+/*
+ * Where /proc/interrupts has no TLB row a remote flush sends no IPI:
+ * arm64 invalidates other CPUs' TLBs by broadcast instructions.
+ */
+static void tlb_setup(struct storm *s)
+{
+	struct irq_table t;
+	bool has_row;
+
+	if (irq_table_read("/proc/interrupts", &t))
+		bench_skip(s->b, "/proc/interrupts cannot be read");
+	has_row = irq_table_count(&t, "TLB", t.cpu_of_col[0]) >= 0;
+	irq_table_free(&t);
+	if (!has_row)
+		bench_skip(s->b, "no TLB shootdown IPIs to count: /proc/interrupts has no TLB row (arm64 flushes other CPUs' TLBs by broadcast, in hardware)");
+}
+
 static void tlb_pair_describe(const struct storm *s, struct pair *p)
 {
 	p->busy = true;
@@ -171,6 +188,7 @@ static uint64_t tlb_burst(struct pair *p, uint64_t n)
 
 const struct storm_mode ipistorm_tlb_mode = {
 	.name = "tlb",
+	.setup = tlb_setup,
 	.pair_describe = tlb_pair_describe,
 	.pair_setup = tlb_pair_setup,
 	.burst = tlb_burst,

@@ -99,18 +99,23 @@ static void window_samples(struct metric *m, const struct ipi_watch *w,
 	metric_sample_noun(m, "window", "windows");
 }
 
-/* "CAL +3, RES +5, TLB +0": the IPI kinds' /proc/interrupts rows of @cpu over the watch. */
+/*
+ * "CAL +3, RES +5, TLB +0": the IPI kinds' /proc/interrupts rows of @cpu
+ * over the watch, those the machine has (arm64 has no TLB row).
+ */
 static const char *rows_delta(const struct ipi_watch *w, int cpu, char *buf, size_t len)
 {
 	size_t off = 0;
 
 	buf[0] = '\0';
-	for (int k = 0; k < INTF_KINDS && off < len; k++)
-		if (intf_kinds[k].row)
+	for (int k = 0; k < INTF_KINDS && off < len; k++) {
+		int64_t d = intf_kinds[k].row ?
+			    irq_table_delta(&w->first, &w->last, intf_kinds[k].row, cpu) : -1;
+
+		if (d >= 0)
 			off += snprintf(buf + off, len - off, "%s%s +%lld", off ? ", " : "",
-					intf_kinds[k].row,
-					(long long)irq_table_delta(&w->first, &w->last,
-								   intf_kinds[k].row, cpu));
+					intf_kinds[k].row, (long long)d);
+	}
 	return buf;
 }
 

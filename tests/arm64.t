@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The suite cross-built for arm64 (make CROSS_COMPILE=aarch64-linux-gnu-,
-# with ASan and UBSan, without the optional libraries), and its unit tests
-# run under qemu's user-mode emulator: the arm64 counter, the arm64 syscall
+# The unit tests cross-built for arm64 (make CROSS_COMPILE=aarch64-linux-gnu-
+# unit: ASan and UBSan, without the optional libraries) and run under
+# qemu's user-mode emulator: the arm64 counter, the arm64 syscall
 # and every parser on a CPU of the other architecture.
 . "$(dirname "$0")/lib.sh"
 needs aarch64-linux-gnu-gcc
@@ -12,10 +12,10 @@ qemu=$(command -v qemu-aarch64-static || command -v qemu-aarch64) ||
 
 build=$TMP/build
 if ! make -s -C "$TOP" -j2 CROSS_COMPILE=aarch64-linux-gnu- BUILD="$build" \
-	san >"$TMP/make.out" 2>&1; then
+	unit >"$TMP/make.out" 2>&1; then
 	plan 1
 	sed 's/^/# /' "$TMP/make.out" | tail -20
-	ok 1 "the suite cross-builds for arm64"
+	ok 1 "the unit tests cross-build for arm64"
 	done_testing
 fi
 # The emulator finds the target's loader and libraries (ASan's too) here.

@@ -10,7 +10,7 @@
 # that record a call, and a kernel build would find no disk space.
 . "$(dirname "$0")/lib.sh"
 
-plan 73
+plan 80
 cd "$TOP" || exit 1
 T0=$SECONDS
 export ISOLBENCH_VM_CACHE=$TMP/cache ISOLBENCH_VM_MIN_FREE_MB=999999999
@@ -229,6 +229,39 @@ if [ $tools -eq 1 ]; then
 else
 	for _ in 1 2 3 4 5 6 7; do skip "no busybox or cpio" "vm/run.sh checks after the tools"; done
 fi
+
+# --arch: the guest's architecture, checked with the rest
+expect 2 "run: --arch riscv" "^$RS: --arch must be x86_64 or arm64, not 'riscv'" \
+	$RS --arch riscv --debian 6.12
+expect 2 "run: --arch arm64 with --build" "^$RS: --build makes x86_64 kernels only; an arm64 guest boots --debian or --kernel" \
+	$RS --arch arm64 --build "$K"
+expect 2 "run: --arch arm64 --accel kvm on an x86 host" "^$RS: --accel kvm: an arm64 guest cannot run under KVM on this x86_64 host" \
+	$RS --arch arm64 --accel kvm --debian 6.12
+expect 2 "run: --arch arm64 with an amd64 kernel" "^$RS: --debian 6.1.0-50-amd64 is not a kernel of the guest's architecture arm64" \
+	$RS --arch arm64 --debian 6.1.0-50-amd64
+expect 2 "run: --arch arm64 with a bzImage" "^$RS: '$BZ' is not an arm64 Image" \
+	$RS --arch arm64 --kernel "$BZ"
+expect 2 "run: --arch arm64 with --add-bin" "^$RS: --add-bin copies the host's programs, which an arm64 guest cannot run" \
+	$RS --arch arm64 --kernel "$BZ" --add-bin sh
+# an arm64 Image to the eye of vm/run.sh ("ARMd" at 0x38), its dry run:
+# the virt board, the UART console and the virtio channel
+IMG=$TMP/Image
+head -c 4096 /dev/zero >"$IMG"
+printf ARMd | dd of="$IMG" bs=1 seek=$((0x38)) conv=notrunc 2>/dev/null
+mkdir -p "$ISOLBENCH_VM_CACHE/userland-arm64" && touch "$ISOLBENCH_VM_CACHE/userland-arm64/.ok"
+if command -v aarch64-linux-gnu-gcc >/dev/null; then
+	$RS --arch arm64 --kernel "$IMG" --dry-run >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	[ $rc -eq 0 ] && grep -q "^kernel command line: console=ttyAMA0 " "$TMP/out" &&
+		grep -q -- "-machine virt,gic-version=3" "$TMP/out" &&
+		grep -q -- "-device virtconsole,chardev=chan" "$TMP/out" &&
+		grep -q "^accelerator: tcg$" "$TMP/out" &&
+		grep -q "^suite: make CROSS_COMPILE=aarch64-linux-gnu- LDFLAGS=-static install" "$TMP/out"
+	ok $? "run: --arch arm64 --dry-run: the virt board, ttyAMA0, the virtio channel, TCG, the suite cross-built (rc=$rc)"
+else
+	skip "no aarch64-linux-gnu-gcc" "run: --arch arm64 --dry-run"
+fi
+rm -rf "$ISOLBENCH_VM_CACHE/userland-arm64"
 
 [ ! -e "$GUARD/called" ]
 ok $? "nothing was fetched or booted ($(head -c 200 "$GUARD/called" 2>/dev/null))"

@@ -5,9 +5,10 @@
 #
 # /init of the isolbench test initramfs (see vm/run.sh, docs/vm.md).
 #
-# Runs on busybox alone.  Two serial ports:
-#   ttyS0  the console: kernel messages and run.sh's stderr (host: console.log)
-#   ttyS1  the channel: protocol lines "@@isolbench-vm@@ NONCE WORD ..." and,
+# Runs on busybox alone.  Two ports (vm/arch.sh: ttyS0 and ttyS1 on x86,
+# the UART ttyAMA0 and the virtio console hvc0 on arm64):
+#   console  kernel messages and run.sh's stderr (host: console.log)
+#   channel  protocol lines "@@isolbench-vm@@ NONCE WORD ..." and,
 #          between the ktap-begin/ktap-end markers, run.sh's stdout; between
 #          results-begin/results-end a base64 gzip tar of /results.
 # The channel carries nothing else, so the host never has to untangle KTAP
@@ -23,9 +24,9 @@ export PATH=/usr/local/bin:/bin:/sbin:/usr/bin:/usr/sbin
 guest_mounts isolbench-vm
 
 # shellcheck source=/dev/null
-. /etc/isolbench-vm.conf	# NONCE, SUITE_DIR
+. /etc/isolbench-vm.conf	# NONCE, SUITE_DIR, CHANNEL
 
-exec 3>/dev/ttyS1
+exec 3>"${CHANNEL:-/dev/ttyS1}"
 say() { echo "@@isolbench-vm@@ $NONCE $*" >&3; }
 
 say boot "$(uname -r)"

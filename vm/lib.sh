@@ -9,6 +9,8 @@
 # by the caller.
 
 readonly CACHE_DIR=${ISOLBENCH_VM_CACHE:-$VM_DIR/cache}
+# shellcheck source=vm/arch.sh
+. "$VM_DIR/arch.sh"
 
 # vm/run.sh's machine when no option says otherwise.
 readonly VM_DEFAULT_CPUS=4
@@ -54,8 +56,8 @@ uint_in() {
 	[[ $1 =~ ^(0|[1-9][0-9]{0,9})$ ]] && (($1 >= $2 && $1 <= $3))
 }
 
-kvm_usable() {
-	[[ -r /dev/kvm && -w /dev/kvm ]] && (exec 9<>/dev/kvm) 2>/dev/null
+kvm_usable() {	# for a guest of VM_ARCH
+	arch_native && [[ -r /dev/kvm && -w /dev/kvm ]] && (exec 9<>/dev/kvm) 2>/dev/null
 }
 
 # Expand a kernel cpulist ("2-3,5", "N" = last CPU, "all") into "2 3 5".
@@ -131,6 +133,8 @@ check_machine() {
 		die "--max-cpus must be a whole number from --cpus ($cpus) to 1024, not '$max'"
 	fi
 	case $accel in kvm|tcg|auto) ;; *) die "--accel must be kvm, tcg or auto, not '$accel'" ;; esac
+	[[ $accel != kvm ]] || arch_native ||
+		die "--accel kvm: an $VM_ARCH guest cannot run under KVM on this $(uname -m) host"
 	[[ $accel != kvm ]] || kvm_usable || die "--accel kvm: /dev/kvm cannot be opened"
 	check_isolation "$cpus" "$max" "$6" "$7"
 }
@@ -219,18 +223,20 @@ check_kernel_source() {
 	fi
 }
 
-# Map a --debian SPEC to a kernel flavour release, e.g. 6.12 ->
-# 6.12.117+deb12-amd64 (the newest apt knows about).
+# Map a --debian SPEC to a kernel flavour release of VM_ARCH, e.g. 6.12
+# -> 6.12.117+deb12-amd64 (the newest apt knows about).
 debian_resolve() {
-	local spec=$1 re
+	local spec=$1 re deb
+	deb=$(arch_deb)
 	case $spec in
-	6.12)		re='^linux-image-6\.12\.[0-9]+\+deb12-amd64$' ;;
-	6.12-rt)	re='^linux-image-6\.12\.[0-9]+\+deb12-rt-amd64$' ;;
-	6.1)		re='^linux-image-6\.1\.0-[0-9]+-amd64$' ;;
-	6.1-rt)		re='^linux-image-6\.1\.0-[0-9]+-rt-amd64$' ;;
+	6.12)		re="^linux-image-6\.12\.[0-9]+\+deb12-$deb\$" ;;
+	6.12-rt)	re="^linux-image-6\.12\.[0-9]+\+deb12-rt-$deb\$" ;;
+	6.1)		re="^linux-image-6\.1\.0-[0-9]+-$deb\$" ;;
+	6.1-rt)		re="^linux-image-6\.1\.0-[0-9]+-rt-$deb\$" ;;
 	linux-image-*)	echo "${spec#linux-image-}"; return ;;
-	*-amd64)	echo "$spec"; return ;;
-	*)		echo "$spec-amd64"; return ;;
+	*-"$deb")	echo "$spec"; return ;;
+	*-amd64|*-arm64) return 0 ;;	# another architecture's: none
+	*)		echo "$spec-$deb"; return ;;
 	esac
 	apt-cache pkgnames linux-image- 2>/dev/null | grep -E "$re" |
 		sort -V | tail -n1 | sed 's/^linux-image-//'
@@ -240,6 +246,8 @@ debian_resolve() {
 # one already unpacked in the cache.
 check_debian() {
 	local rel
+	[[ $1 != *-amd64 && $1 != *-arm64 || $1 == *-"$(arch_deb)" ]] ||
+		die "--debian $1 is not a kernel of the guest's architecture $VM_ARCH (--arch)"
 	rel=$(debian_resolve "$1")
 	[[ -n $rel ]] || die "no Debian kernel matches '$1' (apt-cache search linux-image)"
 	[[ -e $CACHE_DIR/debian/$rel/.image-ok ]] ||

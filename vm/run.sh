@@ -81,6 +81,10 @@ Kernel (one of; default: --debian 6.12):
       --no-headers       no headers: do not fetch or use them (no module build)
 
 Machine:
+      --arch ARCH        the guest's architecture: x86_64 (default) or
+                         arm64 (qemu's virt board, GICv3; from an x86 host
+                         under TCG, with the suite cross-built and Debian's
+                         arm64 packages for its userland; no --build)
   -c, --cpus N           vCPUs (default $CPUS)
       --max-cpus N       possible CPUs: N vCPUs, of which --cpus are brought
                          online at boot (maxcpus=); the others can be
@@ -142,6 +146,7 @@ parse_args() {
 		--build-only)	BUILD_ONLY=1 ;;
 		--build-failure-exit)	need_arg "$@"; KB_BUILD_FAIL_EXIT=$2; shift ;;
 		--no-headers)	NO_HEADERS=1 ;;
+		--arch)		need_arg "$@"; VM_ARCH=$2; shift ;;
 		-c|--cpus)	need_arg "$@"; CPUS=$2; shift ;;
 		--max-cpus)	need_arg "$@"; MAX_CPUS=$2; shift ;;
 		-m|--mem)	need_arg "$@"; MEM=$2; shift ;;
@@ -171,6 +176,7 @@ parse_args() {
 check_args() {
 	((DRY_RUN == 0 || KEEP == 0)) ||
 		die "--dry-run makes no work directory for --keep to keep"
+	arch_check "$VM_ARCH"
 	check_machine "$CPUS" "$MAX_CPUS" "$MEM" "$TIMEOUT" "$ACCEL" "$ISOL_CMDLINE" "$APPEND"
 	kernel_check_opts
 	check_run_args "${RUN_ARGS[@]}"
@@ -208,8 +214,11 @@ dry_run() {
 	((BUILD_ONLY == 0)) || return 0
 	if [[ -n $SUITE_DIR ]]; then
 		echo "suite: $SUITE_DIR (--suite)"
-	else
+	elif arch_native; then
 		echo "suite: make -C $SRC_DIR install"
+	else
+		echo "suite: make CROSS_COMPILE=$(arch_triplet)- LDFLAGS=-static install, in a copy of $SRC_DIR"
+		echo "userland: Debian's $(arch_deb) packages ${ARCH_USERLAND_PKGS[*]}"
 	fi
 	echo "in the guest: $(shell_quote ./run.sh -o /results/suite "${RUN_ARGS[@]}")"
 	accel=$(accel_first "$ACCEL")

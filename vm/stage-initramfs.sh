@@ -24,6 +24,9 @@ readonly GNU_TOOLS=(timeout tail sed mktemp date sort grep)
 # ISOLBENCH_KERNEL_BUILD, and the suite's result writer embeds it.
 readonly GUEST_BUILD_JSON=/etc/isolbench-build.json
 
+# A guest of another architecture's userland root (vm/arch.sh), once fetched.
+USERLAND=''
+
 # The suite options, before anything is fetched or built.
 initramfs_check_opts() {
 	local p
@@ -35,7 +38,13 @@ initramfs_check_opts() {
 	fi
 	for p in "${EXTRA_BINS[@]}"; do
 		command -v "$p" >/dev/null || die "--add-bin: '$p' not found"
+		arch_native || die "--add-bin copies the host's programs, which an $VM_ARCH guest cannot run"
 	done
+	arch_native && return 0
+	[[ -n $SUITE_DIR ]] || command -v "$(arch_triplet)-gcc" >/dev/null ||
+		die "$(arch_triplet)-gcc not found to build the suite for an $VM_ARCH guest (apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross)"
+	command -v readelf >/dev/null || die "readelf not found (apt-get install binutils)"
+	arch_userland_check
 }
 
 # prepare_suite DEST WORK: the suite installed into DEST.
@@ -47,13 +56,34 @@ prepare_suite() {
 	else
 		[[ -f $SRC_DIR/Makefile ]] ||
 			die "no Makefile in $SRC_DIR to build the suite (give --suite DIR)"
-		note "building the suite: make -C $SRC_DIR install"
-		make -C "$SRC_DIR" install INSTALL_PATH="$dest" >"$work/build.log" 2>&1 || {
+		if arch_native; then
+			note "building the suite: make -C $SRC_DIR install"
+			make -C "$SRC_DIR" install INSTALL_PATH="$dest" >"$work/build.log" 2>&1
+		else
+			suite_cross_build "$dest" "$work"
+		fi || {
 			tail -n 20 "$work/build.log" >&2
 			die "make install failed (log above)"
 		}
 		[[ -x $dest/run.sh ]] || die "make install left no run.sh in $dest"
 	fi
+}
+
+# suite_cross_build DEST WORK: the suite built for VM_ARCH in a copy of
+# SRC_DIR (the tree's own programs are the host's), static: the guest
+# has no libraries of its own but what vm/arch.sh fetches.
+suite_cross_build() {
+	local dest=$1 work=$2 cross
+	cross=$(arch_triplet)-
+	note "building the suite for $VM_ARCH: make CROSS_COMPILE=$cross LDFLAGS=-static install, in a copy of $SRC_DIR"
+	mkdir -p "$work/src"
+	tar -C "$SRC_DIR" --exclude=./.git --exclude=./build --exclude=./vm/cache \
+		--exclude=./vm/out -cf - . | tar -C "$work/src" -xf -
+	{
+		make -C "$work/src" clean &&
+		make -C "$work/src" -j"$(nproc)" CROSS_COMPILE="$cross" LDFLAGS=-static \
+			install INSTALL_PATH="$dest"
+	} >"$work/build.log" 2>&1
 }
 
 # prepare_module DEST WORK RELEASE HEADERS KODIR: module/ for the guest
@@ -123,14 +153,47 @@ copy_to_root() {
 	cp -L "$f" "$root$f"
 }
 
-# Copy the shared libraries (and the dynamic loader) an ELF file needs.
+# Copy the shared libraries (and the dynamic loader) an ELF file needs:
+# the host's (ldd), or for a guest of another architecture those of its
+# userland (USERLAND, vm/arch.sh), by the file's own NEEDED entries.
 copy_libs() {
 	local elf=$1 root=$2 lib missing
+	if ! arch_native; then
+		copy_libs_from "$USERLAND" "$elf" "$root"
+		return
+	fi
 	missing=$(ldd "$elf" 2>/dev/null | awk '/=> not found/ { print $1 }' | tr '\n' ' ' || true)
 	[[ -z $missing ]] || die "${elf##*/} needs ${missing% }, which the host does not have"
 	# ldd fails on static binaries; that just means nothing to copy.
 	for lib in $(ldd "$elf" 2>/dev/null | grep -oE '(^|[[:space:]])/[^ ]+' || true); do
 		[[ -e $lib ]] && copy_to_root "$lib" "$root"
+	done
+}
+
+# copy_libs_from SYSROOT ELF ROOT: ELF's interpreter and libraries, and
+# theirs, from SYSROOT's library directories into ROOT at the same paths.
+copy_libs_from() {
+	local sys=$1 elf=$2 root=$3 interp lib dir found triplet
+	triplet=$(arch_triplet)
+	interp=$(readelf -lW "$elf" 2>/dev/null |
+		sed -n 's/.*Requesting program interpreter: \(.*\)]$/\1/p')
+	[[ -z $interp || -e $root$interp ]] || {
+		[[ -e $sys$interp ]] || die "${elf##*/} needs $interp, which the $VM_ARCH userland lacks"
+		mkdir -p "$root${interp%/*}"
+		cp -L "$sys$interp" "$root$interp"
+	}
+	for lib in $(readelf -dW "$elf" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
+		found=
+		for dir in "/lib/$triplet" "/usr/lib/$triplet" /lib /usr/lib; do
+			[[ -e $sys$dir/$lib ]] || continue
+			found=$dir/$lib
+			break
+		done
+		[[ -n $found ]] || die "${elf##*/} needs $lib, which the $VM_ARCH userland lacks"
+		[[ -e $root$found ]] && continue
+		mkdir -p "$root${found%/*}"
+		cp -L "$sys$found" "$root$found"
+		copy_libs_from "$sys" "$sys$found" "$root"
 	done
 }
 
@@ -152,6 +215,22 @@ script_interpreter() {
 	fi
 }
 
+# guest_program NAME: the file the guest runs as NAME: the host's own, or
+# for a guest of another architecture its userland's (bash as the static
+# bash-static); nothing when there is none.
+guest_program() {
+	local name=${1##*/} d
+	if arch_native; then
+		command -v "$1" || true
+		return
+	fi
+	[[ $name != bash ]] || name=bash-static
+	for d in /usr/bin /bin /usr/sbin /sbin; do
+		[[ -x $USERLAND$d/$name ]] && echo "$USERLAND$d/$name" && return
+	done
+	return 0
+}
+
 # copy_runtime ROOT: what everything under ROOT/isolbench runs needs: ELF
 # programs their libraries, scripts their interpreter (busybox sh covers
 # /bin/sh; bash is copied); then the GNU tools and --add-bin programs,
@@ -167,9 +246,12 @@ copy_runtime() {
 		case $interp in
 		''|/bin/sh|/usr/bin/sh) ;;
 		*)
-			[[ -x $interp ]] || die "$f needs $interp, which the host does not have"
-			copy_to_root "$interp" "$root"
-			copy_libs "$interp" "$root"
+			[[ -e $root$interp ]] && continue
+			bin=$(guest_program "$interp")
+			[[ -n $bin ]] || die "$f needs $interp, which the $VM_ARCH guest's programs lack"
+			mkdir -p "$root${interp%/*}"
+			cp -L "$bin" "$root$interp"
+			copy_libs "$bin" "$root"
 			# #!/usr/bin/env bash looks the interpreter up in PATH.
 			[[ -e $root/bin/${interp##*/} ]] || ln -s "$interp" "$root/bin/${interp##*/}"
 			;;
@@ -177,11 +259,12 @@ copy_runtime() {
 	done < <(find "$root/isolbench" -type f -perm -u+x -print0)
 
 	# run.sh relies on GNU behaviour busybox lacks (tail -f --pid, sed -u,
-	# timeout's 124 exit); these host tools go first in the guest's PATH.
+	# timeout's 124 exit); these tools go first in the guest's PATH.
 	mkdir -p "$root/usr/local/bin"
 	for bin in "${GNU_TOOLS[@]}"; do
-		f=$(command -v "$bin") || continue
-		cp -L "$f" "$root/usr/local/bin/"
+		f=$(guest_program "$bin")
+		[[ -n $f ]] || continue
+		cp -L "$f" "$root/usr/local/bin/$bin"
 		copy_libs "$f" "$root"
 	done
 	for bin in "${EXTRA_BINS[@]}"; do
@@ -196,8 +279,9 @@ initramfs_build() {
 	local work=$2 nonce=$3 root=$2/root image=$2/initramfs.cpio.gz
 	local -n ib_kern=$4
 	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,run,results}
-	cp /bin/busybox "$root/bin/busybox"
-	copy_libs /bin/busybox "$root"
+	arch_native || USERLAND=$(arch_userland_fetch)
+	cp "$(arch_native && echo /bin/busybox || echo "$USERLAND/bin/busybox")" "$root/bin/busybox"
+	copy_libs "$root/bin/busybox" "$root"
 	install -m 0755 "${GUEST_INIT:-$VM_DIR/guest-init.sh}" "$root/init"
 	install -m 0644 "$VM_DIR/guest-mounts.sh" "$root/etc/isolbench-mounts.sh"
 
@@ -207,7 +291,8 @@ initramfs_build() {
 		"${ib_kern[headers]}" "${ib_kern[kodir]}"
 	copy_runtime "$root"
 
-	printf 'NONCE=%s\nSUITE_DIR=/isolbench\n' "$nonce" >"$root/etc/isolbench-vm.conf"
+	printf 'NONCE=%s\nSUITE_DIR=/isolbench\nCHANNEL=%s\n' "$nonce" "$(arch_channel)" \
+		>"$root/etc/isolbench-vm.conf"
 	if [[ -n $GUEST_PRE ]]; then
 		printf '%s\n' "$GUEST_PRE" >"$root/etc/isolbench-vm.pre"
 	fi

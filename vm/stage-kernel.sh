@@ -41,6 +41,9 @@ kernel_check_opts() {
 	if [[ -n $KB_SRC && ( -n $HEADERS_DIR || -n $MODULES_DIR ) ]]; then
 		die "--headers and --modules go with --kernel or --debian: --build makes its own"
 	fi
+	if [[ -n $KB_SRC && $VM_ARCH != x86_64 ]]; then
+		die "--build makes x86_64 kernels only; an $VM_ARCH guest boots --debian or --kernel"
+	fi
 	uint_in "$KB_BUILD_FAIL_EXIT" 1 255 ||
 		die "--build-failure-exit must be a whole number from 1 to 255, not '$KB_BUILD_FAIL_EXIT'"
 }
@@ -59,7 +62,7 @@ kernel_check_source() {
 		for p in "${KB_CONFIGS[@]}"; do check_file --config "$p"; done
 		check_kernel_source "$KB_SRC"
 	elif [[ -n $KERNEL ]]; then
-		check_bzimage "$KERNEL"
+		check_kernel_image "$KERNEL"
 	else
 		check_debian "${DEBIAN_SPEC:-6.12}"
 	fi
@@ -99,7 +102,7 @@ debian_fetch() {
 		touch "$stamp"
 	fi
 
-	if ((NO_HEADERS == 0)) && [[ ! -e $hstamp ]]; then
+	if ((NO_HEADERS == 0)) && [[ ! -e $hstamp ]] && arch_native; then
 		if debian_fetch_headers "$rel" "$root"; then
 			touch "$hstamp"
 		else
@@ -160,7 +163,7 @@ debian_plan() {
 	else
 		plan="would fetch linux-image-$2 (apt-get download) into $CACHE_DIR"
 	fi
-	if ((NO_HEADERS == 0)) && [[ ! -e $dir/.headers-ok ]]; then
+	if ((NO_HEADERS == 0)) && [[ ! -e $dir/.headers-ok ]] && arch_native; then
 		plan+="; would fetch linux-headers-$2 and what it depends on"
 	fi
 	put "$1" plan "$plan"
@@ -171,7 +174,7 @@ debian_plan() {
 # kernel_select NAME [plan]: the kernel of the options, fetched or built
 # (with plan: neither); see the top of this file for what NAME gets.
 kernel_select() {
-	local dry=${2:-} image=$KERNEL release modules=$MODULES_DIR headers=$HEADERS_DIR root k
+	local dry=${2:-} image=$KERNEL release="" modules=$MODULES_DIR headers=$HEADERS_DIR root k
 	for k in image release modules headers kodir info key plan; do
 		put "$1" "$k" ""
 	done
@@ -198,10 +201,10 @@ kernel_select() {
 		if [[ -z $headers && -e $CACHE_DIR/debian/$release/.headers-ok ]] && ((NO_HEADERS == 0)); then
 			headers=$root/usr/src/linux-headers-$release
 		fi
-		[[ -n $dry && ! -e $image ]] || check_bzimage "$image"
+		[[ -n $dry && ! -e $image ]] || check_kernel_image "$image"
 	else
-		check_bzimage "$image"
-		release=$(bzimage_release "$image")
+		check_kernel_image "$image"
+		[[ $VM_ARCH != x86_64 ]] || release=$(bzimage_release "$image")
 		put "$1" plan "kernel $(realpath "$image") (--kernel${release:+, release $release})"
 		if [[ -n $modules ]]; then
 			[[ -d $modules ]] || die "modules directory '$modules' does not exist"
@@ -211,6 +214,12 @@ kernel_select() {
 		fi
 	fi
 	((NO_HEADERS == 0)) || headers=
+	if [[ -n $headers ]] && ! arch_native; then
+		# Debian's headers carry kbuild's tools built for the guest's
+		# architecture: they do not run here to build module/.
+		note "module/ is not cross-built for an $VM_ARCH guest: tests that need it will skip"
+		headers=
+	fi
 	if [[ -n $headers ]]; then
 		[[ -e $headers/Makefile ]] || die "headers directory '$headers' has no Makefile"
 	fi

@@ -13,8 +13,8 @@
 # below), which the caller fills with
 #   kernel, initrd  what to boot
 #   nonce           the channel's marker of this run (vm/guest-init.sh)
-#   console         ttyS0's log (RESULTS/console.log)
-#   channel         ttyS1's log (in the work directory)
+#   console         the console's log (RESULTS/console.log; vm/arch.sh)
+#   channel         the channel's log (in the work directory)
 #   results         the results directory (qemu-cmd.sh is saved there)
 #   ktap            the file the streamed KTAP is copied to
 #                   (RESULTS/ktap.txt; "" for none)
@@ -37,13 +37,17 @@
 readonly MARK=@@isolbench-vm@@
 readonly KVM_BOOT_TIMEOUT=30
 readonly GUEST_EXIT_GRACE=${ISOLBENCH_VM_EXIT_GRACE:-5}
-QEMU=${QEMU:-qemu-system-x86_64}
+QEMU=${QEMU:-}
 QEMU_PID=
 
+# qemu_check_tools: qemu for the guest's architecture (QEMU, unless the
+# environment names one), busybox and cpio.
 qemu_check_tools() {
+	local pkg
+	read -r QEMU pkg <<<"${QEMU:-$(arch_qemu)}"
 	command -v "$QEMU" >/dev/null ||
-		die "$QEMU not found (apt-get install qemu-system-x86)"
-	[[ -x /bin/busybox ]] ||
+		die "$QEMU not found (apt-get install ${pkg:-qemu})"
+	! arch_native || [[ -x /bin/busybox ]] ||
 		die "/bin/busybox not found (apt-get install busybox-static)"
 	command -v cpio >/dev/null || die "cpio not found (apt-get install cpio)"
 }
@@ -58,7 +62,7 @@ guest_cmdline() {
 	local accel=$1
 	local maxcpus=''
 	[[ -z $MAX_CPUS ]] || maxcpus=maxcpus=$CPUS
-	echo "console=ttyS0 rdinit=/init panic=-1 quiet isolbench.vm=$accel $maxcpus $ISOL_CMDLINE $APPEND" |
+	echo "console=$(arch_console) rdinit=/init panic=-1 quiet isolbench.vm=$accel $maxcpus $ISOL_CMDLINE $APPEND" |
 		tr -s " " | sed "s/ $//"
 }
 
@@ -86,9 +90,8 @@ qemu_argv() {
 	qa_argv=("$QEMU" -nodefaults -no-user-config -display none -no-reboot
 		-accel "$accel_opt" -cpu "$cpu" -smp "$smp" -m "$MEM"
 		-kernel "${qa_g[kernel]}" -initrd "${qa_g[initrd]}"
-		-append "$(guest_cmdline "$accel")"
-		-chardev "file,id=con,path=${qa_g[console]}" -serial chardev:con
-		-chardev "file,id=chan,path=${qa_g[channel]}" -serial chardev:chan)
+		-append "$(guest_cmdline "$accel")")
+	arch_qemu_args "$1" "$accel" "${qa_g[console]}" "${qa_g[channel]}"
 }
 
 # shell_quote ARG...: each ARG as one word of shell (quoted only when it
@@ -393,6 +396,7 @@ guest_info() {
 	local -n gi_g=$1 gi_kern=$2
 	{
 		echo "accel ${gi_g[accel]}"
+		echo "arch $VM_ARCH"
 		echo "seconds ${gi_g[seconds]}"
 		echo "kernel ${gi_kern[image]}"
 		echo "release ${gi_kern[release]:-unknown}"

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -29,9 +28,14 @@
 #endif
 
 /*
- * glibc's __rseq_offset and __rseq_size, looked up at run time (a glibc
- * older than 2.35 has neither); set once by rseq_probe().
+ * glibc's __rseq_offset and __rseq_size, weak: a glibc older than 2.35
+ * has neither, and they are NULL. A reference, not dlsym(), so that a
+ * static build finds them too (dlsym() there sees no glibc symbol, and
+ * our own registration then collides with glibc's); set once by
+ * rseq_probe().
  */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
 static const ptrdiff_t *glibc_rseq_offset;
 static const unsigned int *glibc_rseq_size;
 
@@ -100,8 +104,8 @@ int rseq_thread_init(void)
 int rseq_probe(struct rseq_info *ri)
 {
 	memset(ri, 0, sizeof(*ri));
-	glibc_rseq_offset = dlsym(RTLD_DEFAULT, "__rseq_offset");
-	glibc_rseq_size = dlsym(RTLD_DEFAULT, "__rseq_size");
+	glibc_rseq_offset = &__rseq_offset;
+	glibc_rseq_size = &__rseq_size;
 	ri->feature_size = getauxval(AT_RSEQ_FEATURE_SIZE);
 	ri->has_mm_cid = ri->feature_size >= RSEQ_FEATURE_MM_CID;
 	if (glibc_registered()) {
