@@ -5,7 +5,9 @@
 # (Debian, Ubuntu) or dnf (Fedora, RHEL). Idempotent: packages already
 # present are left alone. Run as root (or it uses sudo).
 #
-#   --vm    also what vm/ needs to boot kernels in qemu, and
+#   --vm    also what vm/ needs to boot kernels in qemu (x86_64 and
+#           arm64 guests: the arm64 cross compiler, and Debian's arm64
+#           architecture for the arm64 guest's packages), and
 #           lava-dispatcher for lava/qemu-job.sh (apt only; it brings
 #           lava-run, python3-jinja2 and python3-yaml)
 #   --dev   also what the project's own checks use: checkpatch.pl and
@@ -28,8 +30,9 @@ done
 apt_pkgs=(build-essential pkg-config libhwloc-dev libnuma-dev libtraceevent-dev libtracefs-dev
 	  hwloc numactl perl python3
 	  linux-perf rt-tests procps)
-apt_vm_pkgs=(qemu-system-x86 busybox-static cpio kmod xz-utils zstd
-	     bc bison flex libelf-dev patch git lava-dispatcher)
+apt_vm_pkgs=(qemu-system-x86 qemu-system-arm busybox-static cpio kmod xz-utils zstd
+	     bc bison flex libelf-dev patch git lava-dispatcher
+	     gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
 dnf_pkgs=(gcc make hwloc-devel numactl-devel libtraceevent-devel libtracefs-devel
 	  hwloc numactl perl python3 perf
 	  realtime-tests procps-ng)
@@ -44,6 +47,11 @@ if command -v apt-get >/dev/null; then
 	[ -n "$vm" ] && pkgs+=("${apt_vm_pkgs[@]}")
 	[ -n "$dev" ] && pkgs+=(linux-source rsync clang shellcheck
 				 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static)
+	# the arm64 guest's busybox, bash and GNU tools (vm/arch.sh)
+	if [ -n "$vm" ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		$sudo dpkg --add-architecture arm64
+		$sudo apt-get update -q
+	fi
 	missing=()
 	for p in "${pkgs[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -3,15 +3,16 @@
 #
 # vm/ci.t - the whole suite in qemu guests booted from Debian's kernels
 # with the default isolation (nohz_full=2-3 isolcpus=2-3 rcu_nocbs=2-3,
-# 4 vCPUs), quick mode: what CI must see on 6.12 and on 6.1. TAP, for
+# 4 vCPUs), quick mode: what CI must see on 6.12 and on 6.1, x86_64, and
+# on 6.12 arm64 (qemu's virt board, the suite cross-built). TAP, for
 # prove. Takes a few minutes under TCG; .ci/run runs it.
 
 set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$TOP/tests/lib.sh"
 
-needs qemu-system-x86_64
-plan 40
+needs qemu-system-x86_64 qemu-system-aarch64 aarch64-linux-gnu-gcc
+plan 49
 
 # verdict RESULTS_DIR TEST PREFIX: the result ("pass", "skip", "fail")
 # of the first verdict of TEST's JSON whose name starts with PREFIX
@@ -54,6 +55,17 @@ booted() {
 	[ $RC -le 1 ] || tail -n 30 "$TMP/err-$name" | sed 's/^/# /'
 }
 
+# arm64 beside the first two: a membarrier storm and a tlb storm (which
+# has nothing to count there) before the quick suite
+# shellcheck disable=SC2016  # run by the guest's shell
+arm64_pre='./ipistorm -m membarrier --pairs 0:2 -n 2000 -r 2 -o /results/mb.json >/results/mb.ktap 2>&1
+echo "membarrier exit $?"
+./ipistorm -m tlb --pairs 1:3 -n 100 -r 1 >/results/tlb.ktap 2>&1
+echo "tlb exit $?"'
+START[arm64]=$(date +%s)
+"$TOP/vm/run.sh" --arch arm64 --debian 6.12 --timeout 900 -o "$TMP/vm-arm64" \
+	--guest-pre "$arm64_pre" -- --quick >"$TMP/out-arm64" 2>"$TMP/err-arm64" &
+PID[arm64]=$!
 boot 6.12 --debian 6.12 -- --quick
 boot 6.1 --debian 6.1 -- --quick
 booted 6.12
@@ -136,6 +148,34 @@ ok $? "6.1: the tick phase's controls pass too"
 delivered() {
 	json_check "$1" 'd["metrics"][0]["extra"]["counted_calls"] > 0 and 0.99 * d["metrics"][0]["extra"]["counted_calls"] <= d["metrics"][0]["extra"]["ipis_real"] + d["metrics"][0]["extra"]["sends_elided"] <= d["metrics"][0]["extra"]["counted_calls"]'
 }
+
+booted arm64
+r=$TMP/vm-arm64
+ok $RC "arm64: the quick suite passed in the guest"
+json_check "$r/suite/getpid_bench.json" 'd["system"]["machine"]=="aarch64" and d["system"]["nohz_full"]=="2-3" and d["system"]["clock"]=="cntvct_el0" and d["system"]["clock_hz"]>0 and d["system"]["clock_hz_source"]=="CNTFRQ_EL0" and d["system"]["hypervisor"]=="tcg" and d["system"]["emulated"]'
+ok $? "arm64: an emulated aarch64 guest with nohz_full=2-3, timed by CNTVCT_EL0 at CNTFRQ_EL0's rate"
+[ "$(verdict "$r" timer_softirq 'quiet: the tick stopped')" = pass ] &&
+	[ "$(verdict "$r" timer_softirq 'quiet: the counting sent no IPI')" = pass ] &&
+	[ "$(python3 -c 'import json,sys; print(sum(1 for v in json.load(open(sys.argv[1]))["verdicts"] if v["result"]=="skip"))' "$r/suite/timer_softirq.json")" = 0 ]
+ok $? "arm64: timer_softirq's nohz_full assertions ran and passed on cpu 2, none skipped"
+[ "$(verdict "$r" timer_softirq 'tick: a POSIX CPU-time timer')" = pass ] &&
+	[ "$(verdict "$r" timer_softirq 'tick: a perf event')" = pass ] &&
+	[ "$(verdict "$r" timer_softirq 'tick: a second runnable task')" = pass ]
+ok $? "arm64: the tick phase's controls: tick_stop named POSIX_TIMER, PERF_EVENTS and SCHED"
+sed 's/^/# guest-pre: /' "$r/pre.txt"
+grep -q '^membarrier exit 0$' "$r/pre.txt" && delivered "$r/mb.json"
+ok $? "arm64: membarrier storm cpu 0 -> isolated cpu 2 counted, delivery strict ($(grep -o '[0-9]* of [0-9]* calls reached' "$r/mb.ktap"))"
+grep -q '^tlb exit 4$' "$r/pre.txt" &&
+	grep -q '^1..0 # SKIP no TLB shootdown IPIs to count: /proc/interrupts has no TLB row' "$r/tlb.ktap"
+ok $? "arm64: the tlb storm skips, saying why (no TLB row: flushes broadcast in hardware)"
+[ "$(verdict "$r" ipistorm_watch 'control: the watch named membarrier')" = pass ]
+ok $? "arm64: the watch named membarrier the source of its control's IPIs"
+grep -E '^# cpu [23]: .*/proc/interrupts' "$r/suite/ipistorm_watch.ktap" | sed 's/^/# /'
+grep -Eq '^# cpu 2: .* IPIs sent to it .*; /proc/interrupts: CAL \+[0-9]+, RES \+[0-9]+$' "$r/suite/ipistorm_watch.ktap" &&
+	grep -Eq '^# by kind: [0-9]+ function call, [0-9]+ reschedule' "$r/suite/ipistorm_watch.ktap"
+ok $? "arm64: the watch counts the IPI rows arm64 has (IPI1 as CAL, IPI0 as RES, no TLB) and the IPIs by kind"
+[ "$(verdict "$r" cid_scan 'function_graph timed')" = pass ]
+ok $? "arm64: cid_scan ran (glibc's rseq registration found in the static build) and timed the scan"
 r=$TMP/vm-6.12
 grep -qx 'isolated 2-3' "$r/guest-cpus.txt"
 ok $? "6.12: cpus 2-3 are isolated (the storms below target them)"
