@@ -427,23 +427,6 @@ static void delivery_verdict(struct bench *b, struct pair *p)
 	struct delivery *d = &p->d;
 	uint64_t reached = d->real + d->elided;
 	uint64_t none = d->calls > reached ? d->calls - reached : 0;
-	const struct {
-		const char *row, *key;
-		const int64_t *n;
-	} dst_rows[] = {
-		{ "CAL", "dst_cal_irqs", &d->cal },
-		{ "TLB", "dst_tlb_irqs", &d->tlb },
-		{ "RES", "dst_res_irqs", &d->res },
-	};
-	char rows[96] = "";
-	size_t off = 0;
-
-	/* the rows the machine has: arm64 has no TLB row */
-	for (size_t i = 0; i < ARRAY_SIZE(dst_rows); i++)
-		if (*dst_rows[i].n >= 0)
-			off += snprintf(rows + off, sizeof(rows) - off, "%s%s +%lld",
-					off ? ", " : "", dst_rows[i].row,
-					(long long)*dst_rows[i].n);
 	enum ipi_delivery judged;
 	char why[256] = "";
 	bool ok;

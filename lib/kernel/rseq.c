@@ -5,6 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
+#if defined(__GLIBC_PREREQ) && __GLIBC_PREREQ(2, 35)
+#include <sys/rseq.h>	/* glibc 2.35+: where glibc registered rseq */
+#define HAVE_GLIBC_RSEQ	1
+#endif
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -18,24 +22,21 @@
 #endif
 #define RSEQ_FLAG_UNREGISTER	1
 
-/* The signature glibc registers with on x86 (and our own registration). */
-#if defined(__x86_64__) || defined(__i386__)
-#define RSEQ_SIG	0x53053053
-#elif defined(__aarch64__)
+/* The signature glibc registers with (and our own registration). */
+#ifndef RSEQ_SIG
+#if defined(__aarch64__)
 #define RSEQ_SIG	0xd428bc00
 #else
 #define RSEQ_SIG	0x53053053
 #endif
+#endif
 
 /*
- * glibc's __rseq_offset and __rseq_size, weak: a glibc older than 2.35
- * has neither, and they are NULL. A reference, not dlsym(), so that a
- * static build finds them too (dlsym() there sees no glibc symbol, and
- * our own registration then collides with glibc's); set once by
- * rseq_probe().
+ * glibc's __rseq_offset and __rseq_size (glibc 2.35+; an older glibc
+ * registers nothing): referenced, not looked up with dlsym(), which sees
+ * no glibc symbol in a static build, whose own registration then
+ * collided with glibc's; set once by rseq_probe().
  */
-extern const ptrdiff_t __rseq_offset __attribute__((weak));
-extern const unsigned int __rseq_size __attribute__((weak));
 static const ptrdiff_t *glibc_rseq_offset;
 static const unsigned int *glibc_rseq_size;
 
@@ -104,8 +105,10 @@ int rseq_thread_init(void)
 int rseq_probe(struct rseq_info *ri)
 {
 	memset(ri, 0, sizeof(*ri));
+#ifdef HAVE_GLIBC_RSEQ
 	glibc_rseq_offset = &__rseq_offset;
 	glibc_rseq_size = &__rseq_size;
+#endif
 	ri->feature_size = getauxval(AT_RSEQ_FEATURE_SIZE);
 	ri->has_mm_cid = ri->feature_size >= RSEQ_FEATURE_MM_CID;
 	if (glibc_registered()) {
