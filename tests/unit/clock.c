@@ -34,12 +34,13 @@ int main(void)
 	if (!HAVE_COUNTER || !counter_usable()) {
 		ksft_test_result_code(KSFT_SKIP, "no constant-rate counter", "calibration runs");
 		ksft_test_result_code(KSFT_SKIP, "no constant-rate counter",
-				      "calibration agrees with the counter's stated rate");
+				      "calibration agrees with the reference rate within 0.1%%");
 		ksft_finished();
 	}
 	hz = clock_counter_calibrate(rates, CLOCK_CAL_WINDOWS, CLOCK_CAL_WINDOW_NS);
 	/* TSCs tick at GHz; arm64's counters from about 1 MHz (qemu's at 62.5) */
-	ksft_test_result(hz > 1e6 && hz < 1e11, "calibration gives %.0f Hz", hz);
+	ksft_print_msg("calibration gives %.0f Hz\n", hz);
+	ksft_test_result(hz > 1e6 && hz < 1e11, "calibration runs");
 	/*
 	 * The reference: the rate the CPU states, else the kernel's own
 	 * scaling where it publishes it, else one long (0.5 s) bracketed
@@ -56,8 +57,9 @@ int main(void)
 		ref_hz = clock_counter_calibrate(one, 1, 500000000ULL);
 		ref = "a 0.5 s window's";
 	}
+	ksft_print_msg("calibrated %.0f Hz against %s %.0f Hz (%+.4f%%)\n",
+		       hz, ref, ref_hz, 100 * (hz / ref_hz - 1));
 	ksft_test_result(fabs(hz / ref_hz - 1) < 1e-3,
-			 "calibrated %.0f Hz within 0.1%% of %s %.0f Hz (%+.4f%%)",
-			 hz, ref, ref_hz, 100 * (hz / ref_hz - 1));
+			 "calibration agrees with the reference rate within 0.1%%");
 	ksft_finished();
 }
