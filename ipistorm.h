@@ -156,6 +156,8 @@ void ipistorm_membarrier_ipi(int cpu);
  * missing) and the storm's phase table, in s->phases.
  */
 void ipistorm_storm_context(struct storm *s);
+
+/* ipistorm_count.c: a pair's counted pass, in the pair's delivery */
 void ipistorm_pass_count_start(struct pair *p, const char *sender);
 void ipistorm_pass_count_stop(struct pair *p);
 

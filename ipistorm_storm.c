@@ -41,41 +41,6 @@ static uint64_t storm_loop(struct pair *p, uint64_t n, uint64_t end_ns)
 	return i;
 }
 
-/*
- * A counted pass: count what @sender sends from src to dst, outside the
- * timed loop. A failure to count is kept in the delivery's why.
- */
-void ipistorm_pass_count_start(struct pair *p, const char *sender)
-{
-	p->cnt_ok = !ipistorm_count_open(&p->cnt, p->src, p->dst, sender);
-	if (p->cnt_ok)
-		ipistorm_count_enable(&p->cnt, true);
-	else if (!p->d.why[0])
-		snprintf(p->d.why, sizeof(p->d.why), "%s", p->cnt.why);
-}
-
-void ipistorm_pass_count_stop(struct pair *p)
-{
-	p->d.calls += p->done;
-	p->d.ns += p->ns;
-	if (!p->cnt_ok) {
-		p->d.counted = false;
-		return;
-	}
-	ipistorm_count_enable(&p->cnt, false);
-	if (ipistorm_count_read(&p->cnt)) {
-		p->d.counted = false;
-		if (!p->d.why[0])
-			snprintf(p->d.why, sizeof(p->d.why), "%s", p->cnt.why);
-	} else {
-		p->d.real += p->cnt.real;
-		p->d.elided += p->cnt.elided_n;
-		p->d.queued += p->cnt.queued_n;
-		p->d.have_queued = p->cnt.have_queued;
-	}
-	ipistorm_count_close(&p->cnt);
-}
-
 static void *storm_thread(void *arg)
 {
 	struct pair *p = arg;
