@@ -151,15 +151,20 @@ int ipistorm_membarrier_ready(char *why, size_t len);
 void ipistorm_membarrier_ipi(int cpu);
 
 /*
- * ipistorm_storm.c: the runs and the delivery check of every mode.
- * ipistorm_storm_context(): the mode's setup (its probes, SKIP when
- * missing) and the storm's phase table, in s->phases.
+ * ipistorm_storm.c: the runs of every mode. ipistorm_storm_context():
+ * the mode's setup (its probes, SKIP when missing) and the storm's
+ * phase table, in s->phases.
  */
 void ipistorm_storm_context(struct storm *s);
 
-/* ipistorm_count.c: a pair's counted pass, in the pair's delivery */
+/*
+ * ipistorm_delivery.c: the delivery check of every mode: a pair's
+ * counted pass around its storm loop, then what reached dst, printed
+ * and judged (a KSFT code).
+ */
 void ipistorm_pass_count_start(struct pair *p, const char *sender);
 void ipistorm_pass_count_stop(struct pair *p);
+int ipistorm_delivery_check(struct pair *p, char *why, size_t len);
 
 /* ipistorm_watch.c */
 noreturn void ipistorm_watch_main(struct bench *b, const struct ipistorm_opts *o);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ipistorm.h"
+#include "ipistorm_count.h"
 #include "lib/base/util.h"
 
 /*
@@ -131,45 +131,4 @@ enum ipi_delivery ipistorm_delivery_judge(uint64_t calls, uint64_t reached)
 		return IPI_DELIVERY_EXCESS;
 	/* reached / calls >= 0.99, in integers */
 	return reached * 100 >= calls * 99 ? IPI_DELIVERY_OK : IPI_DELIVERY_SHORT;
-}
-
-/* The first reason a pair's counting failed, kept for its delivery line. */
-static void pass_why_keep(struct pair *p)
-{
-	if (!p->d.why[0])
-		snprintf(p->d.why, sizeof(p->d.why), "%s", p->cnt.why);
-}
-
-/*
- * A counted pass: count what @sender sends from src to dst, outside the
- * timed loop. A failure to count is kept in the delivery's why.
- */
-void ipistorm_pass_count_start(struct pair *p, const char *sender)
-{
-	p->cnt_ok = !ipistorm_count_open(&p->cnt, p->src, p->dst, sender);
-	if (p->cnt_ok)
-		ipistorm_count_enable(&p->cnt, true);
-	else
-		pass_why_keep(p);
-}
-
-void ipistorm_pass_count_stop(struct pair *p)
-{
-	p->d.calls += p->done;
-	p->d.ns += p->ns;
-	if (!p->cnt_ok) {
-		p->d.counted = false;
-		return;
-	}
-	ipistorm_count_enable(&p->cnt, false);
-	if (ipistorm_count_read(&p->cnt)) {
-		p->d.counted = false;
-		pass_why_keep(p);
-	} else {
-		p->d.real += p->cnt.real;
-		p->d.elided += p->cnt.elided_n;
-		p->d.queued += p->cnt.queued_n;
-		p->d.have_queued = p->cnt.have_queued;
-	}
-	ipistorm_count_close(&p->cnt);
 }

@@ -3,17 +3,14 @@
  * ipistorm's storm, whatever the mode: each run is a timed pass of
  * every pair at once (no per-event counting; the /proc/interrupts rows
  * of dst read around it) and a counted pass of the same size, whose
- * delivered share turns the timed calls into delivered IPIs. The
- * deliveries are counted where they land: the ipi_send_cpu/cpumask
- * tracepoints (real IPIs), sched_wake_idle_without_ipi (sends elided
- * because dst was polling idle), csd_queue_cpu (calls queued for dst).
+ * delivered share turns the timed calls into delivered IPIs
+ * (ipistorm_delivery.c).
  */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ipistorm.h"
-#include "lib/base/util.h"
 #include "lib/harness/phase.h"
 
 /*
@@ -324,111 +321,6 @@ static void delivery_stop(struct storm *s, double runs_s)
 	}
 }
 
-/* The pair's counts: printed, and kept as the ipi_ns metric's extras. */
-static void delivery_print(struct pair *p, uint64_t preempted)
-{
-	struct delivery *d = &p->d;
-	uint64_t reached = d->real + d->elided;
-	uint64_t none = d->calls > reached ? d->calls - reached : 0;
-	const struct {
-		const char *row, *key;
-		const int64_t *n;
-	} dst_rows[] = {
-		{ "CAL", "dst_cal_irqs", &d->cal },
-		{ "TLB", "dst_tlb_irqs", &d->tlb },
-		{ "RES", "dst_res_irqs", &d->res },
-	};
-	char rows[96] = "";
-	size_t off = 0;
-
-	/* the rows the machine has: arm64 has no TLB row */
-	for (size_t i = 0; i < ARRAY_SIZE(dst_rows); i++)
-		if (*dst_rows[i].n >= 0)
-			off += snprintf(rows + off, sizeof(rows) - off, "%s%s +%lld",
-					off ? ", " : "", dst_rows[i].row,
-					(long long)*dst_rows[i].n);
-
-	if (d->counted)
-		ksft_print_msg("%s: counted passes, %llu calls: %llu real IPIs, %llu elided sends (dst polling idle), %llu reached no CPU; csd queued %s%llu (the storm's own sends only)\n",
-			       p->desc, (unsigned long long)d->calls,
-			       (unsigned long long)d->real, (unsigned long long)d->elided,
-			       (unsigned long long)none, d->have_queued ? "" : "(not counted) ",
-			       (unsigned long long)d->queued);
-	if (d->counted && !p->cnt.have_mask)
-		ksft_print_msg("%s: trace filters without CPUS{} (Linux 6.3-6.5): the storm's sends to CPU masks counted whatever their CPUs; none were made, so the sends to cpu %d are the whole count\n",
-			       p->desc, p->dst);
-	ksft_print_msg("%s: timed passes, %llu calls, no per-event counting; /proc/interrupts cpu %d (every sender): %s\n",
-		       p->desc, (unsigned long long)p->calls, p->dst, rows);
-	metric_extra(p->ns_m, "calls", p->calls);
-	metric_extra(p->ns_m, "counted_calls", d->calls);
-	/* what per-event counting costs: the counted passes' time per call */
-	if (d->calls)
-		metric_extra(p->ns_m, "counted_call_ns", d->ns / d->calls);
-	if (d->counted) {	/* not counted: no split to report */
-		metric_extra(p->ns_m, "ipis_real", d->real);
-		metric_extra(p->ns_m, "sends_elided", d->elided);
-		metric_extra(p->ns_m, "calls_reached_no_cpu", none);
-		metric_extra(p->ns_m, "delivered_share", d->calls ? (double)reached / d->calls : 0);
-	}
-	if (d->counted && d->have_queued)
-		metric_extra(p->ns_m, "csd_queued", d->queued);
-	for (size_t i = 0; i < ARRAY_SIZE(dst_rows); i++)
-		if (*dst_rows[i].n >= 0)
-			metric_extra(p->ns_m, dst_rows[i].key, *dst_rows[i].n);
-	if (p->spin_share >= 0) {
-		metric_extra(p->ns_m, "dst_spinner_cpu_share", p->spin_share);
-		metric_extra(p->ns_m, "dst_spinner_switched_out", preempted);
-	}
-	metric_extra(p->ns_m, "delivered_from_dst_cal_irqs", p->procfs_share);
-	if (p->procfs_share)
-		ksft_print_msg("%s: not counted (%s): per-IPI figures divide by the function call interrupts dst took in each timed run (every sender's, at most one per call)\n",
-			       p->desc, d->why);
-}
-
-/* The split of what happened to the calls, and whether it is enough. */
-static void delivery_verdict(struct bench *b, struct pair *p)
-{
-	uint64_t preempted = p->switched.fd >= 0 ? counter_read(&p->switched) : 0;
-	struct delivery *d = &p->d;
-	uint64_t reached = d->real + d->elided;
-	uint64_t none = d->calls > reached ? d->calls - reached : 0;
-	enum ipi_delivery judged;
-	char why[256] = "";
-	bool ok;
-
-	delivery_print(p, preempted);
-	if (!d->counted || !d->calls) {
-		ipistorm_pair_verdict(b, p, PAIR_DELIVERED, KSFT_SKIP,
-			      d->calls ? d->why : "no counted run was made");
-		return;
-	}
-	/*
-	 * A call made while dst runs another process returns at once with
-	 * no IPI (membarrier), or has no CPU to shoot down (tlb); such calls
-	 * are quick, so a few % of dst's time lost is many % of the calls.
-	 * More deliveries than calls is a counting error: flagged.
-	 */
-	judged = ipistorm_delivery_judge(d->calls, reached);
-	if (judged == IPI_DELIVERY_NONE)
-		snprintf(why, sizeof(why), "no call was counted");
-	else if (judged == IPI_DELIVERY_EXCESS)
-		snprintf(why, sizeof(why),
-			 "%llu more deliveries than calls: the count is not the storm's alone",
-			 (unsigned long long)(reached - d->calls));
-	else if (p->spin_share >= 0 && (preempted || p->spin_share < 0.95))
-		snprintf(why, sizeof(why),
-			 "cpu %d also ran other tasks: the spinner was switched out %llu times and had %.1f%% of it; %s",
-			 p->dst, (unsigned long long)preempted, p->spin_share * 100,
-			 p->mode->busy_dst_why ? p->mode->busy_dst_why :
-			 "calls made meanwhile may need no IPI");
-	else
-		snprintf(why, sizeof(why), "%llu calls reached no CPU", (unsigned long long)none);
-	ok = judged == IPI_DELIVERY_OK;
-	ksft_print_msg("%s: %llu of %llu calls reached dst\n", p->desc,
-		       (unsigned long long)reached, (unsigned long long)d->calls);
-	ipistorm_pair_verdict(b, p, PAIR_DELIVERED, ok ? KSFT_PASS : KSFT_FAIL, ok ? NULL : why);
-}
-
 /* Every pair's dst set up, its metrics; the load beside the storm. */
 static void storm_phase_setup(struct bench *b, void *ctx)
 {
@@ -478,13 +370,16 @@ static void storm_phase_verdicts(struct bench *b, void *ctx)
 
 	for (int i = 0; i < s->np; i++) {
 		struct pair *p = &s->p[i];
+		char why[256];
+		int code;
 
 		ksft_print_msg("%s: %llu of %llu runs complete, %llu timed calls\n",
 			       p->desc, (unsigned long long)s->runs_done,
 			       (unsigned long long)b->opt.runs, (unsigned long long)p->calls);
 		ipistorm_pair_verdict(b, p, PAIR_COMPLETE, s->runs_done == b->opt.runs ? KSFT_PASS : KSFT_FAIL,
 			      bench_stop ? "interrupted" : p->why[0] ? p->why : NULL);
-		delivery_verdict(b, p);
+		code = ipistorm_delivery_check(p, why, sizeof(why));
+		ipistorm_pair_verdict(b, p, PAIR_DELIVERED, code, code == KSFT_PASS ? NULL : why);
 		if (mode_verdicts_on(s))
 			s->mode->verdicts(s, p);
 	}
