@@ -93,6 +93,7 @@ struct noise_timeline {
 	int nest[NOISE_NEST];	/* open interrupts (indices into acts) */
 	int depth;
 	int thread;		/* the running thread's activity, or -1 */
+	int ipi_irq;		/* arm64's IPI IRQ, its kind to come (ipi_entry), or -1 */
 	struct {		/* IPIs sent to the CPU, oldest first */
 		uint64_t ts;
 		int src;

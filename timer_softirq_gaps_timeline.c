@@ -12,6 +12,8 @@
 
 #include "timer_softirq_gaps.h"
 
+#define ARM64_IPI_IRQ	"IPI"	/* the one IRQ of every arm64 IPI (6.x) */
+
 /* An IPI sent to the CPU: queued until the interrupt that runs it. */
 static void ipi_sent(void *arg, const struct ipi_send *s)
 {
@@ -97,18 +99,25 @@ static int nest_parent(const struct noise_timeline *tl)
 	return tl->depth > 1 ? tl->nest[tl->depth - 2] : tl->thread;
 }
 
-static void irq_enter(struct noise_timeline *tl, enum intf_kind kind, int src, uint64_t ts)
+/* An interrupt entered: its activity's index, or -1 (no memory, or nested too deep). */
+static int irq_enter(struct noise_timeline *tl, enum intf_kind kind, int src, uint64_t ts)
 {
 	int i = act_start(tl, kind, src, 0, ts);
 
-	if (i >= 0 && tl->depth < NOISE_NEST)
-		tl->nest[tl->depth++] = i;
+	if (i < 0 || tl->depth == NOISE_NEST)
+		return -1;
+	tl->nest[tl->depth++] = i;
+	return i;
 }
 
 static void irq_exit(struct noise_timeline *tl, uint64_t ts)
 {
 	if (!tl->depth)
 		return;		/* it began before the window */
+	if (tl->nest[tl->depth - 1] == tl->ipi_irq) {	/* no ipi_entry named it */
+		tl->acts[tl->ipi_irq].src = timer_softirq_gaps_source(tl->ns, INTF_IRQ, ARM64_IPI_IRQ);
+		tl->ipi_irq = -1;
+	}
 	act_end(tl, tl->nest[tl->depth - 1], nest_parent(tl), ts);
 	tl->depth--;
 }
@@ -197,7 +206,8 @@ static void sched_switch(void *ctx, const struct trace_event_record *r)
 /*
  * The start of an interrupt on the CPU: an IRQ by its name, a softirq
  * by its type, an x86 vector by its event (irq_vectors:
- * "local_timer_entry: vector=236"), an IPI by its sender.
+ * "local_timer_entry: vector=236"), an IPI by its sender. arm64's IPIs
+ * are all one IRQ, named by the ipi_entry record that follows.
  */
 static void interrupt_entry(void *ctx, const struct trace_event_record *r)
 {
@@ -213,9 +223,39 @@ static void interrupt_entry(void *ctx, const struct trace_event_record *r)
 	/* a softirq by its name ("TIMER"), an IRQ by its handler's ("virtio0-input") */
 	else if (!trace_event_str(r, kind == INTF_SOFTIRQ ? "vec" : "name", name, sizeof(name)))
 		snprintf(name, sizeof(name), "?");
+	if (kind == INTF_IRQ && !strcmp(name, ARM64_IPI_IRQ)) {
+		tl->ipi_irq = irq_enter(tl, kind, -1, r->ts_ns);
+		return;
+	}
 	src = intf_kind_is_ipi(kind) ? ipi_take(tl, kind, r->ts_ns, name) :
 	      timer_softirq_gaps_source(tl->ns, kind, name);
 	irq_enter(tl, kind, src, r->ts_ns);
+}
+
+/*
+ * arm64's IPI IRQ named by its reason: "Rescheduling interrupts" is a
+ * reschedule IPI, then taken from its sender; the IPIs of no IPI kind
+ * ("IRQ work interrupts") are IRQs by their reason ("IRQ work").
+ */
+static void ipi_entry(void *ctx, const struct trace_event_record *r)
+{
+	struct noise_timeline *tl = ctx;
+	struct noise_act *a;
+	char reason[48];
+	size_t n;
+
+	if (r->cpu != tl->cpu || tl->ipi_irq < 0)
+		return;
+	if (!trace_event_str(r, "reason", reason, sizeof(reason)))
+		snprintf(reason, sizeof(reason), "?");
+	a = &tl->acts[tl->ipi_irq];
+	a->kind = intf_kind_of_reason(reason);
+	n = strlen(reason);
+	if (n > 11 && !strcmp(reason + n - 11, " interrupts"))
+		reason[n - 11] = '\0';
+	a->src = intf_kind_is_ipi(a->kind) ? ipi_take(tl, a->kind, a->start, reason) :
+		 timer_softirq_gaps_source(tl->ns, a->kind, reason);
+	tl->ipi_irq = -1;
 }
 
 /* The end of an interrupt: a hard IRQ's or a softirq's. */
@@ -313,6 +353,7 @@ static const struct trace_event_row timeline_events[] = {
 	{ "sched", "sched_switch", NULL, false, sched_switch },
 	{ "irq", "irq_handler_entry", NULL, false, interrupt_entry },
 	{ "irq", "irq_handler_exit", NULL, false, interrupt_exit },
+	{ "ipi", "ipi_entry", NULL, true, ipi_entry },
 	{ "irq", "softirq_entry", NULL, false, interrupt_entry },
 	{ "irq", "softirq_exit", NULL, false, interrupt_exit },
 	{ "timer", "hrtimer_start", NULL, false, hrtimer_start },
@@ -331,6 +372,7 @@ void timer_softirq_gaps_timeline_begin(struct noise_timeline *tl, int cpu, pid_t
 	tl->nmarks = 0;
 	tl->depth = 0;
 	tl->thread = -1;
+	tl->ipi_irq = -1;
 	tl->nipis = 0;
 	tl->oom = false;
 	tl->last_pid = -1;

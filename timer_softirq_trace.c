@@ -236,7 +236,7 @@ int timer_softirq_trace_noise(struct cpu_trace *t, char *err, size_t errlen)
 		{ "ipi/ipi_send_cpu", "stacktrace if callback != 0 && cpu == %d" },
 		{ "ipi/ipi_send_cpumask", "stacktrace if callback != 0 && cpumask & CPUS{%d}" },
 	};
-	char filter[96], path[400];
+	char filter[96], path[400], e[160];
 
 	/* the noise timeline reads trace_pipe's text (timer_softirq_gaps.c) */
 	if (t->raw) {
@@ -261,10 +261,14 @@ int timer_softirq_trace_noise(struct cpu_trace *t, char *err, size_t errlen)
 		if (enable(t, events[i][0], filter, err, errlen))
 			return -1;
 	}
-	/* the system vectors of x86 (timer, IPIs, irq_work ...), where they exist */
+	/*
+	 * the system vectors of x86 (timer, IPIs, irq_work ...), where they
+	 * exist; else ipi_entry, which names arm64's IPIs (its timer and
+	 * IPIs are IRQs)
+	 */
 	snprintf(path, sizeof(path), "%s/events/irq_vectors", t->ti.dir);
+	snprintf(filter, sizeof(filter), "CPU == %d", t->cpu);
 	if (!access(path, F_OK)) {
-		snprintf(filter, sizeof(filter), "CPU == %d", t->cpu);
 		snprintf(path, sizeof(path), "%s/events/irq_vectors/filter", t->ti.dir);
 		if (write_file(path, filter) && t->nnotes < 4)
 			snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]),
@@ -274,7 +278,7 @@ int timer_softirq_trace_noise(struct cpu_trace *t, char *err, size_t errlen)
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			return -1;
 		}
-	} else if (t->nnotes < 4) {
+	} else if (enable(t, "ipi:ipi_entry", filter, e, sizeof(e)) && t->nnotes < 4) {
 		snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]),
 			 "no irq_vectors events: system interrupts are seen by their softirqs and threads only");
 	}

@@ -34,6 +34,7 @@ struct intf_kind_desc {
 	bool row_in_call;	/* its row's counts are in the function-call row too */
 	const char *event;	/* the trace event that starts one, or NULL */
 	const char *vector;	/* the x86 vectors it arrives by (fnmatch), or NULL */
+	const char *reason;	/* arm64's ipi_entry reason it arrives by, or NULL */
 	const char *callback;	/* an IPI send's callbacks of it (fnmatch), or NULL */
 };
 
@@ -45,6 +46,11 @@ bool intf_kind_is_ipi(enum intf_kind k);
 enum intf_kind intf_kind_of_callback(const char *callback);
 /* The kind of an interrupt entered by x86 vector @vector ("reschedule"); an irq by default. */
 enum intf_kind intf_kind_of_vector(const char *vector);
+/*
+ * The kind of an arm64 IPI entered for @reason (ipi_entry's "Rescheduling
+ * interrupts"); an irq for the others ("IRQ work interrupts").
+ */
+enum intf_kind intf_kind_of_reason(const char *reason);
 /*
  * The kind whose activity trace record @r starts (an irq_vectors
  * "NAME_entry" by its vector), or INTF_NONE.

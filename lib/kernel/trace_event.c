@@ -100,6 +100,26 @@ static const char *text_value(const struct trace_event_record *rec, const char *
 	return v;
 }
 
+/*
+ * A record printed as "(%s)" alone (ipi_entry, ipi_exit: "(Rescheduling
+ * interrupts)") names no field: its one field is in the brackets, its
+ * length in @len; NULL for any other record. Any string field asked
+ * of it is that one (trace_event_has() still finds none).
+ */
+static const char *text_bracketed(const struct trace_event_record *rec, size_t *len)
+{
+	const char *d = rec->data;
+	size_t n;
+
+	if (d[0] != '(')
+		return NULL;
+	n = strcspn(d + 1, ")\n");
+	if (d[n + 1] != ')' || (d[n + 2] && d[n + 2] != '\n'))
+		return NULL;
+	*len = n;
+	return d + 1;
+}
+
 /* Decimal, else hex (a pointer as trace_pipe prints it, hashed or not). */
 static int text_u64(const struct trace_event_record *rec, const char *field, uint64_t *v)
 {
@@ -129,8 +149,12 @@ static const char *text_str(const struct trace_event_record *rec, const char *fi
 	size_t n;
 	const char *s = text_value(rec, field, &n), *name = NULL;
 
-	if (!s)
-		return NULL;
+	if (!s) {
+		s = text_bracketed(rec, &n);
+		if (s)
+			snprintf(buf, len, "%.*s", (int)n, s);
+		return s ? buf : NULL;
+	}
 	if (s[n] == ' ' && s[n + 1] == '[')
 		name = strchr(s + n + 2, '=');
 	if (name && name < s + n + 2 + strcspn(s + n + 2, " ]") &&

@@ -7,12 +7,14 @@
  * with nothing in it is unexplained; the control's sleeper found in the
  * gaps it caused; a late wakeup taken apart, its timer followed to the
  * CPU it expired on; and with the gaps on another clock (1 ms off) nothing
- * is attributed and the sleeper is not found: the check fails.
+ * is attributed and the sleeper is not found: the check fails. On arm64,
+ * the IPIs by the kind ipi_entry names.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "lib/base/ktap.h"
+#include "lib/base/util.h"
 #include "timer_softirq_gaps.h"
 
 #define LOOP	900	/* the busy loop's thread */
@@ -55,6 +57,32 @@ static const char *const records[] = {
 	" timer_softirq-901     [001] d..2.  1000.000520: sched_switch: prev_comm=timer_softirq prev_pid=901 prev_prio=120 prev_state=S ==> next_comm=spin next_pid=900 next_prio=120",
 };
 
+/*
+ * arm64 (no irq_vectors): the tick is the arch timer's IRQ, and every
+ * IPI one IRQ, "IPI", named by the ipi_entry record that follows it.
+ */
+static const char *const arm64_records[] = {
+	"          spin-900     [001] d.h1.  1000.000100: irq_handler_entry: irq=11 name=arch_timer",
+	"          spin-900     [001] d.h1.  1000.000106: irq_handler_exit: irq=11 ret=handled",
+	/* cpu 0 wakes a task of cpu 1: a reschedule IPI sent at 299 us, run 300-304 us */
+	"            cc-4242    [000] d..1.  1000.000299: ipi_send_cpu: cpu=1 callsite=try_to_wake_up+0x2a0/0x5e0 callback=0x0",
+	"            cc-4242    [000] d..1.  1000.000299: <stack trace>",
+	" => try_to_wake_up",
+	" => wake_up_process",
+	"          spin-900     [001] d.h1.  1000.000300: irq_handler_entry: irq=1 name=IPI",
+	"          spin-900     [001] d.h1.  1000.000300: ipi_entry: (Rescheduling interrupts)",
+	"          spin-900     [001] d.h1.  1000.000304: ipi_exit: (Rescheduling interrupts)",
+	"          spin-900     [001] d.h1.  1000.000304: irq_handler_exit: irq=1 ret=handled",
+	/* an irq_work IPI, 500-503 us: no IPI kind, an IRQ by its reason */
+	"          spin-900     [001] d.h1.  1000.000500: irq_handler_entry: irq=6 name=IPI",
+	"          spin-900     [001] d.h1.  1000.000500: ipi_entry: (IRQ work interrupts)",
+	"          spin-900     [001] d.h1.  1000.000503: ipi_exit: (IRQ work interrupts)",
+	"          spin-900     [001] d.h1.  1000.000503: irq_handler_exit: irq=6 ret=handled",
+	/* an IPI whose ipi_entry the trace lacks, 700-702 us: the IRQ's name */
+	"          spin-900     [001] d.h1.  1000.000700: irq_handler_entry: irq=2 name=IPI",
+	"          spin-900     [001] d.h1.  1000.000702: irq_handler_exit: irq=2 ret=handled",
+};
+
 #define US(x)	(1000000000000ULL + (x) * 1000ULL)
 
 static const struct noise_source *find(const struct noise_sources *ns, enum intf_kind k,
@@ -67,14 +95,48 @@ static const struct noise_source *find(const struct noise_sources *ns, enum intf
 	return NULL;
 }
 
-static void timeline(struct noise_timeline *tl, struct noise_sources *ns)
+static void timeline_of(struct noise_timeline *tl, struct noise_sources *ns,
+			const char *const *lines, size_t n)
 {
 	memset(tl, 0, sizeof(*tl));
 	timer_softirq_gaps_sources_init(ns);
 	timer_softirq_gaps_timeline_begin(tl, 1, LOOP);
-	for (size_t i = 0; i < sizeof(records) / sizeof(records[0]); i++)
-		timer_softirq_gaps_timeline_line(tl, ns, records[i]);
+	for (size_t i = 0; i < n; i++)
+		timer_softirq_gaps_timeline_line(tl, ns, lines[i]);
 	timer_softirq_gaps_timeline_end(tl, ns, US(1000));
+}
+
+static void timeline(struct noise_timeline *tl, struct noise_sources *ns)
+{
+	timeline_of(tl, ns, records, ARRAY_SIZE(records));
+}
+
+/* arm64's IPIs by kind: the reschedule IPI by its sender, irq_work by its reason. */
+static void arm64_ipis(void)
+{
+	struct noise_gap gaps[] = { { US(99), US(107) }, { US(299), US(305) },
+				    { US(499), US(504) }, { US(699), US(703) } };
+	const struct noise_source *s;
+	struct noise_timeline tl;
+	struct noise_sources ns;
+
+	timeline_of(&tl, &ns, arm64_records, ARRAY_SIZE(arm64_records));
+	timer_softirq_gaps_attribute(&tl, &ns, gaps, ARRAY_SIZE(gaps));
+	for (int i = 0; i < ns.nsrc; i++)
+		ksft_print_msg("arm64: %s %s in %llu gaps, %llu ns\n", intf_kinds[ns.src[i].kind].name,
+			       ns.src[i].name, (unsigned long long)ns.src[i].gaps,
+			       (unsigned long long)ns.src[i].stolen_ns);
+	s = find(&ns, INTF_IPI_RESCHED, "try_to_wake_up");
+	ksft_test_result(s && s->kind == INTF_IPI_RESCHED && s->gaps == 1 && s->stolen_ns == 4000,
+			 "arm64: a reschedule IPI (ipi_entry) named by its sender's stack");
+	s = find(&ns, INTF_IRQ, "IRQ work");
+	ksft_test_result(s && s->gaps == 1 && s->stolen_ns == 3000 &&
+			 find(&ns, INTF_IRQ, "arch_timer") && find(&ns, INTF_IRQ, "arch_timer")->gaps == 1,
+			 "arm64: an irq_work IPI is irq IRQ work, the tick irq arch_timer");
+	s = find(&ns, INTF_IRQ, "IPI");
+	ksft_test_result(s && s->gaps == 1 && ns.nsrc == 4 && !ns.unexplained,
+			 "arm64: only the IPI without its ipi_entry is irq IPI; 4 sources, none unexplained");
+	timer_softirq_gaps_timeline_free(&tl);
 }
 
 int main(void)
@@ -91,7 +153,7 @@ int main(void)
 	uint64_t runs, in;
 
 	ksft_print_header();
-	ksft_set_plan(11);
+	ksft_set_plan(14);
 
 	timeline(&tl, &ns);
 	timer_softirq_gaps_attribute(&tl, &ns, gaps, 5);
@@ -141,5 +203,6 @@ int main(void)
 	ksft_test_result(runs == 1 && in == 0,
 			 "...and the sleeper's run is in no gap: the control's 95%% check fails");
 	timer_softirq_gaps_timeline_free(&tl);
+	arm64_ipis();
 	ksft_finished();
 }

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of lib/kernel/trace_event.c: fields read by name from
- * trace_pipe text; a field a record lacks (an older kernel's tick_stop
- * without its dependency) reported, not read as 0; an event without a
- * row counted. And on this host, when tracing works: one window of a
- * CPU read by both sources, the text one from the instance's "trace"
- * file (read without consuming) and the raw one from trace_pipe_raw,
- * counted alike by timer_softirq's table; and the raw source's symbols
- * and missing fields on a real format.
+ * trace_pipe text, and the one field of a "(%s)" record; a field a
+ * record lacks (an older kernel's tick_stop without its dependency)
+ * reported, not read as 0; an event without a row counted. And on this
+ * host, when tracing works: one window of a CPU read by both sources,
+ * the text one from the instance's "trace" file (read without
+ * consuming) and the raw one from trace_pipe_raw, counted alike by
+ * timer_softirq's table; and the raw source's symbols and missing
+ * fields on a real format.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -65,6 +66,38 @@ static void text_fields(void)
 		       (unsigned long long)tab.missing, tab.missing_what);
 	ksft_test_result(tab.missing == 7 && !strcmp(tab.missing_what, "timer_start dependency"),
 			 "text: fields the records lack are counted, the first named");
+}
+
+struct reason {
+	char s[48];
+	bool got, has;
+};
+
+static void read_reason(void *ctx, const struct trace_event_record *r)
+{
+	struct reason *x = ctx;
+
+	x->got = trace_event_str(r, "reason", x->s, sizeof(x->s));
+	x->has = trace_event_has(r, "reason");
+}
+
+static const struct trace_event_row reason_rows[] = {
+	{ "ipi", "ipi_entry", NULL, false, read_reason },
+};
+
+/* arm64's ipi_entry prints "(%s)" alone: its one field is in the brackets. */
+static void text_bracketed(void)
+{
+	struct trace_event_table tab = TRACE_EVENT_TABLE(reason_rows);
+	struct reason x = { 0 };
+
+	trace_event_dispatch_line(&tab, &x, "          spin-900     [001] d.h1.  1000.000300: ipi_entry: (Rescheduling interrupts)");
+	ksft_test_result(x.got && !strcmp(x.s, "Rescheduling interrupts") && !x.has && !tab.missing,
+			 "text: a \"(%%s)\" record's one string field, blanks and all");
+	x = (struct reason){ 0 };
+	trace_event_dispatch_line(&tab, &x, "          spin-900     [001] d.h1.  1000.000300: ipi_entry: (Rescheduling interrupts) cpu=1");
+	ksft_test_result(!x.got && tab.missing == 1,
+			 "text: brackets with more after them are no field: missing, counted");
 }
 
 /* What a table's rows, its every-record hook and its stack frames were given. */
@@ -329,8 +362,9 @@ static void raw_fields(void)
 int main(void)
 {
 	ksft_print_header();
-	ksft_set_plan(13);
+	ksft_set_plan(15);
 	text_fields();
+	text_bracketed();
 	table_rows();
 	old_tick_stop();
 	both_sources();
