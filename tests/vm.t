@@ -16,20 +16,12 @@
 set -u
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$TOP/tests/lib.sh"
 VM=$TOP/vm/run.sh
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-
-n=0
-ok() {	# ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi
-}
-diag() { sed 's/^/# /'; }
 
 needs "${QEMU:-qemu-system-x86_64}"
 
-echo "1..12"
+plan 12
 
 # expect_bad_input DESC VM-ARGS...: exit 2 and exactly one line on stderr.
 expect_bad_input() {
@@ -39,7 +31,7 @@ expect_bad_input() {
 	rc=$?
 	lines=$(wc -l <"$TMP/err")
 	ok $((rc != 2 || lines != 1)) "$desc: exit 2 (got $rc), one line on stderr (got $lines)"
-	if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ]; then diag <"$TMP/err"; fi
+	if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ]; then sed "s/^/# /" "$TMP/err"; fi
 }
 
 expect_bad_input "missing kernel image" --kernel "$TMP/no-such-bzImage"
@@ -85,7 +77,7 @@ echo "# vm/run.sh --debian 6.12 exited $rc after $(($(date +%s) - start))s"
 # exit 0: run.sh passed in the guest; 1 is a failed suite, 2 a setup
 # error, 3 no status (hang, panic): all failures here
 ok $((rc != 0)) "guest ran run.sh and it passed (exit $rc)"
-if [ "$rc" -ne 0 ]; then tail -n 30 "$TMP/err" | diag; fi
+if [ "$rc" -ne 0 ]; then tail -n 30 "$TMP/err" | sed "s/^/# /"; fi
 
 nohz=$(sed -n 's/^nohz_full //p' "$res/guest-cpus.txt" 2>/dev/null)
 isol=$(sed -n 's/^isolated //p' "$res/guest-cpus.txt" 2>/dev/null)
@@ -102,7 +94,7 @@ results=$(grep -cE '^(not )?ok [0-9]+ ' "$TMP/out")
 ok "$([ -n "$plan" ] && [ "$plan" -gt 0 ] && [ "$plan" -eq "$results" ] &&
 	grep -q '^TAP version 13$' "$TMP/out"; echo $?)" \
 	"KTAP came back whole on stdout (plan ${plan:-none}, $results result lines)"
-if [ -z "$plan" ] || [ "$plan" -ne "$results" ]; then head -n 40 "$TMP/out" | diag; fi
+if [ -z "$plan" ] || [ "$plan" -ne "$results" ]; then head -n 40 "$TMP/out" | sed "s/^/# /"; fi
 
 cmp -s <(grep -E '^(TAP version|1\.\.|(not )?ok [0-9]+ )' "$TMP/out") \
 	<(grep -E '^(TAP version|1\.\.|(not )?ok [0-9]+ )' "$res/ktap.txt" 2>/dev/null)

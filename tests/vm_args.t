@@ -10,7 +10,7 @@
 # that record a call, and a kernel build would find no disk space.
 . "$(dirname "$0")/lib.sh"
 
-plan 80
+plan 83
 cd "$TOP" || exit 1
 T0=$SECONDS
 export ISOLBENCH_VM_CACHE=$TMP/cache ISOLBENCH_VM_MIN_FREE_MB=999999999
@@ -171,6 +171,12 @@ expect 2 "ab: a missing --patch in --patched" "^$AB: --patched: --patch '$TMP/no
 	$AB --base "$KS" --patched "--build $K --patch $TMP/none.patch" -o "$TMP/ab1"
 expect 2 "ab: --patch without --build" "--patch and --config need --build" \
 	$AB --base "--kernel $BZ --patch x" --patched "$KS" -o "$TMP/ab1"
+expect 2 "ab: --arch sparc" "^$AB: --arch must be x86_64 or arm64, not 'sparc'" \
+	$AB --base "$KS" --patched "$KS" --arch sparc -o "$TMP/ab1"
+expect 2 "ab: --arch arm64 with a kernel to --build" "^$AB: --patched: --build makes x86_64 kernels only; arm64 guests boot --debian or --kernel" \
+	$AB --base "--debian 6.12" --patched "--build $K" --arch arm64 -o "$TMP/ab1"
+expect 2 "ab: --arch arm64 with an x86 bzImage" "^$AB: --base: '$BZ' is not an arm64 Image" \
+	$AB --base "$KS" --patched "--debian 6.12" --arch arm64 -o "$TMP/ab1"
 expect 2 "ab: -o holding someone's file" "^$AB: -o '$TMP/mine' is not empty and not an earlier output of $AB -o" \
 	$AB --base "$KS" --patched "$KS" -o "$TMP/mine"
 [ "$(cat "$TMP/mine/notes.txt")" = "keep me" ]; ok $? "ab: the unrelated file is still there"

@@ -65,6 +65,10 @@ Options:
                         empty directory, or an earlier output of
                         vm/ab.sh, which is cleared
   --emulated-timings    compare: judge timings measured under TCG too
+  --arch ARCH           the guests' architecture, x86_64 (default) or
+                        arm64 (vm/run.sh --arch): the suite is then
+                        cross-built once for both sides; kernels are
+                        --debian or --kernel (--build makes x86_64 ones)
   --cpus N, --max-cpus N, --mem MB, --cmdline ARGS, --append ARGS,
   --timeout S, --accel MODE
                         passed to vm/run.sh for every boot
@@ -83,6 +87,7 @@ parse_args() {
 		-o|--output)	need_arg "$@"; OUT=$2; shift ;;
 		--emulated-timings) CMP_OPTS+=("$1") ;;
 		--together)	TOGETHER=1 ;;
+		--arch)		need_arg "$@"; VM_ARCH=$2; RUN_OPTS+=("$1" "$2"); shift ;;
 		--cpus|--max-cpus|--mem|--append|--timeout|--accel)
 				need_arg "$@"; RUN_OPTS+=("$1" "$2"); shift ;;
 		--cmdline)	[[ $# -ge 2 ]] || die "option $1 needs a value"
@@ -104,6 +109,10 @@ parse_args() {
 		die "--labels '$LABELS': the two sides need two names (both would pool into one directory)"
 	[[ ! ${LABELS%,*} =~ ^[AB]-[0-9]+$ && ! ${LABELS#*,} =~ ^[AB]-[0-9]+$ ]] ||
 		die "--labels '$LABELS': A-N and B-N name the rounds' directories"
+	arch_check "$VM_ARCH"
+	arch_native || command -v "$(arch_triplet)-gcc" >/dev/null ||
+		die "$(arch_triplet)-gcc not found to build the suite for $VM_ARCH guests (apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross)"
+	arch_userland_check
 	check_machine_opts "${RUN_OPTS[@]}"
 	check_run_args "${RUN_ARGS[@]}"
 	[[ -z $OUT ]] || out_dir_check "$OUT" "$PROG -o"
@@ -139,8 +148,10 @@ check_spec() {
 	for ((i = 0; i < ${#words[@]}; i++)); do
 		case ${words[i]} in
 		--no-headers) continue ;;
-		--build)	check_kernel_source "${words[i + 1]}" ;;
-		--kernel)	check_bzimage "${words[i + 1]}" ;;
+		--build)	arch_native ||
+					die "--build makes x86_64 kernels only; $VM_ARCH guests boot --debian or --kernel"
+				check_kernel_source "${words[i + 1]}" ;;
+		--kernel)	check_kernel_image "${words[i + 1]}" ;;
 		--debian)	check_debian "${words[i + 1]}" ;;
 		--patch|--config) check_file "${words[i]}" "${words[i + 1]}" ;;
 		--headers)	check_headers_dir "${words[i + 1]}" ;;
@@ -220,9 +231,16 @@ main() {
 	echo "$PROG: kernels ready after $((SECONDS - t0)) s; $ROUNDS round(s) of A B"
 	# One suite for every round: both sides run the same binaries, and
 	# guests booted together never build it at once.
-	make -C "$REPO_DIR" install INSTALL_PATH="$OUT/suite" >"$OUT/suite.log" 2>&1 || {
-		tail -n 20 "$OUT/suite.log" >&2
-		die "make install of the suite failed (log $OUT/suite.log)"
+	local log=$OUT/suite.log
+	if arch_native; then
+		make -C "$REPO_DIR" install INSTALL_PATH="$OUT/suite" >"$log" 2>&1
+	else
+		log=$OUT/suite-build/build.log
+		arch_suite_build "$REPO_DIR" "$OUT/suite" "$OUT/suite-build" &&
+			rm -rf "$OUT/suite-build/src"
+	fi || {
+		tail -n 20 "$log" >&2
+		die "the suite's build failed (log $log)"
 	}
 
 	# compare pools each side's rounds itself: one label per round

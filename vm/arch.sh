@@ -90,6 +90,24 @@ check_kernel_image() {
 	esac
 }
 
+# arch_suite_build SRC DEST WORK: the suite of SRC built for VM_ARCH
+# into DEST, in a copy under WORK (the tree's own programs are the
+# host's), static: the guest has no libraries of its own but what
+# arch_userland_fetch fetches. Its log: WORK/build.log.
+arch_suite_build() {
+	local src=$1 dest=$2 work=$3 cross
+	cross=$(arch_triplet)-
+	note "building the suite for $VM_ARCH: make CROSS_COMPILE=$cross LDFLAGS=-static install, in a copy of $src"
+	mkdir -p "$work/src"
+	tar -C "$src" --exclude=./.git --exclude=./build --exclude=./vm/cache \
+		--exclude=./vm/out -cf - . | tar -C "$work/src" -xf -
+	{
+		make -C "$work/src" clean &&
+		make -C "$work/src" -j"$(nproc)" CROSS_COMPILE="$cross" LDFLAGS=-static \
+			install INSTALL_PATH="$dest"
+	} >"$work/build.log" 2>&1
+}
+
 # arch_userland_fetch: Debian's ARCH_USERLAND_PKGS of VM_ARCH unpacked in
 # the cache (once; the lock of vm/stage-kernel.sh's debian_fetch), its
 # root printed.

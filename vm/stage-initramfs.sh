@@ -60,30 +60,13 @@ prepare_suite() {
 			note "building the suite: make -C $SRC_DIR install"
 			make -C "$SRC_DIR" install INSTALL_PATH="$dest" >"$work/build.log" 2>&1
 		else
-			suite_cross_build "$dest" "$work"
+			arch_suite_build "$SRC_DIR" "$dest" "$work"
 		fi || {
 			tail -n 20 "$work/build.log" >&2
 			die "make install failed (log above)"
 		}
 		[[ -x $dest/run.sh ]] || die "make install left no run.sh in $dest"
 	fi
-}
-
-# suite_cross_build DEST WORK: the suite built for VM_ARCH in a copy of
-# SRC_DIR (the tree's own programs are the host's), static: the guest
-# has no libraries of its own but what vm/arch.sh fetches.
-suite_cross_build() {
-	local dest=$1 work=$2 cross
-	cross=$(arch_triplet)-
-	note "building the suite for $VM_ARCH: make CROSS_COMPILE=$cross LDFLAGS=-static install, in a copy of $SRC_DIR"
-	mkdir -p "$work/src"
-	tar -C "$SRC_DIR" --exclude=./.git --exclude=./build --exclude=./vm/cache \
-		--exclude=./vm/out -cf - . | tar -C "$work/src" -xf -
-	{
-		make -C "$work/src" clean &&
-		make -C "$work/src" -j"$(nproc)" CROSS_COMPILE="$cross" LDFLAGS=-static \
-			install INSTALL_PATH="$dest"
-	} >"$work/build.log" 2>&1
 }
 
 # prepare_module DEST WORK RELEASE HEADERS KODIR: module/ for the guest
