@@ -47,10 +47,13 @@ if command -v apt-get >/dev/null; then
 	[ -n "$vm" ] && pkgs+=("${apt_vm_pkgs[@]}")
 	[ -n "$dev" ] && pkgs+=(linux-source rsync clang shellcheck
 				 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static)
-	# the arm64 guest's busybox, bash and GNU tools (vm/arch.sh)
+	# the arm64 guest's busybox, bash and GNU tools (vm/arch.sh), with
+	# the package lists of both architectures: one update in all
+	updated=""
 	if [ -n "$vm" ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
 		$sudo dpkg --add-architecture arm64
 		$sudo apt-get update -q
+		updated=1
 	fi
 	missing=()
 	for p in "${pkgs[@]}"; do
@@ -58,7 +61,7 @@ if command -v apt-get >/dev/null; then
 			missing+=("$p")
 	done
 	if [ ${#missing[@]} -gt 0 ]; then
-		$sudo apt-get update -q
+		[ -n "$updated" ] || $sudo apt-get update -q
 		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 	fi
 elif command -v dnf >/dev/null; then

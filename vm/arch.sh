@@ -48,6 +48,10 @@ arch_triplet() {	# the GNU triplet of VM_ARCH: its compilers' prefix, its librar
 	case $VM_ARCH in x86_64) echo x86_64-linux-gnu ;; arm64) echo aarch64-linux-gnu ;; esac
 }
 
+arch_kernel() {	# the kernel's name of VM_ARCH (its ARCH=)
+	case $VM_ARCH in x86_64) echo x86 ;; arm64) echo arm64 ;; esac
+}
+
 arch_console() {	# the guest's console device
 	case $VM_ARCH in x86_64) echo ttyS0 ;; arm64) echo ttyAMA0 ;; esac
 }

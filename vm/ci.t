@@ -12,7 +12,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$TOP/tests/lib.sh"
 
 needs qemu-system-x86_64 qemu-system-aarch64 aarch64-linux-gnu-gcc
-plan 49
+plan 51
 
 # verdict RESULTS_DIR TEST PREFIX: the result ("pass", "skip", "fail")
 # of the first verdict of TEST's JSON whose name starts with PREFIX
@@ -162,6 +162,11 @@ ok $? "arm64: timer_softirq's nohz_full assertions ran and passed on cpu 2, none
 	[ "$(verdict "$r" timer_softirq 'tick: a perf event')" = pass ] &&
 	[ "$(verdict "$r" timer_softirq 'tick: a second runnable task')" = pass ]
 ok $? "arm64: the tick phase's controls: tick_stop named POSIX_TIMER, PERF_EVENTS and SCHED"
+grep -E '^# (quiet|control) cpu 2: noise by source' "$r/suite/timer_softirq.ktap" | sed 's/^/# /'
+noise=$(grep -E '^# (quiet|control) cpu 2: noise by source' "$r/suite/timer_softirq.ktap")
+[ -n "$noise" ] && ! grep -Eq 'irq IPI [1-9]' <<<"$noise" &&
+	grep -Eq '(ipi [^,]+|irq (IRQ work|Timer broadcast|CPU stop|CPU backtrace)) [1-9]' <<<"$noise"
+ok $? "arm64: the noise timeline names the IPIs by kind (ipi_entry), none left as irq IPI"
 sed 's/^/# guest-pre: /' "$r/pre.txt"
 grep -q '^membarrier exit 0$' "$r/pre.txt" && delivered "$r/mb.json"
 ok $? "arm64: membarrier storm cpu 0 -> isolated cpu 2 counted, delivery strict ($(grep -o '[0-9]* of [0-9]* calls reached' "$r/mb.ktap"))"
@@ -174,6 +179,8 @@ grep -E '^# cpu [23]: .*/proc/interrupts' "$r/suite/ipistorm_watch.ktap" | sed '
 grep -Eq '^# cpu 2: .* IPIs sent to it .*; /proc/interrupts: CAL \+[0-9]+, RES \+[0-9]+$' "$r/suite/ipistorm_watch.ktap" &&
 	grep -Eq '^# by kind: [0-9]+ function call, [0-9]+ reschedule' "$r/suite/ipistorm_watch.ktap"
 ok $? "arm64: the watch counts the IPI rows arm64 has (IPI1 as CAL, IPI0 as RES, no TLB) and the IPIs by kind"
+[ "$(verdict "$r" ipistorm_kmod 'cpu ')" = pass ]
+ok $? "arm64: ipistorm's kernel module, cross-built against Debian's arm64 headers, loaded and delivered its IPIs"
 [ "$(verdict "$r" cid_scan 'function_graph timed')" = pass ]
 ok $? "arm64: cid_scan ran (glibc's rseq registration found in the static build) and timed the scan"
 r=$TMP/vm-6.12

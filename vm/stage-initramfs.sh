@@ -112,6 +112,9 @@ prepare_module() {
 	if ! command -v pahole >/dev/null; then
 		kbuild_vars=(CONFIG_DEBUG_INFO_BTF_MODULES=)
 	fi
+	# cross-built for a guest of another architecture (Debian's headers
+	# name their compiler themselves)
+	arch_native || kbuild_vars+=(ARCH="$(arch_kernel)" CROSS_COMPILE="$(arch_triplet)-")
 	if ! make -C "$headers" M="$work/module" "${kbuild_vars[@]}" modules \
 		>"$work/module.log" 2>&1; then
 		tail -n 20 "$work/module.log" >&2

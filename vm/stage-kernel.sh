@@ -102,7 +102,7 @@ debian_fetch() {
 		touch "$stamp"
 	fi
 
-	if ((NO_HEADERS == 0)) && [[ ! -e $hstamp ]] && arch_native; then
+	if ((NO_HEADERS == 0)) && [[ ! -e $hstamp ]]; then
 		if debian_fetch_headers "$rel" "$root"; then
 			touch "$hstamp"
 		else
@@ -137,7 +137,9 @@ debian_fetch_headers() {
 	local rel=$1 root=$2 hpkg=linux-headers-$1 deps dep pkgs=()
 	apt-cache show "$hpkg" >/dev/null 2>&1 || return 1
 	# The flavour headers depend on the arch-independent -common headers and
-	# on linux-kbuild (the scripts/ and tools/ the headers link to).
+	# on linux-kbuild (the scripts/ and tools/ the headers link to): the
+	# host's own, so that an arm64 guest's module/ is cross-built here
+	# (its headers name the cross compiler, aarch64-linux-gnu-gcc-12).
 	deps=$(apt-cache show "$hpkg" | sed -n 's/^Depends: //p' | head -n1 | tr ',' '\n')
 	pkgs=("$hpkg")
 	while read -r dep; do
@@ -155,6 +157,14 @@ debian_fetch_headers() {
 		"$root/usr/src/linux-headers-$rel/Makefile"
 }
 
+# headers_tools_run HEADERS: the headers' kbuild tools run on this host
+# (fixdep runs, and fails on no arguments; not "cannot execute": 126).
+headers_tools_run() {
+	local rc=0
+	"$1/scripts/basic/fixdep" >/dev/null 2>&1 || rc=$?
+	((rc != 126 && rc != 127))
+}
+
 # debian_plan NAME RELEASE: what debian_fetch would do, as NAME's plan.
 debian_plan() {
 	local dir=$CACHE_DIR/debian/$2 plan
@@ -163,7 +173,7 @@ debian_plan() {
 	else
 		plan="would fetch linux-image-$2 (apt-get download) into $CACHE_DIR"
 	fi
-	if ((NO_HEADERS == 0)) && [[ ! -e $dir/.headers-ok ]] && arch_native; then
+	if ((NO_HEADERS == 0)) && [[ ! -e $dir/.headers-ok ]]; then
 		plan+="; would fetch linux-headers-$2 and what it depends on"
 	fi
 	put "$1" plan "$plan"
@@ -214,10 +224,9 @@ kernel_select() {
 		fi
 	fi
 	((NO_HEADERS == 0)) || headers=
-	if [[ -n $headers ]] && ! arch_native; then
-		# Debian's headers carry kbuild's tools built for the guest's
-		# architecture: they do not run here to build module/.
-		note "module/ is not cross-built for an $VM_ARCH guest: tests that need it will skip"
+	if [[ -n $headers ]] && ! arch_native && ! headers_tools_run "$headers"; then
+		# a tree built on the guest's architecture: its kbuild tools are its
+		note "module/ is not built: the kbuild tools of $headers do not run here (tests that need it will skip)"
 		headers=
 	fi
 	if [[ -n $headers ]]; then
