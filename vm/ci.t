@@ -17,7 +17,12 @@ plan 51
 # verdict RESULTS_DIR TEST PREFIX: the result ("pass", "skip", "fail")
 # of the first verdict of TEST's JSON whose name starts with PREFIX
 verdict() {
-	python3 - "$1/suite/$2.json" "$3" <<'PY' 2>/dev/null
+	verdict_of "$1/suite/$2.json" "$3"
+}
+
+# verdict_of JSON PREFIX: the same, of a result file a --guest-pre wrote
+verdict_of() {
+	python3 - "$1" "$2" <<'PY' 2>/dev/null
 import json, sys
 d = json.load(open(sys.argv[1]))
 for v in d["verdicts"]:
@@ -26,9 +31,11 @@ for v in d["verdicts"]:
 PY
 }
 
-# Six guests, two at a time: single-threaded TCG keeps each qemu on one
-# host CPU, so a pair takes about as long as one. The suite is installed
-# once for all of them (two builds of one tree at once would race).
+# Four guests, three then one: single-threaded TCG keeps each qemu on
+# one host CPU. The runs that need a kernel of their own but no boot of
+# their own go before a guest's suite (--guest-pre). The suite is
+# installed once for the x86 guests (two builds of one tree at once
+# would race).
 SUITE=$TMP/suite
 make -s -C "$TOP" install INSTALL_PATH="$SUITE" >"$TMP/install.log" 2>&1 ||
 	{ tail -n 20 "$TMP/install.log" | sed 's/^/# /'; echo "Bail out! make install failed"; exit 1; }
@@ -66,8 +73,32 @@ START[arm64]=$(date +%s)
 "$TOP/vm/run.sh" --arch arm64 --debian 6.12 --timeout 900 -o "$TMP/vm-arm64" \
 	--guest-pre "$arm64_pre" -- --quick >"$TMP/out-arm64" 2>"$TMP/err-arm64" &
 PID[arm64]=$!
-boot 6.12 --debian 6.12 -- --quick
+# the storms strict on an isolated dst, before the 6.12 guest's suite
+# shellcheck disable=SC2016  # run by the guest's shell
+storms='./ipistorm -m membarrier --pairs 0:2 -n 2000 -r 2 -o /results/mb.json >/results/mb.ktap 2>&1
+echo "membarrier exit $?"
+./ipistorm -m tlb --pairs 1:3 -n 2000 -r 2 -o /results/tlb.json >/results/tlb.ktap 2>&1
+echo "tlb exit $?"'
+boot 6.12 --debian 6.12 --guest-pre "$storms" -- --quick
 boot 6.1 --debian 6.1 -- --quick
+# cid_scan's verdicts failing where their condition breaks: a trace
+# buffer too small for 64 hackbench processes (events lost), and the
+# compaction survivor kept asleep (no scan can run). Before it, a module
+# run that hits its timeout, then a cid_scan SIGKILLed while
+# function_graph traces: the next run puts the tracer back (the
+# settings journal). Booted as soon as one of the x86 pair is done.
+# shellcheck disable=SC2016  # run by the guest's shell
+killed='./ipistorm_kmod -n 100000000 --timeout 1 -r 1 >/results/kto.ktap 2>&1
+echo "kmod timeout exit $?"
+t=/sys/kernel/tracing; ./cid_scan -m trace -D 60 --no-compaction >/tmp/k.out 2>&1 &
+p=$!; i=0
+while [ "$(cat $t/current_tracer)" != function_graph ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+kill -KILL $p; wait $p
+echo "after SIGKILL: current_tracer $(cat $t/current_tracer), journals: $(ls /run/isolbench)"'
+while kill -0 "${PID[6.12]}" 2>/dev/null && kill -0 "${PID[6.1]}" 2>/dev/null; do sleep 2; done
+boot cidfail --debian 6.12 --guest-pre "$killed" -- -t cid_scan -- \
+	--workload hackbench --threads 64 --trace-buffer-kb 1 -D 4 \
+	--compaction-control --compaction-timeout 0.5
 booted 6.12
 r=$TMP/vm-6.12
 ok $RC "6.12: the whole suite passed in the guest"
@@ -186,40 +217,18 @@ ok $? "arm64: cid_scan ran (glibc's rseq registration found in the static build)
 r=$TMP/vm-6.12
 grep -qx 'isolated 2-3' "$r/guest-cpus.txt"
 ok $? "6.12: cpus 2-3 are isolated (the storms below target them)"
-boot mb --debian 6.12 -- -t ipistorm -- -m membarrier --pairs 0:2 -n 2000 -r 2
-boot tlb --debian 6.12 -- -t ipistorm -- -m tlb --pairs 1:3 -n 2000 -r 2
-booted mb
-ok $RC "6.12: membarrier storm cpu 0 -> isolated cpu 2 passed"
-[ "$(verdict "$TMP/vm-mb" ipistorm 'cpu 0 -> cpu 2 (')" = pass ] &&
-	grep -q '^# ok 2 cpu 0 -> cpu 2 (.*reached dst' "$TMP/vm-mb/ktap.txt" &&
-	delivered "$TMP/vm-mb/suite/ipistorm.json"
-ok $? "6.12: membarrier to the isolated cpu: delivery strict ($(grep -o '[0-9]* of [0-9]* calls reached' "$TMP/vm-mb/ktap.txt"))"
-booted tlb
-ok $RC "6.12: tlb storm cpu 1 -> isolated cpu 3 passed"
-grep -q '^# ok 2 cpu 1 -> cpu 3 (.*reached dst' "$TMP/vm-tlb/ktap.txt" &&
-	delivered "$TMP/vm-tlb/suite/ipistorm.json"
-ok $? "6.12: tlb shootdowns to the isolated cpu: delivery strict ($(grep -o '[0-9]* of [0-9]* calls reached' "$TMP/vm-tlb/ktap.txt"))"
-# cid_scan's verdicts failing where their condition breaks: a trace
-# buffer too small for 64 hackbench processes (events lost), and the
-# compaction survivor kept asleep (no scan can run). Before it, a
-# cid_scan SIGKILLed while function_graph traces: the next run puts the
-# tracer back (the settings journal).
-# shellcheck disable=SC2016  # run by the guest's shell
-killed='t=/sys/kernel/tracing; ./cid_scan -m trace -D 60 --no-compaction >/tmp/k.out 2>&1 &
-p=$!; i=0
-while [ "$(cat $t/current_tracer)" != function_graph ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-kill -KILL $p; wait $p
-echo "after SIGKILL: current_tracer $(cat $t/current_tracer), journals: $(ls /run/isolbench)"'
-boot cidfail --debian 6.12 --guest-pre "$killed" -- -t cid_scan -- \
-	--workload hackbench --threads 64 --trace-buffer-kb 1 -D 4 \
-	--compaction-control --compaction-timeout 0.5
-# a module run that hits its timeout is not a complete run
-boot kto --debian 6.12 -- -t ipistorm_kmod -- -n 100000000 --timeout 1 -r 1
-booted kto
-[ $RC -eq 1 ] && grep -q '^# # cpu .*: 0 of 1 runs complete' "$TMP/vm-kto/ktap.txt" &&
-	grep -q '^# not ok 1 cpu .*: every run complete$' "$TMP/vm-kto/ktap.txt" &&
-	grep -q "^# # incomplete: the module's run hit its timeout" "$TMP/vm-kto/ktap.txt"
-ok $? "6.12: kmod run with timed_out set fails as incomplete (rc=$RC)"
+sed 's/^/# guest-pre: /' "$r/pre.txt"
+grep -q '^membarrier exit 0$' "$r/pre.txt"
+ok $? "6.12: membarrier storm cpu 0 -> isolated cpu 2 passed"
+[ "$(verdict_of "$r/mb.json" 'cpu 0 -> cpu 2 (')" = pass ] &&
+	grep -q '^ok 2 cpu 0 -> cpu 2 (.*reached dst' "$r/mb.ktap" &&
+	delivered "$r/mb.json"
+ok $? "6.12: membarrier to the isolated cpu: delivery strict ($(grep -o '[0-9]* of [0-9]* calls reached' "$r/mb.ktap"))"
+grep -q '^tlb exit 0$' "$r/pre.txt"
+ok $? "6.12: tlb storm cpu 1 -> isolated cpu 3 passed"
+grep -q '^ok 2 cpu 1 -> cpu 3 (.*reached dst' "$r/tlb.ktap" &&
+	delivered "$r/tlb.json"
+ok $? "6.12: tlb shootdowns to the isolated cpu: delivery strict ($(grep -o '[0-9]* of [0-9]* calls reached' "$r/tlb.ktap"))"
 # the watch says what its own setup and teardown sent the watched cpus
 json_check "$r/suite/ipistorm_watch.json" '[m for m in d["metrics"] if m["name"] == "ipis_per_min" and "setup_ipis" in m["extra"] and "teardown_ipis" in m["extra"]]' &&
 	grep -q '^# outside the window: [0-9]* IPIs (CAL + RES) to cpus 2-3 while the watch set itself up' "$r/suite/ipistorm_watch.ktap"
@@ -228,6 +237,12 @@ ok $? "6.12: the watch reports its setup/teardown IPIs ($(grep -o 'outside the w
 ok $? "6.12: quick storms of the suite complete"
 booted cidfail
 r=$TMP/vm-cidfail
+sed 's/^/# guest-pre: /' "$r/pre.txt"
+# a module run that hits its timeout is not a complete run
+grep -q '^kmod timeout exit 1$' "$r/pre.txt" && grep -q '^# cpu .*: 0 of 1 runs complete' "$r/kto.ktap" &&
+	grep -q '^not ok 1 cpu .*: every run complete$' "$r/kto.ktap" &&
+	grep -q "^# incomplete: the module's run hit its timeout" "$r/kto.ktap"
+ok $? "6.12: kmod run with timed_out set fails as incomplete ($(grep '^kmod timeout exit' "$r/pre.txt"))"
 [ $RC -eq 1 ] && [ "$(verdict "$r" cid_scan 'function_graph timed')" = fail ] &&
 	grep -Eq '^# function_graph timed .*the trace lost events' "$r/suite/cid_scan.ktap" &&
 	grep -q '^not ok 1 function_graph timed the mm_cid scan$' "$r/suite/cid_scan.ktap"
@@ -236,7 +251,6 @@ ok $? "6.12: cid_scan's traced verdict fails when the trace lost events (rc=$RC)
 	grep -q '^not ok 2 compaction by the scan$' "$r/suite/cid_scan.ktap" &&
 	grep -Eq '^# cid [1-9][0-9]* kept [0-9.]+ s asleep, through the 0.5 s bound \(control\)' "$r/suite/cid_scan.ktap"
 ok $? "6.12: cid_scan's compaction fails when no scan can run"
-sed 's/^/# guest-pre: /' "$r/pre.txt"
 grep -q '^after SIGKILL: current_tracer function_graph, journals: settings-[0-9]*$' "$r/pre.txt" &&
 	grep -q "^# settings journal: put back /sys/kernel/tracing/current_tracer = 'nop', left changed by pid [0-9]* (gone before its cleanups)" "$r/suite/cid_scan.ktap"
 ok $? "6.12: a SIGKILLed cid_scan left function_graph on; the next run put the tracer back"
