@@ -243,6 +243,7 @@ grep -q '^kmod timeout exit 1$' "$r/pre.txt" && grep -q '^# cpu .*: 0 of 1 runs 
 	grep -q '^not ok 1 cpu .*: every run complete$' "$r/kto.ktap" &&
 	grep -q "^# incomplete: the module's run hit its timeout" "$r/kto.ktap"
 ok $? "6.12: kmod run with timed_out set fails as incomplete ($(grep '^kmod timeout exit' "$r/pre.txt"))"
+grep -E '^# function_graph (trace|timed)' "$r/suite/cid_scan.ktap" | sed 's/^/# /'
 [ $RC -eq 1 ] && [ "$(verdict "$r" cid_scan 'function_graph timed')" = fail ] &&
 	grep -Eq '^# function_graph timed .*the trace lost events' "$r/suite/cid_scan.ktap" &&
 	grep -q '^not ok 1 function_graph timed the mm_cid scan$' "$r/suite/cid_scan.ktap"
