@@ -115,7 +115,16 @@ $(VARIANTS): %: run.sh scripts/test_wrapper.sh
 	./scripts/test_wrapper.sh $* >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
 
 # The same programs and the unit tests with ASan and UBSan, for make check.
-$(BUILD)/san/lib/%.o: lib/%.c $(LIB_HDRS)
+# Another SANITIZE makes a new stamp, and everything under san/ is built
+# again.
+comma := ,
+SAN_STAMP := $(BUILD)/san/sanitize-$(subst $(comma),-,$(SANITIZE)).stamp
+$(SAN_STAMP):
+	@mkdir -p $(BUILD)/san
+	@rm -f $(BUILD)/san/sanitize-*.stamp
+	@touch $@
+
+$(BUILD)/san/lib/%.o: lib/%.c $(LIB_HDRS) $(SAN_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
 
@@ -135,7 +144,7 @@ $(SAN_PROGS): $(BUILD)/san/%: %.c $(PARTS) $(SAN_OBJS) $(LIB_HDRS) $(LIBS_STAMP)
 PART_SRCS := $(foreach p,$(PROGS) $(TOOLS),$(wildcard $(p)_*.c))
 PART_OBJS := $(patsubst %.c,$(BUILD)/san/parts/%.o,$(PART_SRCS))
 
-$(BUILD)/san/parts/%.o: %.c $(wildcard *.h) $(LIB_HDRS)
+$(BUILD)/san/parts/%.o: %.c $(wildcard *.h) $(LIB_HDRS) $(SAN_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
 

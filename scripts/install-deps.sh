@@ -60,8 +60,11 @@ if command -v apt-get >/dev/null; then
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
 			missing+=("$p")
 	done
+	# vm/ fetches Debian's kernels by what the lists hold now
+	if [ -z "$updated" ] && { [ -n "$vm" ] || [ ${#missing[@]} -gt 0 ]; }; then
+		$sudo apt-get update -q
+	fi
 	if [ ${#missing[@]} -gt 0 ]; then
-		[ -n "$updated" ] || $sudo apt-get update -q
 		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 	fi
 elif command -v dnf >/dev/null; then

@@ -173,8 +173,8 @@ expect 2 "ab: --patch without --build" "--patch and --config need --build" \
 	$AB --base "--kernel $BZ --patch x" --patched "$KS" -o "$TMP/ab1"
 expect 2 "ab: --arch sparc" "^$AB: --arch must be x86_64 or arm64, not 'sparc'" \
 	$AB --base "$KS" --patched "$KS" --arch sparc -o "$TMP/ab1"
-expect 2 "ab: --arch arm64 with a kernel to --build" "^$AB: --patched: --build makes x86_64 kernels only; arm64 guests boot --debian or --kernel" \
-	$AB --base "--debian 6.12" --patched "--build $K" --arch arm64 -o "$TMP/ab1"
+expect 2 "ab: --arch arm64 with a kernel to --build" "^$AB: --base: --build makes x86_64 kernels only; arm64 guests boot --debian or --kernel" \
+	$AB --base "--build $K" --patched "--debian 6.12" --arch arm64 -o "$TMP/ab1"
 expect 2 "ab: --arch arm64 with an x86 bzImage" "^$AB: --base: '$BZ' is not an arm64 Image" \
 	$AB --base "$KS" --patched "--debian 6.12" --arch arm64 -o "$TMP/ab1"
 expect 2 "ab: -o holding someone's file" "^$AB: -o '$TMP/mine' is not empty and not an earlier output of $AB -o" \

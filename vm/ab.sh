@@ -110,14 +110,14 @@ parse_args() {
 	[[ ! ${LABELS%,*} =~ ^[AB]-[0-9]+$ && ! ${LABELS#*,} =~ ^[AB]-[0-9]+$ ]] ||
 		die "--labels '$LABELS': A-N and B-N name the rounds' directories"
 	arch_check "$VM_ARCH"
-	arch_native || command -v "$(arch_triplet)-gcc" >/dev/null ||
-		die "$(arch_triplet)-gcc not found to build the suite for $VM_ARCH guests (apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross)"
-	arch_userland_check
 	check_machine_opts "${RUN_OPTS[@]}"
 	check_run_args "${RUN_ARGS[@]}"
 	[[ -z $OUT ]] || out_dir_check "$OUT" "$PROG -o"
 	check_spec "$BASE_SPEC" --base
 	check_spec "$NEW_SPEC" --patched
+	arch_native || command -v "$(arch_triplet)-gcc" >/dev/null ||
+		die "$(arch_triplet)-gcc not found to build the suite for $VM_ARCH guests (apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross)"
+	arch_userland_check
 }
 
 # A SPEC names one kernel and nothing else, each value as vm/run.sh will
@@ -148,7 +148,7 @@ check_spec() {
 	for ((i = 0; i < ${#words[@]}; i++)); do
 		case ${words[i]} in
 		--no-headers) continue ;;
-		--build)	arch_native ||
+		--build)	[[ $VM_ARCH == x86_64 ]] ||
 					die "--build makes x86_64 kernels only; $VM_ARCH guests boot --debian or --kernel"
 				check_kernel_source "${words[i + 1]}" ;;
 		--kernel)	check_kernel_image "${words[i + 1]}" ;;
@@ -231,13 +231,17 @@ main() {
 	echo "$PROG: kernels ready after $((SECONDS - t0)) s; $ROUNDS round(s) of A B"
 	# One suite for every round: both sides run the same binaries, and
 	# guests booted together never build it at once.
-	local log=$OUT/suite.log
+	# (a cross build copies the tree: outside OUT, which may be in it)
+	local log=$OUT/suite.log sb
 	if arch_native; then
 		make -C "$REPO_DIR" install INSTALL_PATH="$OUT/suite" >"$log" 2>&1
 	else
-		log=$OUT/suite-build/build.log
-		arch_suite_build "$REPO_DIR" "$OUT/suite" "$OUT/suite-build" &&
-			rm -rf "$OUT/suite-build/src"
+		sb=$(mktemp -d)
+		arch_suite_build "$REPO_DIR" "$OUT/suite" "$sb"
+		rc=$?
+		cp "$sb/build.log" "$log"
+		rm -rf "$sb"
+		((rc == 0))
 	fi || {
 		tail -n 20 "$log" >&2
 		die "the suite's build failed (log $log)"

@@ -109,14 +109,12 @@ static const char *text_value(const struct trace_event_record *rec, const char *
 static const char *text_bracketed(const struct trace_event_record *rec, size_t *len)
 {
 	const char *d = rec->data;
-	size_t n;
+	size_t n = strcspn(d, "\n");
 
-	if (d[0] != '(')
+	/* to the last ')': "(CPU stop (for crash dump) interrupts)" */
+	if (n < 2 || d[0] != '(' || d[n - 1] != ')')
 		return NULL;
-	n = strcspn(d + 1, ")\n");
-	if (d[n + 1] != ')' || (d[n + 2] && d[n + 2] != '\n'))
-		return NULL;
-	*len = n;
+	*len = n - 2;
 	return d + 1;
 }
 

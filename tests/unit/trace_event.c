@@ -98,6 +98,10 @@ static void text_bracketed(void)
 	trace_event_dispatch_line(&tab, &x, "          spin-900     [001] d.h1.  1000.000300: ipi_entry: (Rescheduling interrupts) cpu=1");
 	ksft_test_result(!x.got && tab.missing == 1,
 			 "text: brackets with more after them are no field: missing, counted");
+	x = (struct reason){ 0 };
+	trace_event_dispatch_line(&tab, &x, "          spin-900     [001] d.h1.  1000.000300: ipi_entry: (CPU stop (for crash dump) interrupts)");
+	ksft_test_result(x.got && !strcmp(x.s, "CPU stop (for crash dump) interrupts"),
+			 "text: a \"(%%s)\" field with brackets of its own, whole");
 }
 
 /* What a table's rows, its every-record hook and its stack frames were given. */
@@ -362,7 +366,7 @@ static void raw_fields(void)
 int main(void)
 {
 	ksft_print_header();
-	ksft_set_plan(15);
+	ksft_set_plan(16);
 	text_fields();
 	text_bracketed();
 	table_rows();
