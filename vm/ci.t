@@ -20,6 +20,13 @@ verdict() {
 	verdict_of "$1/suite/$2.json" "$3"
 }
 
+# tick_controls_pass RESULTS_DIR: timer_softirq's three tick controls passed
+tick_controls_pass() {
+	[ "$(verdict "$1" timer_softirq 'tick: a POSIX CPU-time timer')" = pass ] &&
+		[ "$(verdict "$1" timer_softirq 'tick: a perf event')" = pass ] &&
+		[ "$(verdict "$1" timer_softirq 'tick: a second runnable task')" = pass ]
+}
+
 # verdict_of JSON PREFIX: the same, of a result file a --guest-pre wrote
 verdict_of() {
 	python3 - "$1" "$2" <<'PY' 2>/dev/null
@@ -138,9 +145,7 @@ ok $? "6.12: the watch named membarrier the source of its control's IPIs (from t
 ok $? "6.12: timer_softirq found its control's sleeper in the loop's gaps; the watch counted cpu 2 per window"
 # why the tick runs: each planted dependency named by tick_stop
 grep -E '^# tick cpu ' "$r/suite/timer_softirq.ktap" | sed 's/^/# /'
-[ "$(verdict "$r" timer_softirq 'tick: a POSIX CPU-time timer')" = pass ] &&
-	[ "$(verdict "$r" timer_softirq 'tick: a perf event')" = pass ] &&
-	[ "$(verdict "$r" timer_softirq 'tick: a second runnable task')" = pass ]
+tick_controls_pass "$r"
 ok $? "6.12: the tick phase's controls: tick_stop named POSIX_TIMER, PERF_EVENTS and SCHED on nohz_full cpu 2"
 # who set them: the kprobe events on tick_nohz_dep_set*() and their stacks
 grep -E '^# (quiet|tick [a-z]+) cpu 2: tick dependencies set' "$r/suite/timer_softirq.ktap" | sed 's/^/# /'
@@ -169,9 +174,7 @@ ok $? "6.1: the IPI check skips (no ipi tracepoints before 6.3)"
 ok $? "6.1: the sleeper found in the loop's gaps; the watch's control skips (no sources without the ipi tracepoints)"
 [ "$(verdict "$r" ipistorm_kmod 'cpu ')" = pass ]
 ok $? "6.1: ipistorm's kernel module loaded and delivered its IPIs"
-[ "$(verdict "$r" timer_softirq 'tick: a POSIX CPU-time timer')" = pass ] &&
-	[ "$(verdict "$r" timer_softirq 'tick: a perf event')" = pass ] &&
-	[ "$(verdict "$r" timer_softirq 'tick: a second runnable task')" = pass ]
+tick_controls_pass "$r"
 ok $? "6.1: the tick phase's controls pass too"
 
 # Storms whose delivery is deterministic on an isolated dst: strict.
@@ -189,9 +192,7 @@ ok $? "arm64: an emulated aarch64 guest with nohz_full=2-3, timed by CNTVCT_EL0 
 	[ "$(verdict "$r" timer_softirq 'quiet: the counting sent no IPI')" = pass ] &&
 	[ "$(python3 -c 'import json,sys; print(sum(1 for v in json.load(open(sys.argv[1]))["verdicts"] if v["result"]=="skip"))' "$r/suite/timer_softirq.json")" = 0 ]
 ok $? "arm64: timer_softirq's nohz_full assertions ran and passed on cpu 2, none skipped"
-[ "$(verdict "$r" timer_softirq 'tick: a POSIX CPU-time timer')" = pass ] &&
-	[ "$(verdict "$r" timer_softirq 'tick: a perf event')" = pass ] &&
-	[ "$(verdict "$r" timer_softirq 'tick: a second runnable task')" = pass ]
+tick_controls_pass "$r"
 ok $? "arm64: the tick phase's controls: tick_stop named POSIX_TIMER, PERF_EVENTS and SCHED"
 grep -E '^# (quiet|control) cpu 2: noise by source' "$r/suite/timer_softirq.ktap" | sed 's/^/# /'
 noise=$(grep -E '^# (quiet|control) cpu 2: noise by source' "$r/suite/timer_softirq.ktap")
