@@ -484,21 +484,26 @@ kb_plan() {
 # kb_build NAME: the kernel of KB_SRC, KB_PATCHES and KB_CONFIGS, built
 # or found in the cache; see the top of this file.
 kb_build() {
-	local fam art lock t0=$SECONDS
+	local fam art lock='' t0=$SECONDS
 	local -A kl=()
 	kb_check_tools
 	kb_locate kl
 	art=${kl[art]}
 	mkdir -p "$CACHE_DIR/kbuild" "$CACHE_DIR/kernels"
-	if [[ -e $art/.ok ]]; then
-		note "kernel $(cat "$art/release") from the cache ($art)"
-	else
+	if [[ ! -e $art/.ok ]]; then
 		kb_check_space
 		fam=$CACHE_DIR/kbuild/${kl[fam]}
 		mkdir -p "$fam"
 		fam=$(realpath "$fam")
 		exec {lock}>"$fam/.lock"
 		flock "$lock"
+	fi
+	# (looked at again under the lock: a build of the same key that held
+	# it, e.g. two bisections at one commit, has stored the kernel)
+	if [[ -e $art/.ok ]]; then
+		note "kernel $(cat "$art/release") from the cache ($art)"
+		[[ -z $lock ]] || exec {lock}>&-
+	else
 		: >"$fam/build.log"
 		kb_prepare_tree "$fam" "${kl[src_dir]}"
 		kb_configure "$fam" "${kl[frag]}"

@@ -238,47 +238,72 @@ fi
 git -C "$G" config core.trustctime false
 base=$(git -C "$G" rev-list --max-parents=0 HEAD)
 
-# bisect_series P WHAT METRIC JUDGE... -- ARGS...: the baseline of the
-# test ARGS on the base commit in $TMP/${P}baseline (one check: "WHAT on
-# the base commit"), then git bisect run over the series judging METRIC
-# with the options JUDGE, its log in $TMP/${P}bisect.out; sets first,
-# the commit it named.
-bisect_series() {
-	local p=$1 what=$2 metric=$3 judge=() t rc
+# The two bisections run at once, each in its own tree: a step's guest
+# keeps one host CPU busy, its build (incremental, one family: vm/kbuild.sh
+# builds them one at a time) both. The watch's tree is a hard-linked copy:
+# git replaces the files it changes rather than writing into them.
+G2=$CACHE/bisect-demo/linux-watch
+rm -rf "$G2"
+cp -al "$G" "$G2"
+declare -A BISECTING
+# bisect_start P TREE METRIC JUDGE... -- ARGS...: in the background, the
+# baseline of the test ARGS on the base commit of TREE in
+# $TMP/${P}baseline, then git bisect run over the series judging METRIC
+# with the options JUDGE, each step's results in $TMP/${P}step; logs and
+# exits in $TMP/${P}baseline.* and $TMP/${P}bisect.*
+bisect_start() {
+	local p=$1 tree=$2 metric=$3 judge=()
 	shift 3
 	while [ "$1" != -- ]; do judge+=("$1"); shift; done
 	shift
-	t=$(date +%s)
-	(cd "$G" && git checkout -q "$base" &&
-		"$TOP/vm/bisect-step.sh" --save-baseline "$TMP/${p}baseline" -- "$@") \
-		>"$TMP/${p}baseline.out" 2>&1
-	ok $? "$what on the base commit ($(elapsed "$t"))"
-	t=$(date +%s)
-	(cd "$G" && git checkout -q master && git bisect start master "$base" &&
-		git bisect run "$TOP/vm/bisect-step.sh" --baseline "$TMP/${p}baseline" \
-			--metric "$metric" "${judge[@]}" -- "$@") >"$TMP/${p}bisect.out" 2>&1
-	rc=$?
+	(
+		t=$(date +%s)
+		(cd "$tree" && git checkout -q "$base" &&
+			"$TOP/vm/bisect-step.sh" --save-baseline "$TMP/${p}baseline" -- "$@") \
+			>"$TMP/${p}baseline.out" 2>&1
+		echo "$? $(elapsed "$t")" >"$TMP/${p}baseline.rc"
+		t=$(date +%s)
+		(cd "$tree" && git checkout -q master && git bisect start master "$base" &&
+			git bisect run "$TOP/vm/bisect-step.sh" --baseline "$TMP/${p}baseline" \
+				--out "$TMP/${p}step" --metric "$metric" "${judge[@]}" -- "$@") \
+			>"$TMP/${p}bisect.out" 2>&1
+		echo "$? $(elapsed "$t")" >"$TMP/${p}bisect.rc"
+		git -C "$tree" bisect reset >/dev/null 2>&1
+	) &
+	BISECTING[_$p]=$!
+}
+# bisect_judged P WHAT METRIC: wait for bisection P; one check "WHAT on
+# the base commit", its steps as diag lines; sets first, the commit named
+bisect_judged() {
+	local p=$1 what=$2 metric=$3 rc secs
+	wait "${BISECTING[_$p]}"
+	read -r rc secs _ <"$TMP/${p}baseline.rc"
+	[ "$rc" -eq 0 ] || tail -n 10 "$TMP/${p}baseline.out" | sed 's/^/# /'
+	[ "$rc" -eq 0 ]; ok $? "$what on the base commit ($secs s)"
+	read -r rc secs _ <"$TMP/${p}bisect.rc"
 	grep -E 'is the first bad commit|^vm/bisect-step.sh: [0-9a-f]{12}|^bisect: (verdict|[a-z_]+ [a-z_0-9]+:)' \
 		"$TMP/${p}bisect.out" | sed 's/^/# /'
-	diag "git bisect run on $metric: exit $rc, wall time $(elapsed "$t")"
+	diag "git bisect run on $metric: exit $rc, wall time $secs s"
 	first=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' "$TMP/${p}bisect.out")
-	git -C "$G" bisect reset >/dev/null 2>&1
 }
 
+t=$(date +%s)
+bisect_start "" "$G" "$METRIC" "${THRESHOLD[@]}" -- "${TEST_ARGS[@]}"
+bisect_start w "$G2" "$WATCH_METRIC" "${WATCH_THRESHOLD[@]}" -- "${WATCH_ARGS[@]}"
 planted=$(git -C "$G" log --format=%H -1 --grep='^timers: Let the softirq decide' master)
-bisect_series "" "the baseline" "$METRIC" "${THRESHOLD[@]}" -- "${TEST_ARGS[@]}"
+bisect_judged "" "the baseline" "$METRIC"
 [ -n "$planted" ] && [ "$first" = "$planted" ]
 ok $? "git bisect run named the planted commit (${first:-none}; planted ${planted:-not found})"
 steps=$(grep -c '^vm/bisect-step.sh: [0-9a-f]\{12\} ' "$TMP/bisect.out")
 [ "$steps" -ge 2 ] && [ "$steps" -le 4 ]; ok $? "in $steps steps (9 commits)"
 
 # 4b. The same series bisected on the watch's IPIs to cpu 3: the commit
-# that sends them every 100 ms, not the TIMER one (kernels of the steps
-# above are in the cache: a commit visited twice is booted, not rebuilt)
+# that sends them every 100 ms, not the TIMER one
 planted_ipi=$(git -C "$G" log --format=%H -1 --grep='^tick/nohz: Refresh the statistics' master)
-bisect_series w "the watch's baseline" "$WATCH_METRIC" "${WATCH_THRESHOLD[@]}" -- "${WATCH_ARGS[@]}"
+bisect_judged w "the watch's baseline" "$WATCH_METRIC"
 [ -n "$planted_ipi" ] && [ "$first" = "$planted_ipi" ]
 ok $? "git bisect run on the watch's IPIs to cpu 3 named the commit that sends them (${first:-none}; planted ${planted_ipi:-not found})"
+diag "both bisections: $(elapsed "$t")"
 
 # bisect-step's own exits: a commit that does not build is skipped (125)
 # (judged as the bisect above judges: without its threshold the baseline
