@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 needs qemu-system-x86_64 patch
-plan 32
+plan 33
 cd "$TOP" || exit 1
 export ISOLBENCH_VM_CACHE=$TMP/cache
 
@@ -103,7 +103,8 @@ ISOLBENCH_VM_MIN_FREE_MB=999999999 expect 2 "no disk space" "no disk space for a
 # kbuild's steps end to end on a stand-in kernel tree, whose Makefile
 # does what vm/kbuild.sh asks of kbuild in seconds: tinyconfig,
 # olddefconfig (last value wins; CONFIG_DROP never sticks), and a "build"
-# that copies kernel/a.c into the bzImage (and fails on CONFIG_FAIL=y).
+# that copies kernel/a.c into the bzImage (fails on CONFIG_FAIL=y, takes
+# 2 s on CONFIG_SLOW=y).
 # Nothing of it is left in TMPDIR.
 S=$TMP/stand-in
 mkdir -p "$S/arch/x86" "$S/kernel/configs" "$TMP/tmpdir"
@@ -116,6 +117,7 @@ PATCHLEVEL = 12
 SUBLEVEL = 0
 all:
 	! grep -q '^CONFIG_FAIL=y' $(O)/.config || { echo 'kernel/a.c:1: error: planted' >&2; exit 1; }
+	! grep -q '^CONFIG_SLOW=y' $(O)/.config || sleep 2
 	mkdir -p $(O)/arch/x86/boot $(O)/include/config
 	cat kernel/a.c > $(O)/arch/x86/boot/bzImage
 	echo 6.12.0-stand-in > $(O)/include/config/kernel.release
@@ -165,6 +167,18 @@ rc=$?
 [ $rc -eq 125 ] && grep -q '^  | kernel/a.c:1: error: planted$' "$TMP/err" &&
 	grep -q '^vm/run.sh: the kernel build of .* failed (log .*build.log)$' "$TMP/err"
 ok $? "stand-in tree: a build that fails shows the log's last lines, exits --build-failure-exit (rc=$rc)"
+# two builds of one kernel at once (two bisections at one commit): one
+# builds it, the other waits for the family's lock and takes it from the
+# cache
+echo CONFIG_SLOW=y >"$TMP/slow.config"
+for i in 1 2; do
+	vm/run.sh --build "$S" --config "$TMP/slow.config" --build-only >"$TMP/out$i" 2>"$TMP/err$i" &
+done
+wait
+built=$(cat "$TMP/err1" "$TMP/err2" | grep -c '^vm/run.sh: built 6.12.0-stand-in in ')
+cached=$(cat "$TMP/err1" "$TMP/err2" | grep -c '^vm/run.sh: kernel 6.12.0-stand-in from the cache ')
+[ "$built" -eq 1 ] && [ "$cached" -eq 1 ] && [ -s "$TMP/out1" ] && cmp -s "$TMP/out1" "$TMP/out2"
+ok $? "stand-in tree: two builds of one kernel at once: one built it, the other took it from the cache ($built built, $cached from the cache)"
 [ -z "$(ls -A "$TMP/tmpdir")" ]
 ok $? "stand-in tree: nothing left in TMPDIR ($(find "$TMP/tmpdir" -mindepth 1 -maxdepth 1 -printf '%f ' | head -c 200))"
 unset TMPDIR
