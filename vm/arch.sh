@@ -62,6 +62,13 @@ arch_channel() {
 	case $VM_ARCH in x86_64) echo /dev/ttyS1 ;; arm64) echo /dev/hvc0 ;; esac
 }
 
+# arch_channel_drivers: the kernel modules the channel needs unless they
+# are built in (arm64: the virtio-serial-pci device of arch_qemu_args;
+# Debian's 6.1 kernel has them as modules, its 6.12 builds them in)
+arch_channel_drivers() {
+	case $VM_ARCH in x86_64) ;; arm64) echo virtio_pci virtio_console ;; esac
+}
+
 # arch_qemu_args VAR ACCEL CONSOLE CHANNEL: qemu's machine, the console and
 # the channel (both logged to files), appended to the array VAR.
 arch_qemu_args() {

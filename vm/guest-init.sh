@@ -26,7 +26,19 @@ guest_mounts isolbench-vm
 # shellcheck source=/dev/null
 . /etc/isolbench-vm.conf	# NONCE, SUITE_DIR, CHANNEL
 
-exec 3>"${CHANNEL:-/dev/ttyS1}"
+# the channel's drivers where the kernel has them as modules; a driver
+# probes its device in the background, so the channel may open (its node
+# may be there before, without a device behind it) a little later
+while read -r ko; do
+	insmod "/lib/modules/isolbench/$ko" || echo "isolbench-vm: insmod $ko failed" >/dev/console
+done </etc/isolbench-vm.modules
+i=0
+while ! (: >"$CHANNEL") 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if ! (: >"$CHANNEL") 2>/dev/null; then
+	echo "isolbench-vm: the channel $CHANNEL does not open: the kernel has no driver for it" >/dev/console
+	reboot -f
+fi
+exec 3>"$CHANNEL"
 say() { echo "@@isolbench-vm@@ $NONCE $*" >&3; }
 
 say boot "$(uname -r)"

@@ -16,7 +16,7 @@
 # for LAVA).
 # Output: initramfs_build VAR WORK NONCE KERNEL sets VAR to the image's
 # path (in WORK); KERNEL names the kernel stage's associative array
-# (release, headers, kodir, info).
+# (release, modules, headers, kodir, info).
 
 readonly GNU_TOOLS=(timeout tail sed mktemp date sort grep)
 
@@ -260,6 +260,60 @@ copy_runtime() {
 	done
 }
 
+# module_file MODULES_DIR NAME: the file of module NAME (its name with
+# either - or _) under MODULES_DIR/kernel, if there is one
+module_file() {
+	local pat=${2//[-_]/[-_]}
+	find "$1/kernel" -name "$pat.ko" -o -name "$pat.ko.xz" -o -name "$pat.ko.zst" |
+		head -n1
+}
+
+# channel_driver_add NAME: for copy_channel_drivers (its mdir, seen and
+# order): the modules NAME depends on, then NAME, unless built in
+channel_driver_add() {
+	local f dep
+	[[ -z ${seen[$1]:-} ]] || return 0
+	seen[$1]=1
+	grep -Eq "/${1//[-_]/[-_]}\.ko(\.xz|\.zst)?$" "$mdir/modules.builtin" 2>/dev/null && return 0
+	f=$(module_file "$mdir" "$1")
+	[[ -n $f ]] || die "the kernel has no $1, built in or as a module of $mdir: the guest's channel $(arch_channel) needs it"
+	for dep in $(modinfo -F depends "$f" | tr ',' ' '); do
+		channel_driver_add "$dep"
+	done
+	order+=("$f")
+}
+
+# copy_channel_drivers ROOT MODULES_DIR: the channel's drivers
+# (arch_channel_drivers) that the kernel has as modules, with the modules
+# they depend on, into ROOT/lib/modules/isolbench, decompressed; their
+# names in load order in ROOT/etc/isolbench-vm.modules, for the guest's
+# /init to load before it opens the channel. A driver that is neither
+# built in nor a module of the kernel is named, before anything boots.
+copy_channel_drivers() {
+	local root=$1 mdir=$2 name f
+	local -a order=()
+	local -A seen=()
+	: >"$root/etc/isolbench-vm.modules"
+	# (without modules.builtin a missing driver and a built-in one look
+	# the same: the guest's /init names a channel that did not come)
+	[[ -n $mdir && -e $mdir/modules.builtin && -n $(arch_channel_drivers) ]] || return 0
+	for name in $(arch_channel_drivers); do
+		channel_driver_add "$name"
+	done
+	((${#order[@]})) || return 0
+	mkdir -p "$root/lib/modules/isolbench"
+	for f in "${order[@]}"; do
+		name=${f##*/}
+		name=${name%%.ko*}.ko
+		case $f in
+		*.xz) xz -dc "$f" ;;
+		*.zst) zstd -qdc "$f" ;;
+		*) cat "$f" ;;
+		esac >"$root/lib/modules/isolbench/$name" || die "cannot copy $f"
+		echo "$name" >>"$root/etc/isolbench-vm.modules"
+	done
+}
+
 # initramfs_build VAR WORK NONCE KERNEL: see the top of this file.
 initramfs_build() {
 	local work=$2 nonce=$3 root=$2/root image=$2/initramfs.cpio.gz
@@ -276,6 +330,7 @@ initramfs_build() {
 	prepare_module "$root/isolbench" "$work" "${ib_kern[release]}" \
 		"${ib_kern[headers]}" "${ib_kern[kodir]}"
 	copy_runtime "$root"
+	copy_channel_drivers "$root" "${ib_kern[modules]}"
 
 	printf 'NONCE=%s\nSUITE_DIR=/isolbench\nCHANNEL=%s\n' "$nonce" "$(arch_channel)" \
 		>"$root/etc/isolbench-vm.conf"
