@@ -171,11 +171,14 @@ ssize_t trace_instance_read(struct trace_instance *t, char *buf, size_t len,
 int trace_instance_read_lines(struct trace_instance *t, void (*line)(void *ctx, char *line),
 			      void *ctx)
 {
-	static char buf[65536];
+	const size_t size = 65536;
+	char *buf = malloc(size);
 	size_t have = 0;
 	ssize_t n;
 
-	while ((n = trace_instance_read(t, buf + have, sizeof(buf) - 1 - have, 0)) > 0) {
+	if (!buf)
+		return -1;
+	while ((n = trace_instance_read(t, buf + have, size - 1 - have, 0)) > 0) {
 		char *l = buf, *nl;
 
 		have += n;
@@ -187,13 +190,14 @@ int trace_instance_read_lines(struct trace_instance *t, void (*line)(void *ctx, 
 		}
 		have -= l - buf;
 		memmove(buf, l, have);
-		if (have == sizeof(buf) - 1)
+		if (have == size - 1)
 			have = 0;	/* a line longer than the buffer: dropped */
 	}
 	if (have) {
 		buf[have] = '\0';
 		line(ctx, buf);
 	}
+	free(buf);
 	return n < 0 ? -1 : 0;
 }
 
