@@ -17,7 +17,7 @@
 # Every kernel here carries vm/patches/cid-scan-batch.patch (batch 8; it
 # does not touch the timers all the checks below are about): it changes
 # struct mm_struct, which nearly every object includes, so that with it
-# vm/cid_batches.t, run next, rebuilds a few files rather than the whole
+# vm/cid_batches.t, run beside it, rebuilds a few files rather than the whole
 # kernel. One build without it would cost two full rebuilds.
 
 set -u
