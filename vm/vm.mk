@@ -38,10 +38,8 @@ ab: compare
 # on a count metric, a git bisect that must name the planted commit, the
 # reduced cid_scan batch matrix): minutes, not seconds, so not part of
 # make check; .ci/run runs them after it (docs/vm.md has the times).
-# The two at once: their builds queue on the family's lock, and the
-# guests of one fill the host CPUs the other's guests and links leave.
 check-kernels: all
-	prove -v -j2 $(VM_MK_DIR)/kernels.t $(VM_MK_DIR)/cid_batches.t
+	prove -v $(VM_MK_DIR)/kernels.t $(VM_MK_DIR)/cid_batches.t
 
 # make cid-batches: cid_scan on linux-source-6.12 unpatched and with the
 # batch patch at batch 8, 16, 32 and scan off, cyclic and hackbench, in
