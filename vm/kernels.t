@@ -17,7 +17,7 @@
 # Every kernel here carries vm/patches/cid-scan-batch.patch (batch 8; it
 # does not touch the timers all the checks below are about): it changes
 # struct mm_struct, which nearly every object includes, so that with it
-# vm/cid_batches.t, run beside it, rebuilds a few files rather than the whole
+# vm/cid_batches.t, run next, rebuilds a few files rather than the whole
 # kernel. One build without it would cost two full rebuilds.
 
 set -u
@@ -277,38 +277,36 @@ base=$(git -C "$G" rev-list --max-parents=0 HEAD)
 G2=$CACHE/bisect-demo/linux-watch
 rm -rf "$G2"
 cp -al "$G" "$G2"
-declare -A BISECTING
-# bisect_start P TREE METRIC JUDGE... -- ARGS...: in the background, the
-# baseline of the test ARGS on the base commit of TREE in
-# $TMP/${P}baseline, then git bisect run over the series judging METRIC
-# with the options JUDGE, each step's results in $TMP/${P}step; logs and
-# exits in $TMP/${P}baseline.* and $TMP/${P}bisect.*
-bisect_start() {
-	local p=$1 tree=$2 metric=$3 judge=()
+# bisection P TREE METRIC JUDGE... -- ARGS...: the baseline of the test
+# ARGS on the base commit of TREE in $TMP/${P}baseline, then git bisect
+# run over the series judging METRIC with the options JUDGE, each step's
+# results in $TMP/${P}step; logs and exits in $TMP/${P}baseline.* and
+# $TMP/${P}bisect.*
+# shellcheck disable=SC2317  # run by started
+bisection() {
+	local p=$1 tree=$2 metric=$3 judge=() t
 	shift 3
 	while [ "$1" != -- ]; do judge+=("$1"); shift; done
 	shift
-	(
-		t=$(date +%s)
-		(cd "$tree" && git checkout -q "$base" &&
-			"$TOP/vm/bisect-step.sh" --save-baseline "$TMP/${p}baseline" -- "$@") \
-			>"$TMP/${p}baseline.out" 2>&1
-		echo "$? $(elapsed "$t")" >"$TMP/${p}baseline.rc"
-		t=$(date +%s)
-		(cd "$tree" && git checkout -q master && git bisect start master "$base" &&
-			git bisect run "$TOP/vm/bisect-step.sh" --baseline "$TMP/${p}baseline" \
-				--out "$TMP/${p}step" --metric "$metric" "${judge[@]}" -- "$@") \
-			>"$TMP/${p}bisect.out" 2>&1
-		echo "$? $(elapsed "$t")" >"$TMP/${p}bisect.rc"
-		git -C "$tree" bisect reset >/dev/null 2>&1
-	) &
-	BISECTING[_$p]=$!
+	t=$(date +%s)
+	(cd "$tree" && git checkout -q "$base" &&
+		"$TOP/vm/bisect-step.sh" --save-baseline "$TMP/${p}baseline" -- "$@") \
+		>"$TMP/${p}baseline.out" 2>&1
+	echo "$? $(elapsed "$t")" >"$TMP/${p}baseline.rc"
+	t=$(date +%s)
+	(cd "$tree" && git checkout -q master && git bisect start master "$base" &&
+		git bisect run "$TOP/vm/bisect-step.sh" --baseline "$TMP/${p}baseline" \
+			--out "$TMP/${p}step" --metric "$metric" "${judge[@]}" -- "$@") \
+		>"$TMP/${p}bisect.out" 2>&1
+	echo "$? $(elapsed "$t")" >"$TMP/${p}bisect.rc"
+	git -C "$tree" bisect reset >/dev/null 2>&1
 }
-# bisect_judged P WHAT METRIC: wait for bisection P; one check "WHAT on
-# the base commit", its steps as diag lines; sets first, the commit named
+# bisect_judged NAME P WHAT METRIC: wait for bisection P, started as
+# NAME; one check "WHAT on the base commit", its steps as diag lines;
+# sets first, the commit named
 bisect_judged() {
-	local p=$1 what=$2 metric=$3 rc secs
-	wait "${BISECTING[_$p]}"
+	local p=$2 what=$3 metric=$4 rc secs
+	finished "$1"
 	read -r rc secs _ <"$TMP/${p}baseline.rc"
 	[ "$rc" -eq 0 ] || tail -n 10 "$TMP/${p}baseline.out" | sed 's/^/# /'
 	[ "$rc" -eq 0 ]; ok $? "$what on the base commit ($secs s)"
@@ -320,10 +318,10 @@ bisect_judged() {
 }
 
 t=$(date +%s)
-bisect_start "" "$G" "$METRIC" "${THRESHOLD[@]}" -- "${TEST_ARGS[@]}"
-bisect_start w "$G2" "$WATCH_METRIC" "${WATCH_THRESHOLD[@]}" -- "${WATCH_ARGS[@]}"
+started bisection bisection "" "$G" "$METRIC" "${THRESHOLD[@]}" -- "${TEST_ARGS[@]}"
+started watch_bisection bisection w "$G2" "$WATCH_METRIC" "${WATCH_THRESHOLD[@]}" -- "${WATCH_ARGS[@]}"
 planted=$(git -C "$G" log --format=%H -1 --grep='^timers: Let the softirq decide' master)
-bisect_judged "" "the baseline" "$METRIC"
+bisect_judged bisection "" "the baseline" "$METRIC"
 [ -n "$planted" ] && [ "$first" = "$planted" ]
 ok $? "git bisect run named the planted commit (${first:-none}; planted ${planted:-not found})"
 steps=$(grep -c '^vm/bisect-step.sh: [0-9a-f]\{12\} ' "$TMP/bisect.out")
@@ -332,7 +330,7 @@ steps=$(grep -c '^vm/bisect-step.sh: [0-9a-f]\{12\} ' "$TMP/bisect.out")
 # 4b. The same series bisected on the watch's IPIs to cpu 3: the commit
 # that sends them every 100 ms, not the TIMER one
 planted_ipi=$(git -C "$G" log --format=%H -1 --grep='^tick/nohz: Refresh the statistics' master)
-bisect_judged w "the watch's baseline" "$WATCH_METRIC"
+bisect_judged watch_bisection w "the watch's baseline" "$WATCH_METRIC"
 [ -n "$planted_ipi" ] && [ "$first" = "$planted_ipi" ]
 ok $? "git bisect run on the watch's IPIs to cpu 3 named the commit that sends them (${first:-none}; planted ${planted_ipi:-not found})"
 diag "both bisections: $(elapsed "$t")"
