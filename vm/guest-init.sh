@@ -32,9 +32,10 @@ guest_mounts isolbench-vm
 while read -r ko; do
 	insmod "/lib/modules/isolbench/$ko" || echo "isolbench-vm: insmod $ko failed" >/dev/console
 done </etc/isolbench-vm.modules
+channel_opens() { (: >"$CHANNEL") 2>/dev/null; }
 i=0
-while ! (: >"$CHANNEL") 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-if ! (: >"$CHANNEL") 2>/dev/null; then
+while ! channel_opens && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if ! channel_opens; then
 	echo "isolbench-vm: the channel $CHANNEL does not open: the kernel has no driver for it" >/dev/console
 	reboot -f
 fi
