@@ -301,12 +301,12 @@ bisection() {
 	echo "$? $(elapsed "$t")" >"$TMP/${p}bisect.rc"
 	git -C "$tree" bisect reset >/dev/null 2>&1
 }
-# bisect_judged NAME P WHAT METRIC: wait for bisection P, started as
-# NAME; one check "WHAT on the base commit", its steps as diag lines;
-# sets first, the commit named
+# bisect_judged P WHAT METRIC: wait for bisection P (started as
+# ${P}bisection); one check "WHAT on the base commit", its steps as diag
+# lines; sets first, the commit named
 bisect_judged() {
-	local p=$2 what=$3 metric=$4 rc secs
-	finished "$1"
+	local p=$1 what=$2 metric=$3 rc secs
+	finished "${p}bisection"
 	read -r rc secs _ <"$TMP/${p}baseline.rc"
 	[ "$rc" -eq 0 ] || tail -n 10 "$TMP/${p}baseline.out" | sed 's/^/# /'
 	[ "$rc" -eq 0 ]; ok $? "$what on the base commit ($secs s)"
@@ -319,9 +319,9 @@ bisect_judged() {
 
 t=$(date +%s)
 started bisection bisection "" "$G" "$METRIC" "${THRESHOLD[@]}" -- "${TEST_ARGS[@]}"
-started watch_bisection bisection w "$G2" "$WATCH_METRIC" "${WATCH_THRESHOLD[@]}" -- "${WATCH_ARGS[@]}"
+started wbisection bisection w "$G2" "$WATCH_METRIC" "${WATCH_THRESHOLD[@]}" -- "${WATCH_ARGS[@]}"
 planted=$(git -C "$G" log --format=%H -1 --grep='^timers: Let the softirq decide' master)
-bisect_judged bisection "" "the baseline" "$METRIC"
+bisect_judged "" "the baseline" "$METRIC"
 [ -n "$planted" ] && [ "$first" = "$planted" ]
 ok $? "git bisect run named the planted commit (${first:-none}; planted ${planted:-not found})"
 steps=$(grep -c '^vm/bisect-step.sh: [0-9a-f]\{12\} ' "$TMP/bisect.out")
@@ -330,7 +330,7 @@ steps=$(grep -c '^vm/bisect-step.sh: [0-9a-f]\{12\} ' "$TMP/bisect.out")
 # 4b. The same series bisected on the watch's IPIs to cpu 3: the commit
 # that sends them every 100 ms, not the TIMER one
 planted_ipi=$(git -C "$G" log --format=%H -1 --grep='^tick/nohz: Refresh the statistics' master)
-bisect_judged watch_bisection w "the watch's baseline" "$WATCH_METRIC"
+bisect_judged w "the watch's baseline" "$WATCH_METRIC"
 [ -n "$planted_ipi" ] && [ "$first" = "$planted_ipi" ]
 ok $? "git bisect run on the watch's IPIs to cpu 3 named the commit that sends them (${first:-none}; planted ${planted_ipi:-not found})"
 diag "both bisections: $(elapsed "$t")"
