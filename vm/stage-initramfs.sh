@@ -143,15 +143,16 @@ copy_to_root() {
 # the host's (ldd), or for a guest of another architecture those of its
 # userland (USERLAND, vm/arch.sh), by the file's own NEEDED entries.
 copy_libs() {
-	local elf=$1 root=$2 lib missing
+	local elf=$1 root=$2 lib missing deps
 	if ! arch_native; then
 		copy_libs_from "$USERLAND" "$elf" "$root"
 		return
 	fi
-	missing=$(ldd "$elf" 2>/dev/null | awk '/=> not found/ { print $1 }' | tr '\n' ' ' || true)
-	[[ -z $missing ]] || die "${elf##*/} needs ${missing% }, which the host does not have"
 	# ldd fails on static binaries; that just means nothing to copy.
-	for lib in $(ldd "$elf" 2>/dev/null | grep -oE '(^|[[:space:]])/[^ ]+' || true); do
+	deps=$(ldd "$elf" 2>/dev/null || true)
+	missing=$(awk '/=> not found/ { print $1 }' <<<"$deps" | tr '\n' ' ')
+	[[ -z $missing ]] || die "${elf##*/} needs ${missing% }, which the host does not have"
+	for lib in $(grep -oE '(^|[[:space:]])/[^ ]+' <<<"$deps" || true); do
 		[[ -e $lib ]] && copy_to_root "$lib" "$root"
 	done
 }
