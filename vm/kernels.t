@@ -9,7 +9,7 @@
 # one with two planted regressions, each on a count metric (the TIMER
 # softirq raised on every tick, an IPI to isolated cpu 3 every 100 ms
 # whose source the watch names); and git bisect run over a series of
-# nine commits, twice, which must name each planted one. TAP, for prove.
+# six commits, twice, which must name each planted one. TAP, for prove.
 # Prints the wall time of each part. A cold vm/cache costs one download,
 # one full kernel build and incremental ones; see docs/vm.md for the
 # measured times.
@@ -31,8 +31,8 @@ SERIES=$TOP/vm/patches/bisect-demo
 BATCH=$TOP/vm/patches/cid-scan-batch.patch
 # vm/'s cache, where vm/lib.sh puts it (ISOLBENCH_VM_CACHE or vm/cache)
 CACHE=${ISOLBENCH_VM_CACHE:-$TOP/vm/cache}
-# The planted commits: 0005 raises the TIMER softirq on every tick;
-# 0007 has the timekeeping CPU send the last nohz_full CPU (3) an IPI
+# The planted commits: 0003 raises the TIMER softirq on every tick;
+# 0005 has the timekeeping CPU send the last nohz_full CPU (3) an IPI
 # every 100 ms from its tick.
 METRIC=timer_softirq_raised_per_tick
 # A quiet cpu 1 raises 1 to 4 TIMER softirqs in a window of 250 ticks,
@@ -202,11 +202,11 @@ cat >"$TMP/broken.patch" <<'EOF'
 EOF
 started failing vm/run.sh --build debian:6.12 --patch "$BATCH" --patch "$TMP/broken.patch" --build-only
 # 3. A/B: the base kernel against both planted regressions, count metrics.
-# (0005 and 0007 apply on top of 0001-0004: base has those, patched 0005-0007 too)
+# (0003 and 0005 apply on top of 0001-0002: base has those, patched 0003-0005 too)
 before=" --patch $BATCH"
-for p in "$SERIES"/000[1-4]-*.patch; do before="$before --patch $p"; done
+for p in "$SERIES"/000[1-2]-*.patch; do before="$before --patch $p"; done
 after=$before
-for p in "$SERIES"/000[5-7]-*.patch; do after="$after --patch $p"; done
+for p in "$SERIES"/000[3-5]-*.patch; do after="$after --patch $p"; done
 started ab vm/ab.sh --base "--build debian:6.12$before" --patched "--build debian:6.12$after" \
 	--rounds 2 --together -o "$TMP/ab" -- "${AB_ARGS[@]}"
 started scratch scratch_tree
@@ -262,7 +262,7 @@ if [ "$(cat "$TMP/scratch.out")" = reset ]; then
 	ok "$rc" "the scratch git tree of an earlier run, reset ($secs s)"
 else
 	[ "$rc" -eq 0 ] || tail -n 5 "$TMP/git.log" | sed 's/^/# /'
-	ok "$rc" "a scratch git tree: linux-source-6.12 with the batch patch, and the 9 commits ($secs s)"
+	ok "$rc" "a scratch git tree: linux-source-6.12 with the batch patch, and the 6 commits ($secs s)"
 fi
 # (vm/kbuild.sh hard-links this tree's files for each build, which
 # changes their ctimes: git bisect's own checkouts would read the whole
@@ -325,7 +325,7 @@ bisect_judged "" "the baseline" "$METRIC"
 [ -n "$planted" ] && [ "$first" = "$planted" ]
 ok $? "git bisect run named the planted commit (${first:-none}; planted ${planted:-not found})"
 steps=$(grep -c '^vm/bisect-step.sh: [0-9a-f]\{12\} ' "$TMP/bisect.out")
-[ "$steps" -ge 2 ] && [ "$steps" -le 4 ]; ok $? "in $steps steps (9 commits)"
+[ "$steps" -ge 2 ] && [ "$steps" -le 4 ]; ok $? "in $steps steps (6 commits)"
 
 # 4b. The same series bisected on the watch's IPIs to cpu 3: the commit
 # that sends them every 100 ms, not the TIMER one
