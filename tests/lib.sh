@@ -98,6 +98,15 @@ expect() {
 	ok $? "$desc: exit $want, one line (rc=$rc, lines=$lines: $(head -c 300 "$TMP/err"))"
 }
 
+# until_line PID FILE PATTERN: wait while PID runs and FILE has no line
+# matching PATTERN (grep's basic regex): a part that starts when another
+# one, in the background, has reached a point it writes to its log.
+until_line() {
+	while kill -0 "$1" 2>/dev/null && ! grep -q -- "$3" "$2" 2>/dev/null; do
+		sleep 1
+	done
+}
+
 # json_check FILE PYTHON_EXPR: evaluate an expression over the parsed
 # JSON document `d`; passes when it is true.
 json_check() {

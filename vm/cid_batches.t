@@ -38,10 +38,7 @@ cb=$!
 # The estimate's guest (judged last, below) boots beside the matrix's
 # last guest, which has the host CPU of the pair to itself: when that
 # one starts, or when the matrix ends if it has no such guest.
-while kill -0 "$cb" 2>/dev/null &&
-      ! grep -q '^vm/cid_batches.sh: posted-wrong-cyclic: posted kernel' "$TMP/err"; do
-	sleep 1
-done
+until_line "$cb" "$TMP/err" '^vm/cid_batches.sh: posted-wrong-cyclic: posted kernel'
 est_start=$(date +%s)
 "$TOP/vm/run.sh" --debian 6.12 --cmdline quiet --cpus 4 --timeout 600 -o "$TMP/est" \
 	-- -t cid_scan -- -D 10 --no-compaction >"$TMP/est.out" 2>"$TMP/est.err" &

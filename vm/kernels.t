@@ -199,9 +199,7 @@ started ab vm/ab.sh --base "--build debian:6.12$before" --patched "--build debia
 started scratch scratch_tree
 # 2. Bad input that needs a real tree, once the A/B's kernels are built:
 # their builds take the family's lock, which the A/B's would wait for.
-while kill -0 "${JOB[ab]}" 2>/dev/null && ! grep -q '^vm/ab.sh: kernels ready' "$TMP/ab.out"; do
-	sleep 1
-done
+until_line "${JOB[ab]}" "$TMP/ab.out" '^vm/ab.sh: kernels ready'
 printf 'CONFIG_NR_CPUS=99999\nCONFIG_NO_SUCH_OPTION=y\n' >"$TMP/bad.config"
 started sticky vm/run.sh --build debian:6.12 --patch "$BATCH" --config "$TMP/bad.config" --build-only
 cat >"$TMP/broken.patch" <<'EOF'
