@@ -161,6 +161,6 @@ arch_userland_check() {
 	arch_native && return 0
 	[[ -e $CACHE_DIR/userland-$VM_ARCH/.ok ]] && return 0
 	deb=$(arch_deb)
-	apt-cache show "busybox-static:$deb" >/dev/null 2>&1 ||
+	apt_cache show "busybox-static:$deb" >/dev/null 2>&1 ||
 		die "apt knows no $deb packages for the guest's userland: dpkg --add-architecture $deb; apt-get update (scripts/install-deps.sh --vm does both)"
 }

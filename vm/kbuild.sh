@@ -71,7 +71,7 @@ kb_check_space() {
 kb_debian_where() {
 	# (names of its own that no caller passes: printf -v would set them)
 	local kdw_pkg=linux-source-$1 kdw_ver
-	kdw_ver=$(apt-cache show "$kdw_pkg" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n1)
+	kdw_ver=$(apt_cache show "$kdw_pkg" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n1)
 	[[ -n $kdw_ver ]] || die "--build debian:$1: apt knows no package $kdw_pkg (apt-get update?)"
 	printf -v "$2" '%s' "$CACHE_DIR/src/$kdw_pkg-$kdw_ver"
 	printf -v "$3" '%s' "$kdw_ver"

@@ -27,6 +27,18 @@ note() {
 	echo "$PROG: $*" >&2
 }
 
+# apt_cache ARGS...: apt-cache with its package cache in CACHE_DIR/apt.
+# Debian's container images turn apt's own off (Dir::Cache::pkgcache
+# ""), and then every call reads all package lists again: 2 s here, and
+# a guest's boot or a kernel build makes several. apt checks this cache
+# against the lists and writes it anew (a temporary file renamed) when
+# they change; where it cannot be written apt goes on without it.
+apt_cache() {
+	mkdir -p "$CACHE_DIR/apt" 2>/dev/null
+	apt-cache -o Dir::Cache::pkgcache="$CACHE_DIR/apt/pkgcache.bin" \
+		-o Dir::Cache::srcpkgcache="$CACHE_DIR/apt/srcpkgcache.bin" "$@"
+}
+
 # work_remove: the run's work directory $WORK removed, or kept and named
 # with --keep ($KEEP 1)
 work_remove() {
@@ -207,7 +219,7 @@ check_kernel_source() {
 	if [[ $src == debian:* ]]; then
 		ver=${src#debian:}
 		case $ver in 6.12|6.1) ;; *) die "--build debian:$ver: only debian:6.12 and debian:6.1 are known" ;; esac
-		apt-cache show "linux-source-$ver" 2>/dev/null | grep '^Version: ' >/dev/null ||
+		apt_cache show "linux-source-$ver" 2>/dev/null | grep '^Version: ' >/dev/null ||
 			die "--build debian:$ver: apt knows no package linux-source-$ver (apt-get update?)"
 		return 0
 	fi
@@ -238,7 +250,7 @@ debian_resolve() {
 	*-amd64|*-arm64) return 0 ;;	# another architecture's: none
 	*)		echo "$spec-$deb"; return ;;
 	esac
-	apt-cache pkgnames linux-image- 2>/dev/null | grep -E "$re" |
+	apt_cache pkgnames linux-image- 2>/dev/null | grep -E "$re" |
 		sort -V | tail -n1 | sed 's/^linux-image-//'
 }
 
@@ -251,7 +263,7 @@ check_debian() {
 	rel=$(debian_resolve "$1")
 	[[ -n $rel ]] || die "no Debian kernel matches '$1' (apt-cache search linux-image)"
 	[[ -e $CACHE_DIR/debian/$rel/.image-ok ]] ||
-		apt-cache show "linux-image-$rel" >/dev/null 2>&1 ||
+		apt_cache show "linux-image-$rel" >/dev/null 2>&1 ||
 		die "no Debian package linux-image-$rel (apt-cache search linux-image)"
 }
 

@@ -94,7 +94,7 @@ debian_fetch() {
 	mkdir -p "$debs" "$root"
 
 	if [[ ! -e $stamp ]]; then
-		apt-cache show "linux-image-$rel" >/dev/null 2>&1 ||
+		apt_cache show "linux-image-$rel" >/dev/null 2>&1 ||
 			die "no Debian package linux-image-$rel (apt-cache search linux-image)"
 		note "fetching linux-image-$rel into $CACHE_DIR"
 		debian_download "linux-image-$rel" || die "apt-get download linux-image-$rel failed"
@@ -114,7 +114,7 @@ debian_fetch() {
 
 debian_deb_path() {
 	local pkg=$1 ver
-	ver=$(apt-cache show "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | head -n1)
+	ver=$(apt_cache show "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | head -n1)
 	# apt-get download names files pkg_version_arch.deb, with ':' escaped.
 	local f
 	for f in "$CACHE_DIR/debs/${pkg}_${ver//:/%3a}_"*.deb; do
@@ -135,12 +135,12 @@ debian_download() {
 
 debian_fetch_headers() {
 	local rel=$1 root=$2 hpkg=linux-headers-$1 deps dep pkgs=()
-	apt-cache show "$hpkg" >/dev/null 2>&1 || return 1
+	apt_cache show "$hpkg" >/dev/null 2>&1 || return 1
 	# The flavour headers depend on the arch-independent -common headers and
 	# on linux-kbuild (the scripts/ and tools/ the headers link to): the
 	# host's own, so that an arm64 guest's module/ is cross-built here
 	# (its headers name the cross compiler, aarch64-linux-gnu-gcc-12).
-	deps=$(apt-cache show "$hpkg" | sed -n 's/^Depends: //p' | head -n1 | tr ',' '\n')
+	deps=$(apt_cache show "$hpkg" | sed -n 's/^Depends: //p' | head -n1 | tr ',' '\n')
 	pkgs=("$hpkg")
 	while read -r dep; do
 		[[ $dep =~ ^(linux-headers-[^ ]*-common[^ ]*|linux-kbuild-[^ ]*) ]] &&
