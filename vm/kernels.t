@@ -84,6 +84,24 @@ started one vm/run.sh --build debian:6.12 --patch "$BATCH" \
 	--patch "$SERIES/0001-timers-Fix-the-grammar-of-a-comment-in-run_local_tim.patch" -o "$TMP/one" -- --quick
 started nocpus vm/run.sh --build debian:6.12 --patch "$BATCH" --patch "$TOP/vm/patches/no-cpus-filter.patch" \
 	-o "$TMP/nocpus" -- --quick -t ipistorm -t ipistorm_watch
+# 1c. The suite built the kselftest way, by the lib.mk of the tree 1.
+# unpacks (6.12's adds -D_GNU_SOURCE= to CFLAGS: our own definition must
+# not clash with it under -Werror); beside the builds, as soon as the
+# tree is there (vm/kbuild.sh marks it .unpacked last).
+# shellcheck disable=SC2317  # run by started
+kselftest_build() {
+	local src kst=$TMP/kst/tools/testing/selftests
+	until src=$(compgen -G "$CACHE/src/linux-source-6.12-*/.unpacked" | head -n1) && [ -n "$src" ]; do
+		kill -0 "${JOB[one]}" 2>/dev/null || return 1
+		sleep 1
+	done
+	src=${src%.unpacked}
+	mkdir -p "$kst/isolbench" "$TMP/kst/out"
+	cp "${src}tools/testing/selftests/lib.mk" "$kst/" &&
+		git ls-files | tar -cf - -T - | tar -xf - -C "$kst/isolbench" &&
+		make -C "$kst/isolbench" OUTPUT="$TMP/kst/out" >"$TMP/kst.log" 2>&1
+}
+started kst kselftest_build
 finished one
 diag "vm/run.sh --build debian:6.12 --patch batch --patch 0001 -- --quick: exit $rc after $secs s"
 grep -E 'built .* in [0-9]+ s|from the cache' "$TMP/one.err" | sed 's/^/# /'
@@ -112,16 +130,7 @@ secs=$(sed -n 's/^seconds //p' "$TMP/one/vm-info.txt")
 ! grep -q 'timeout' "$TMP/one.err" && [ -n "$secs" ]
 ok $? "the guest ended by itself after its results (${secs:-?} s in qemu)"
 
-# The suite built the kselftest way, by the lib.mk of the tree just
-# unpacked (6.12's adds -D_GNU_SOURCE= to CFLAGS: our own definition
-# must not clash with it under -Werror).
-src=$(compgen -G "$CACHE/src/linux-source-6.12-*/" | head -n1)
-kst=$TMP/kst/tools/testing/selftests
-mkdir -p "$kst/isolbench" "$TMP/kst/out"
-cp "${src}tools/testing/selftests/lib.mk" "$kst/" 2>/dev/null
-git ls-files | tar -cf - -T - | tar -xf - -C "$kst/isolbench"
-make -C "$kst/isolbench" OUTPUT="$TMP/kst/out" >"$TMP/kst.log" 2>&1
-rc=$?
+finished kst
 [ "$rc" -eq 0 ] || tail -n 5 "$TMP/kst.log" | sed 's/^/# /'
 [ "$rc" -eq 0 ] && [ -x "$TMP/kst/out/getpid_bench" ] && [ -x "$TMP/kst/out/compare" ] &&
 	grep -q -- '-D_GNU_SOURCE=' "$TMP/kst.log"
