@@ -65,9 +65,9 @@ CFLAGS += $(if $(filter 1,$(TRACEEVENT)),$(shell $(PKG_CONFIG) --cflags libtrace
 LDLIBS += $(TOPO_LIBS) $(NUMA_LIBS) $(TRACE_LIBS) -lm -lpthread
 
 # A program is its main file NAME.c and its parts NAME_*.c (timer_softirq.c,
-# timer_softirq_cyclic.c, ...), with NAME.h where they share types.
+# timer_softirq_cyclic.c, ...), with the parts' headers NAME_*.h.
 .SECONDEXPANSION:
-PARTS = $$(wildcard $$*_*.c) $$(wildcard $$*.h $$*_*.h)
+PARTS = $$(wildcard $$*_*.c $$*_*.h)
 
 ifneq ($(wildcard ../lib.mk),)
 # Inside a kernel tree: kselftest's lib.mk drives all/run_tests/install.

@@ -19,7 +19,7 @@
 #include "lib/kernel/tracefs.h"
 #include "lib/base/util.h"
 #include "lib/harness/phase.h"
-#include "cid_scan.h"
+#include "cid_scan_common.h"
 
 static const char *const method_names[] = { "auto", "trace", "estimate", NULL };
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "lib/base/util.h"
-#include "cid_scan.h"
+#include "cid_scan_common.h"
 
 struct segment {
 	uint64_t t0, t1;

@@ -10,7 +10,7 @@
 #include "lib/kernel/ksym.h"
 #include "lib/kernel/sysinfo.h"
 #include "lib/base/util.h"
-#include "cid_scan.h"
+#include "cid_scan_common.h"
 
 /*
  * This project's batch patch (vm/patches/) shows the batch size in force

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "lib/base/util.h"
-#include "cid_scan.h"
+#include "cid_scan_common.h"
 
 
 /* Walks a scan period allows: a full scan is one call, a batched one more. */

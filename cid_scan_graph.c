@@ -10,7 +10,7 @@
 
 #include "lib/kernel/tracefs.h"
 #include "lib/base/util.h"
-#include "cid_scan.h"
+#include "cid_scan_common.h"
 
 /*
  * On a batched kernel whose scan function returns nothing (the posted

@@ -8,7 +8,7 @@
 
 #include "cid_scan_remote.h"
 #include "lib/base/util.h"
-#include "cid_scan.h"
+#include "cid_scan_common.h"
 
 /*
  * Per possible CPU the kernel's walk touches three remote lines: the

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "lib/base/clock.h"
-#include "cid_scan.h"
+#include "cid_scan_common.h"
 
 /* The CID-batches thread's table row from the per-call (and complete-scan) metric. */
 void cid_scan_row_fill(struct cid_scan_row *row, const struct scan_model *sm,

@@ -20,7 +20,7 @@
  * watched CPUs, per CPU, per minute, per kind and per callback
  * (ipistorm_watch.c).
  */
-#include "ipistorm.h"
+#include "ipistorm_common.h"
 #include "ipistorm_watcher.h"
 #include "lib/base/topo.h"
 #include "lib/base/util.h"

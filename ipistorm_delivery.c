@@ -8,7 +8,7 @@
  */
 #include <stdio.h>
 
-#include "ipistorm.h"
+#include "ipistorm_common.h"
 #include "lib/base/util.h"
 
 /* The first reason a pair's counting failed, kept for its delivery line. */

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ipistorm.h"
+#include "ipistorm_common.h"
 #include "lib/harness/kmod.h"
 #include "lib/base/util.h"
 

@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "ipistorm.h"
+#include "ipistorm_common.h"
 
 const char *const ipistorm_tlb_op_names[] = { "madvise", "mprotect", NULL };
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ipistorm.h"
+#include "ipistorm_common.h"
 #include "lib/harness/phase.h"
 
 /*

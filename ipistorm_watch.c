@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ipistorm.h"
+#include "ipistorm_common.h"
 #include "lib/harness/cpulock.h"
 #include "ipistorm_watcher.h"
 

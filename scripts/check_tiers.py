@@ -7,17 +7,18 @@ Usage: scripts/check_tiers.py [ROOT]   (default: the repository this is in)
 Every C file of lib/ lives in a tier folder (lib/TIER/NAME.[ch]) and every
 C file at the top is a program's: NAME.c or NAME_PART.c for a program NAME
 of the Makefile. A unit is one file.c with its file.h, except a program's
-main file NAME.c and its NAME.h, which its parts share: two units. The uses between
+main file NAME.c and its NAME.h: two units. The uses between
 units are the #include "..." lines and the calls and data references the
 linker resolves (nm of each file compiled alone). The rules:
 
   - a tier uses only itself and the tiers it is given below (TIERS);
   - a program uses any tier and its own parts, never another program's;
   - a part does not include its program's main header NAME.h, the main
-    file's: what the parts share goes in a part's header below them
-    (SHARED_MAIN_HEADERS names the programs whose parts still share it);
+    file's: what the parts share goes in a part's header below them;
   - no loop: no unit uses, through others, a unit that uses it (two parts
     that share something move it to a part below both of them);
+  - a phase's part (one that exports a struct phase, NAME_*_phase) uses
+    no other phase's part: phases meet only in the parts below them;
   - what a program's part exports is named with the program's prefix.
 
 One line per violation on stdout, exit 1; silent, exit 0, when the code
@@ -79,14 +80,6 @@ def alternatives(a, b):
     return any(a in alt and b in alt for alt in ALTERNATIVES)
 
 
-# Programs whose NAME.h is still the header all their parts share (their
-# options, the types the parts pass each other, the parts' prototypes),
-# the main file one user of it among others. Everywhere else NAME.h is
-# the main file's own, and a part that includes it reaches up into the
-# main file; moving the shared types to a part's header (timer_softirq's
-# timer_softirq_common.h) takes a program off this list.
-SHARED_MAIN_HEADERS = {"ipistorm", "cid_scan"}
-
 CFLAGS = ["-c", "-O0", "-std=gnu11", "-D_GNU_SOURCE=", "-w"]
 
 
@@ -111,6 +104,7 @@ class Shape:
         self.files = []
         # unit -> {used unit: the first reason seen}
         self.uses = {}
+        self.phases = set()	# the units that export a struct phase
 
     def error(self, msg):
         self.errors.append(msg)
@@ -143,9 +137,9 @@ class Shape:
             if prog is None:
                 self.error(f"{n}: belongs to no program of the Makefile (NAME.c or NAME_PART.c)")
                 continue
-            # The main file and the program's shared header are two
-            # units: its parts include the header, the main file calls
-            # the parts, and that is no loop.
+            # The main file and its header are two units: a part that
+            # includes the header is named for it (main_header), not
+            # reported as a loop through the main file.
             unit = n if n[:-2] == prog else n[:-2]
             self.add(n, unit, "program:" + prog)
 
@@ -188,8 +182,7 @@ class Shape:
         if not kind.startswith("program:"):
             return
         prog = kind[8:]
-        if prog in SHARED_MAIN_HEADERS or target != prog + ".h" or \
-                path in (prog + ".c", prog + ".h"):
+        if target != prog + ".h" or path in (prog + ".c", prog + ".h"):
             return
         self.error(f"{path}:{lineno}: includes \"{inc}\", the header of the main file "
                    f"{prog}.c: a part reaches up into its program's main file; what "
@@ -258,6 +251,8 @@ class Shape:
                 if t == "U":
                     undefined[path].append(sym)
                 elif t in "TDBRGSVW":	# global definitions
+                    if t in "DR" and sym.endswith("_phase"):
+                        self.phases.add(self.unit_of[path])
                     have = defined.setdefault(scope, {})
                     if sym in have and have[sym] != path and not alternatives(path, have[sym]):
                         self.error(f"{path}: defines {sym}, as {have[sym]} does")
@@ -291,6 +286,9 @@ class Shape:
                 if ka.startswith("program:"):
                     if kb.startswith("program:") and kb != ka:
                         self.error(f"{why}: {ka[8:]} uses {kb[8:]}'s part {b}")
+                    elif a in self.phases and b in self.phases:
+                        self.error(f"{why}: the phase {a} uses the phase {b}; what "
+                                   f"phases share goes in a part below both")
                     continue
                 if kb.startswith("program:"):
                     self.error(f"{why}: lib/ uses the program {kb[8:]}")

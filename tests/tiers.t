@@ -3,12 +3,13 @@
 # The shape of the code (scripts/check_tiers.py, docs/design.md): lib/'s
 # tiers use only those below them, programs use no other program's
 # parts, a part does not reach up into its program's main header, no
-# loop between files, parts export prefixed names. The tree as it is
+# loop between files, no phase's part uses another's, parts export
+# prefixed names. The tree as it is
 # passes; a copy with each rule broken once fails, naming it.
 . "$(dirname "$0")/lib.sh"
 
 cd "$TOP" || exit 1
-plan 8
+plan 10
 # the symbols of the files a copy did not change: compiled once
 export CHECK_TIERS_CACHE=$TMP/tiers-cache
 
@@ -72,9 +73,9 @@ broken "two files that call each other (a loop in one tier) fail" \
 	'^loop: .*lib/base/stats.c uses clock_loop_a()'
 
 tree_copy
-sed -i '0,/#include "ipistorm.h"/s//#include "ipistorm.h"\n#include "cid_scan.h"/' "$TMP/t/ipistorm_modes.c"
+sed -i '0,/#include "ipistorm_common.h"/s//#include "ipistorm_common.h"\n#include "cid_scan_common.h"/' "$TMP/t/ipistorm_modes.c"
 broken "a program that includes another program's part fails" \
-	'ipistorm_modes.c:[0-9]* includes "cid_scan.h": ipistorm uses cid_scan.s part cid_scan.h'
+	'ipistorm_modes.c:[0-9]* includes "cid_scan_common.h": ipistorm uses cid_scan.s part cid_scan_common$'
 
 tree_copy
 # timer_softirq.c keeps its own state in a header of its own, which a
@@ -93,6 +94,44 @@ for f in timer_softirq.c timer_softirq_cyclic.c; do
 done
 broken "a part that includes its program's main header fails" \
 	'timer_softirq_cyclic.c:[0-9]*: includes "timer_softirq.h", the header of the main file timer_softirq.c: a part reaches up'
+
+tree_copy
+# ipistorm's main file with a header of its own, which a storm mode
+# includes for it (every program is held to the rule)
+cat >"$TMP/t/ipistorm.h" <<'EOF'
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef ISOLBENCH_IPISTORM_H
+#define ISOLBENCH_IPISTORM_H
+struct ipistorm_main_state {
+	int pairs_done;
+};
+#endif
+EOF
+sed -i '0,/#include "ipistorm_common.h"/s//#include "ipistorm_common.h"\n#include "ipistorm.h"/' "$TMP/t/ipistorm_modes.c"
+broken "an ipistorm part that includes ipistorm.h fails" \
+	'ipistorm_modes.c:[0-9]*: includes "ipistorm.h", the header of the main file ipistorm.c: a part reaches up'
+
+tree_copy
+# the tick phase counts with a function of the quiet phase's part
+cat >>"$TMP/t/timer_softirq_quiet.c" <<'EOF'
+
+int timer_softirq_quiet_windows(void);
+int timer_softirq_quiet_windows(void)
+{
+	return 3;
+}
+EOF
+cat >>"$TMP/t/timer_softirq_tick.c" <<'EOF'
+
+int timer_softirq_quiet_windows(void);
+int timer_softirq_tick_windows(void);
+int timer_softirq_tick_windows(void)
+{
+	return timer_softirq_quiet_windows();
+}
+EOF
+broken "a phase's part that calls another phase's part fails" \
+	'timer_softirq_tick.c uses timer_softirq_quiet_windows(): the phase timer_softirq_tick uses the phase timer_softirq_quiet'
 
 tree_copy
 cat >>"$TMP/t/cid_scan_run.c" <<'EOF'

@@ -7,8 +7,8 @@
  * delivery check that every mode shares are in ipistorm_storm.c, the
  * watch in ipistorm_watch.c, the options and main() in ipistorm.c.
  */
-#ifndef IPISTORM_H
-#define IPISTORM_H
+#ifndef ISOLBENCH_IPISTORM_COMMON_H
+#define ISOLBENCH_IPISTORM_COMMON_H
 
 #include <pthread.h>
 #include <stdbool.h>

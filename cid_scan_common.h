@@ -9,8 +9,8 @@
  * compaction and the CID invariants (cid_scan_compaction.c), the model
  * (cid_scan_model.c) and its remote cache lines (cid_scan_remote.c).
  */
-#ifndef ISOLBENCH_CID_SCAN_H
-#define ISOLBENCH_CID_SCAN_H
+#ifndef ISOLBENCH_CID_SCAN_COMMON_H
+#define ISOLBENCH_CID_SCAN_COMMON_H
 
 #include "lib/harness/bench.h"
 #include "cid_scan_passes.h"
