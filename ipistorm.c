@@ -198,6 +198,8 @@ static const struct opt_rule ipistorm_rules[] = {
 	{ "method", OPT_NEEDS, "watch|mode=watch" },
 	{ "window", OPT_NEEDS, "watch|mode=watch" },
 	{ "no-control", OPT_NEEDS, "watch|mode=watch" },
+	{ "trace-buffer-kb", OPT_NEEDS, "watch|mode=watch" },
+	{ "trace-buffer-kb", OPT_CONFLICTS, "method=procfs" },
 	/* a watch sends nothing: no pairs, calls, runs or pass timeout */
 	{ "pairs", OPT_CONFLICTS, "watch|mode=watch" },
 	{ "pair", OPT_CONFLICTS, "watch|mode=watch" },
@@ -283,6 +285,9 @@ int main(int argc, char **argv)
 		  .help = "watch: count per window of SECS of the machine's own time (default 1): the samples compare and bisect judge" },
 		{ .name = "no-control", .type = OPT_FLAG, .dest = &o.no_control,
 		  .help = "watch: no positive control (a membarrier storm to the first watched CPU, after the window, whose source the watch must name)" },
+		{ .name = "trace-buffer-kb", .type = OPT_UINT, .dest = &o.trace_buffer_kb,
+		  .arg = "KB", .min = 1, .max = 1048576,
+		  .help = "watch: the trace's ring buffer per CPU (default 8192); records it loses in the window fail the watch" },
 		{ NULL }
 	};
 	const struct prog_spec spec = {

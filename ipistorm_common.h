@@ -31,6 +31,7 @@ struct ipistorm_opts {
 	int method;
 	double window_s;		/* watch: the windows of the per-window counts */
 	bool no_control;		/* watch: no positive control after the window */
+	uint64_t trace_buffer_kb;	/* watch: its trace's ring buffer per CPU, 0: default */
 };
 
 extern const char *const ipistorm_tlb_op_names[];

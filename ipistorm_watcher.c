@@ -13,6 +13,8 @@
 
 #define WATCH_BUF	(1 << 16)
 #define MIN_NS		60000000000ULL
+/* room for storms and their stacks between two reads (lost ones are counted anyway) */
+#define WATCH_BUFFER_KB	8192
 /* the last drain of the trace buffer: at most this long */
 #define DRAIN_MAX_NS	2000000000ULL
 
@@ -132,9 +134,10 @@ int ipistorm_watcher_trace_setup(struct ipi_watch *w, bool fall_back, char *err,
 		memcpy(w->note, "queued functions not counted: ", 30);
 	/* records carry CLOCK_MONOTONIC times: placed by their own time */
 	w->ts_mono = !trace_instance_clock(&w->ti, "mono");
-	/* room for storms and their stacks between two reads (lost ones are counted anyway) */
 	snprintf(f, sizeof(f), "%s/buffer_size_kb", w->ti.dir);
-	if (write_file(f, "8192"))
+	snprintf(why, sizeof(why), "%llu",
+		 (unsigned long long)(w->buffer_kb ? w->buffer_kb : WATCH_BUFFER_KB));
+	if (write_file(f, why))
 		snprintf(w->note, sizeof(w->note), "trace buffer left at its default size: %s",
 			 strerror(errno));
 	w->buf = malloc(WATCH_BUF);
@@ -166,7 +169,7 @@ static void watch_send(void *arg, const struct ipi_send *s)
 		    intf_kind_of_callback(s->callback) != INTF_IPI_RESCHED &&
 		    control_time(w, s->ts_ns)) {
 			if (ipistorm_tally_send(&w->after, s, 0, 0))
-				w->lost++;	/* no memory: said as lost */
+				w->lost_after++;	/* no memory: said as lost */
 		} else {
 			w->after_others++;
 		}
@@ -222,13 +225,15 @@ void ipistorm_watcher_init(struct ipi_watch *w, const cpu_mask_t *cpus, double w
 }
 
 int ipistorm_watcher_open(struct ipi_watch *w, enum ipi_watch_method method,
-			  const cpu_mask_t *cpus, double window_s, char *err, size_t errlen)
+			  const cpu_mask_t *cpus, double window_s, uint64_t buffer_kb,
+			  char *err, size_t errlen)
 {
 	struct irq_table pre, post;
 	bool auto_method = method == IPI_WATCH_AUTO;
 	int ret;
 
 	ipistorm_watcher_init(w, cpus, window_s);
+	w->buffer_kb = buffer_kb;
 	if (irq_table_read("/proc/interrupts", &pre)) {
 		snprintf(err, errlen, "/proc/interrupts: %s", strerror(errno));
 		return -1;
@@ -342,22 +347,31 @@ static int watch_procfs_poll(struct ipi_watch *w, bool last)
 	return watch_procfs_sample(w, mono_ns());
 }
 
-static int watch_trace_read(struct ipi_watch *w, bool last)
+/*
+ * How a read of the trace ends: after one poll of up to 200 ms; when a
+ * read comes back empty (the window's end, tracing still on); or, the
+ * last, with tracing stopped first, when the buffer is empty.
+ */
+enum watch_read { WATCH_POLL, WATCH_DRAIN, WATCH_LAST };
+
+static int watch_trace_read(struct ipi_watch *w, enum watch_read how)
 {
 	uint64_t drain_end = mono_ns() + DRAIN_MAX_NS;
+	bool last = how == WATCH_LAST, drain = how != WATCH_POLL;
 	char *l, *nl;
 	ssize_t n;
 
 	/*
-	 * The last read drains the buffer until a read comes back empty:
-	 * stop tracing first, or a steady IPI stream refills it forever.
-	 * Bounded in time too, should tracing_on not be writable.
+	 * A drain reads until a read comes back empty, bounded in time: the
+	 * last stops tracing first, or a steady IPI stream refills the
+	 * buffer forever; with tracing on (the window's end), or should
+	 * tracing_on not be writable, sooner.
 	 */
-	if (last && trace_instance_stop(&w->ti))
+	if (!last || trace_instance_stop(&w->ti))
 		drain_end = mono_ns() + DRAIN_MAX_NS / 10;
 	do {
 		n = trace_instance_read(&w->ti, w->buf + w->have,
-					WATCH_BUF - 1 - w->have, last ? 0 : 200);
+					WATCH_BUF - 1 - w->have, drain ? 0 : 200);
 		if (n < 0)
 			return -1;
 		w->last_ns = mono_ns();
@@ -371,7 +385,7 @@ static int watch_trace_read(struct ipi_watch *w, bool last)
 		memmove(w->buf, l, w->have);
 		if (w->have == WATCH_BUF - 1)
 			w->have = 0;	/* a line longer than the buffer: drop it */
-	} while (last && n > 0 && mono_ns() < drain_end);
+	} while (drain && n > 0 && mono_ns() < drain_end);
 	if (last) {
 		trace_event_dispatch_end(&w->tab, w);
 		ipi_sends_flush(&w->sends);
@@ -381,24 +395,33 @@ static int watch_trace_read(struct ipi_watch *w, bool last)
 
 int ipistorm_watcher_drain(struct ipi_watch *w)
 {
-	return watch_trace_read(w, true);
+	return watch_trace_read(w, WATCH_LAST);
 }
 
 int ipistorm_watcher_poll(struct ipi_watch *w)
 {
 	if (w->method == IPI_WATCH_TRACE)
-		return watch_trace_read(w, false);
+		return watch_trace_read(w, WATCH_POLL);
 	return watch_procfs_poll(w, false);
 }
 
 int ipistorm_watcher_end_window(struct ipi_watch *w)
 {
+	int ret;
+
 	w->end_ns = mono_ns();
 	w->seconds = (w->end_ns - w->start_ns) / 1e9;
 	w->cut = bench_stop;
 	if (w->method == IPI_WATCH_PROCFS)
 		return watch_procfs_poll(w, true);
-	return watch_trace_read(w, false);
+	/*
+	 * The window's records read before anything runs after it: the
+	 * buffer's overruns from here on are of later records (a
+	 * control's storm), not the window's.
+	 */
+	ret = watch_trace_read(w, WATCH_DRAIN);
+	w->window_overruns = trace_instance_overruns(&w->ti);
+	return ret;
 }
 
 int ipistorm_watcher_stop(struct ipi_watch *w)
@@ -417,7 +440,8 @@ int ipistorm_watcher_stop(struct ipi_watch *w)
 	irq_table_free(&w->last);
 	if (irq_table_read("/proc/interrupts", &w->last))
 		return -1;
-	w->lost += trace_instance_overruns(&w->ti);
+	w->lost += w->window_overruns;
+	w->lost_after += trace_instance_overruns(&w->ti) - w->window_overruns;
 	trace_instance_remove(&w->ti);
 	free(w->buf);
 	w->buf = NULL;

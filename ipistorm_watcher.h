@@ -38,6 +38,7 @@ struct ipi_watch {
 	char why_no_stacks[160];
 	cpu_mask_t cpus;
 	double window_s;	/* the windows of the per-window counts */
+	uint64_t buffer_kb;	/* trace: the ring buffer per CPU, 0: WATCH_BUFFER_KB */
 	struct ipi_tally t;	/* the watch's window */
 	/*
 	 * After ipistorm_watcher_end_window(): the sends of thread @control_tid
@@ -51,7 +52,12 @@ struct ipi_watch {
 	uint64_t control_end_ns;	/* CLOCK_MONOTONIC; set with __atomic */
 	uint64_t after_others;
 	uint64_t end_ns;	/* the window's end, 0 while it runs */
-	long long lost;		/* trace: events the ring buffer dropped */
+	/*
+	 * trace: events of the window the ring buffer dropped (or no room
+	 * to count), and those after it (while a control ran)
+	 */
+	long long lost, lost_after;
+	long long window_overruns;	/* the buffer's, when the window ended */
 	uint64_t samples;	/* procfs: /proc/interrupts reads */
 	double seconds;		/* how long it watched */
 	bool cut;		/* its window ended by the stop flag, not by time */
@@ -76,11 +82,13 @@ struct ipi_watch {
 void ipistorm_watcher_init(struct ipi_watch *w, const cpu_mask_t *cpus, double window_s);
 /*
  * Set up watching @cpus by @method (auto: trace when the ipi
- * tracepoints exist, else procfs), in windows of @window_s. 0, or -1
- * with a reason in @err.
+ * tracepoints exist, else procfs), in windows of @window_s, a trace
+ * in a ring buffer of @buffer_kb per CPU (0: the watch's default). 0,
+ * or -1 with a reason in @err.
  */
 int ipistorm_watcher_open(struct ipi_watch *w, enum ipi_watch_method method,
-			  const cpu_mask_t *cpus, double window_s, char *err, size_t errlen);
+			  const cpu_mask_t *cpus, double window_s, uint64_t buffer_kb,
+			  char *err, size_t errlen);
 /*
  * The trace part of ipistorm_watcher_open() on the instance w->ti (created):
  * events, CPUS{} filters, the stacktrace trigger, clock. When the
