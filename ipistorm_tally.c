@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/ktap.h"
 #include "ipistorm_tally.h"
 
 void ipistorm_tally_init(struct ipi_tally *t, const cpu_mask_t *cpus)
@@ -144,6 +145,21 @@ void ipistorm_tally_senders(const struct ipi_tally_source *s, int max, char *buf
 		snprintf(buf + off, len - off, " and %s%d more (%llu IPIs)",
 			 s->senders_other ? "at least " : "",
 			 s->nsenders - i + (s->senders_other ? 1 : 0), (unsigned long long)rest);
+}
+
+#define TOP_SENDERS	4	/* senders printed per source */
+
+void ipistorm_tally_source_print(const struct ipi_tally_source *s, double seconds)
+{
+	char senders[320];
+
+	ipistorm_tally_senders(s, TOP_SENDERS, senders, sizeof(senders));
+	ksft_print_msg("source %s: %llu IPIs (%.2f/s), callback %s, %s; from %s\n",
+		       s->name, (unsigned long long)s->n, seconds > 0 ? s->n / seconds : 0,
+		       s->callback,
+		       s->stacks == s->n ? "named from the sender's stack" :
+		       s->stacks ? "named from the sender's stack (some)" : "named by its call site",
+		       senders[0] ? senders : "?");
 }
 
 int ipistorm_tally_send(struct ipi_tally *t, const struct ipi_send *s, size_t window,

@@ -78,6 +78,8 @@ int ipistorm_tally_send(struct ipi_tally *t, const struct ipi_send *s, size_t wi
  */
 void ipistorm_tally_senders(const struct ipi_tally_source *s, int max, char *buf,
 			    size_t len);
+/* One # line of source @s, its rate over @seconds and its first senders. */
+void ipistorm_tally_source_print(const struct ipi_tally_source *s, double seconds);
 /* A csd:csd_queue_cpu record's function, for a watched CPU. */
 void ipistorm_tally_queued(struct ipi_tally *t, const struct trace_event_record *r,
 			   const cpu_mask_t *watched);
