@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The watch's positive control: see ipistorm_control.h. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -97,9 +98,14 @@ void ipistorm_control_run(struct bench *b, const struct ipistorm_opts *o, struct
 		/*
 		 * The trace read while the calls run, as in the window: thousands
 		 * of them would overrun its buffer before a read at their end.
+		 * Its records are told by w->control_tid, set before c->ready.
 		 */
-		while (!atomic_load(&c->done) && !ipistorm_watcher_poll(w))
-			;
+		while (!atomic_load(&c->done)) {
+			if (atomic_load(&c->ready) <= 0)
+				sched_yield();
+			else if (ipistorm_watcher_poll(w))
+				break;
+		}
 		pthread_join(th, NULL);
 		if (atomic_load(&c->ready) < 0)
 			c->skip = "cannot pin the control's thread to a housekeeping CPU";

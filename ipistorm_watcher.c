@@ -102,7 +102,7 @@ static void watch_stacks(struct ipi_watch *w, const char *list)
 int ipistorm_watcher_trace_setup(struct ipi_watch *w, bool fall_back, char *err,
 				 size_t errlen)
 {
-	char list[512], f[600], why[256];
+	char list[512], f[600], why[256], kb[24];
 
 	cpu_mask_format(&w->cpus, list, sizeof(list));
 	w->method = IPI_WATCH_TRACE;
@@ -135,9 +135,9 @@ int ipistorm_watcher_trace_setup(struct ipi_watch *w, bool fall_back, char *err,
 	/* records carry CLOCK_MONOTONIC times: placed by their own time */
 	w->ts_mono = !trace_instance_clock(&w->ti, "mono");
 	snprintf(f, sizeof(f), "%s/buffer_size_kb", w->ti.dir);
-	snprintf(why, sizeof(why), "%llu",
+	snprintf(kb, sizeof(kb), "%llu",
 		 (unsigned long long)(w->buffer_kb ? w->buffer_kb : WATCH_BUFFER_KB));
-	if (write_file(f, why))
+	if (write_file(f, kb))
 		snprintf(w->note, sizeof(w->note), "trace buffer left at its default size: %s",
 			 strerror(errno));
 	w->buf = malloc(WATCH_BUF);
