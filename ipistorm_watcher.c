@@ -77,26 +77,14 @@ static int watch_procfs_open(struct ipi_watch *w, char *err, size_t errlen)
  */
 static void watch_stacks(struct ipi_watch *w, const char *list)
 {
-	static const char *const events[][2] = {
-		{ "ipi/ipi_send_cpu", "cpu & CPUS{%s}" },
-		{ "ipi/ipi_send_cpumask", "cpumask & CPUS{%s}" },
-	};
-	char path[400], trig[600], cond[560];
+	char cpu[540], mask[540];
 
 	if (!ipi_stacks_reliable(w->why_no_stacks, sizeof(w->why_no_stacks)))
 		return;
-	w->stacks = true;
-	for (size_t i = 0; i < ARRAY_SIZE(events); i++) {
-		snprintf(cond, sizeof(cond), events[i][1], list);
-		snprintf(trig, sizeof(trig), "stacktrace if callback != 0 && %s", cond);
-		snprintf(path, sizeof(path), "%s/events/%s/trigger", w->ti.dir, events[i][0]);
-		if (write_file(path, trig)) {
-			snprintf(w->why_no_stacks, sizeof(w->why_no_stacks),
-				 "the stacktrace trigger of %s: %s", events[i][0], strerror(errno));
-			w->stacks = false;
-			return;
-		}
-	}
+	snprintf(cpu, sizeof(cpu), "cpu & CPUS{%s}", list);
+	snprintf(mask, sizeof(mask), "cpumask & CPUS{%s}", list);
+	w->stacks = !ipi_stacks_trigger(w->ti.dir, cpu, mask, w->why_no_stacks,
+					sizeof(w->why_no_stacks));
 }
 
 int ipistorm_watcher_trace_setup(struct ipi_watch *w, bool fall_back, char *err,

@@ -232,10 +232,6 @@ int timer_softirq_trace_noise(struct cpu_trace *t, char *err, size_t errlen)
 		{ "irq:irq_handler_exit", "CPU == %d" },
 		{ "sched:sched_switch", "CPU == %d" },
 	};
-	static const char *const stacks[][2] = {
-		{ "ipi/ipi_send_cpu", "stacktrace if callback != 0 && cpu == %d" },
-		{ "ipi/ipi_send_cpumask", "stacktrace if callback != 0 && cpumask & CPUS{%d}" },
-	};
 	char filter[96], path[400], e[160];
 
 	/* the noise timeline reads trace_pipe's text (timer_softirq_gaps.c) */
@@ -287,16 +283,15 @@ int timer_softirq_trace_noise(struct cpu_trace *t, char *err, size_t errlen)
 		snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]),
 			 "IPIs to cpu %d named by their call site: the guess unwinder's stacks are not true",
 			 t->cpu);
-	for (size_t i = 0; t->have_ipi_cpu && ipi_stacks_reliable(path, sizeof(path)) &&
-	     i < ARRAY_SIZE(stacks); i++) {
-		snprintf(filter, sizeof(filter), stacks[i][1], t->cpu);
-		snprintf(path, sizeof(path), "%s/events/%s/trigger", t->ti.dir, stacks[i][0]);
-		if (write_file(path, filter) && t->nnotes < 4) {
+	if (t->have_ipi_cpu && ipi_stacks_reliable(path, sizeof(path))) {
+		char cpu[32], mask[48];
+
+		snprintf(cpu, sizeof(cpu), "cpu == %d", t->cpu);
+		snprintf(mask, sizeof(mask), "cpumask & CPUS{%d}", t->cpu);
+		if (ipi_stacks_trigger(t->ti.dir, cpu, mask, e, sizeof(e)) && t->nnotes < 4)
 			snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]),
-				 "no stacks of the IPIs to cpu %d (%s trigger: %.40s): named by their call site",
-				 t->cpu, stacks[i][0], strerror(errno));
-			break;
-		}
+				 "no stacks of the IPIs to cpu %d (%.80s): named by their call site",
+				 t->cpu, e);
 	}
 	t->noise = true;
 	return 0;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,26 @@ bool ipi_stacks_reliable(char *why, size_t len)
 		return true;
 	snprintf(why, len, "this kernel's stack traces come from the guess unwinder (CONFIG_UNWINDER_GUESS): they list stale return addresses");
 	return false;
+}
+
+int ipi_stacks_trigger(const char *dir, const char *cpu_cond, const char *mask_cond,
+		       char *why, size_t len)
+{
+	const char *const events[2][2] = {
+		{ "ipi/ipi_send_cpu", cpu_cond }, { "ipi/ipi_send_cpumask", mask_cond },
+	};
+	char path[400], trig[600];
+
+	for (size_t i = 0; i < ARRAY_SIZE(events); i++) {
+		snprintf(trig, sizeof(trig), "stacktrace if callback != 0 && %s", events[i][1]);
+		snprintf(path, sizeof(path), "%s/events/%s/trigger", dir, events[i][0]);
+		if (write_file(path, trig)) {
+			snprintf(why, len, "the stacktrace trigger of %s: %s", events[i][0],
+				 strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
 }
 
 bool ipi_frame_generic(const char *func)

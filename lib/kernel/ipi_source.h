@@ -74,6 +74,15 @@ void ipi_sends_flush(struct ipi_sends *q);
  * on the stack (false, and why in @why).
  */
 bool ipi_stacks_reliable(char *why, size_t len);
+/*
+ * The senders' stacks of the IPIs with a callback (a reschedule's call
+ * site names it already) to the CPUs of @cpu_cond and @mask_cond
+ * ("cpu == 2", "cpumask & CPUS{2}"): the stacktrace trigger on
+ * ipi_send_cpu and ipi_send_cpumask of the trace instance @dir. 0, or
+ * -1 with the event refused and its errno in @why.
+ */
+int ipi_stacks_trigger(const char *dir, const char *cpu_cond, const char *mask_cond,
+		       char *why, size_t len);
 /* Whether @func is tracing or generic cross-CPU call code, not a source. */
 bool ipi_frame_generic(const char *func);
 /* The source of @s from its stack, else its callsite, into s->source. */
