@@ -204,6 +204,7 @@ void ipistorm_watcher_init(struct ipi_watch *w, const cpu_mask_t *cpus, double w
 {
 	w->cpus = *cpus;
 	w->window_s = window_s;
+	w->control_tid = -1;	/* none: pid 0 is the idle task's */
 	w->ti.pipe_fd = -1;
 	ipistorm_tally_init(&w->t, cpus);
 	ipistorm_tally_init(&w->after, cpus);
@@ -403,9 +404,10 @@ int ipistorm_watcher_end_window(struct ipi_watch *w)
 	if (w->method == IPI_WATCH_PROCFS)
 		return watch_procfs_poll(w, true);
 	/*
-	 * The window's records read before anything runs after it: the
-	 * buffer's overruns from here on are of later records (a
-	 * control's storm), not the window's.
+	 * The window's records read before the control runs, and the
+	 * buffer's overruns counted then: later ones are counted after the
+	 * window (a record of the window that a drain of at most 200 ms
+	 * left unread, under a storm, among them).
 	 */
 	ret = watch_trace_read(w, WATCH_DRAIN);
 	w->window_overruns = trace_instance_overruns(&w->ti);
@@ -415,6 +417,7 @@ int ipistorm_watcher_end_window(struct ipi_watch *w)
 int ipistorm_watcher_stop(struct ipi_watch *w)
 {
 	struct irq_table post;
+	long long overruns;
 
 	if (w->stopped)
 		return 0;
@@ -429,7 +432,10 @@ int ipistorm_watcher_stop(struct ipi_watch *w)
 	if (irq_table_read("/proc/interrupts", &w->last))
 		return -1;
 	w->lost += w->window_overruns;
-	w->lost_after += trace_instance_overruns(&w->ti) - w->window_overruns;
+	overruns = trace_instance_overruns(&w->ti);
+	/* (a stats file unread at the end: none counted after the window) */
+	if (overruns > w->window_overruns)
+		w->lost_after += overruns - w->window_overruns;
 	trace_instance_remove(&w->ti);
 	free(w->buf);
 	w->buf = NULL;
