@@ -190,8 +190,12 @@ scratch_tree() {
 	fi
 	# -f: the .gitignore of Debian's linux-source ignores its top level
 	# (git apply replaces the files it changes: the hard links to the
-	# unpacked source stay untouched)
-	(cd "$G" && git init -q -b master && git apply "$BATCH" && git add -A -f &&
+	# unpacked source stay untouched). The index trusts no ctime from the
+	# start: the A/B's builds link the same inodes meanwhile, which
+	# changes their ctimes, and git am would stop on a file that "does
+	# not match index".
+	(cd "$G" && git init -q -b master && git config core.trustctime false &&
+		git apply "$BATCH" && git add -A -f &&
 		git commit -q -m "$BASE_SUBJECT" && git am -q "$SERIES"/0*.patch) >"$TMP/git.log" 2>&1 &&
 		echo "$series_sum" >"$G.series"
 }
@@ -275,10 +279,9 @@ else
 	[ "$rc" -eq 0 ] || tail -n 5 "$TMP/git.log" | sed 's/^/# /'
 	ok "$rc" "a scratch git tree: linux-source-6.12 with the batch patch, and the 6 commits ($secs s)"
 fi
-# (vm/kbuild.sh hard-links this tree's files for each build, which
-# changes their ctimes: git bisect's own checkouts would read the whole
-# tree again after each step; docs/vm.md)
-git -C "$G" config core.trustctime false
+# (core.trustctime is false in it: vm/kbuild.sh hard-links this tree's
+# files for each build, which changes their ctimes, and git bisect's own
+# checkouts would read the whole tree again after each step; docs/vm.md)
 base=$(git -C "$G" rev-list --max-parents=0 HEAD)
 
 # The two bisections run at once, each in its own tree: a step's guest
