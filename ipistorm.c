@@ -18,9 +18,12 @@
  *
  * Watch mode (--watch CPULIST -D SECS [--load]): every IPI sent to the
  * watched CPUs, per CPU, per minute, per kind and per callback
- * (ipistorm_watch.c).
+ * (ipistorm_watch.c), and its positive control (ipistorm_control.c).
  */
+#include <stdlib.h>
+
 #include "ipistorm_common.h"
+#include "ipistorm_watch_phases.h"
 #include "ipistorm_watcher.h"
 #include "lib/base/topo.h"
 #include "lib/base/util.h"
@@ -191,6 +194,27 @@ static noreturn void storm_main(struct bench *b, const struct ipistorm_opts *o)
 	bench_finish(b);
 }
 
+/*
+ * A watch: its phases over one context, the watcher's tallies kept for
+ * the last of them.
+ */
+static noreturn void watch_main(struct bench *b, const struct ipistorm_opts *o)
+{
+	static const struct phase *const watch_phases[] = {
+		&ipistorm_watch_phase,		/* also runs the control's storm */
+		&ipistorm_watch_limit_phase,
+		&ipistorm_control_phase,
+		NULL
+	};
+	struct ipistorm_watch_run r = { .o = o, .w = calloc(1, sizeof(*r.w)) };
+
+	if (!r.w)
+		ksft_exit_fail_msg("no memory\n");
+	phases_plan(b, watch_phases, &r);
+	phases_run(b, watch_phases, &r);
+	bench_finish(b);
+}
+
 /* Options that do not go together (lib/harness/opts.h). */
 static const struct opt_rule ipistorm_rules[] = {
 	{ "watch", OPT_CONFLICTS, "mode!=watch" },
@@ -309,6 +333,6 @@ int main(int argc, char **argv)
 	b.test = o.mode == MODE_WATCH ? "ipistorm_watch" :
 		 o.mode == MODE_KMOD ? "ipistorm_kmod" : "ipistorm";
 	if (o.mode == MODE_WATCH)
-		ipistorm_watch_main(&b, &o);
+		watch_main(&b, &o);
 	storm_main(&b, &o);
 }

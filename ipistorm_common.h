@@ -167,7 +167,4 @@ void ipistorm_pass_count_start(struct pair *p, const char *sender);
 void ipistorm_pass_count_stop(struct pair *p);
 int ipistorm_delivery_check(struct pair *p, char *why, size_t len);
 
-/* ipistorm_watch.c */
-noreturn void ipistorm_watch_main(struct bench *b, const struct ipistorm_opts *o);
-
 #endif

@@ -9,17 +9,16 @@
  * exist (before 6.3) or with --method procfs, the IPIs they received,
  * from /proc/interrupts. After the window, a positive control: a
  * membarrier storm to the first watched CPU, whose source the watch
- * must name.
+ * must name. Two of its phases are here: the watch (which runs the
+ * control's storm too) and the limit; the control's is ipistorm_control.c.
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "ipistorm_common.h"
-#include "ipistorm_control.h"
-#include "ipistorm_watcher.h"
+#include "lib/base/util.h"
+#include "ipistorm_watch_phases.h"
 
 #define TOP_SOURCES	5	/* sources printed */
 
@@ -278,8 +277,7 @@ static void watch_kinds(const struct ipi_watch *w, struct metric *m)
 	ksft_print_msg("by kind: %s\n", list);
 }
 
-static void watch_report(struct bench *b, const struct ipistorm_opts *o, struct ipi_watch *w,
-			 const char *list)
+static void watch_report(struct bench *b, struct ipi_watch *w, const char *list)
 {
 	bool traced = w->method == IPI_WATCH_TRACE;
 	struct metric *m;
@@ -313,40 +311,36 @@ static void watch_report(struct bench *b, const struct ipistorm_opts *o, struct 
 		       list, w->seconds, bench_stop ? " (interrupted)" : "",
 		       (unsigned long long)w->t.total, w->lost,
 		       (unsigned long long)w->samples);
-	if (traced)
-		bench_verdict(b, w->lost ? KSFT_FAIL : KSFT_PASS, NULL,
-			      "traced every IPI sent to the watched cpus");
-	else
-		bench_verdict(b, w->samples >= 2 ? KSFT_PASS : KSFT_FAIL, NULL,
-			      "counted the IPIs received by the watched cpus in /proc/interrupts");
-	if (o->max_given)
-		bench_verdict(b, w->t.total > o->max_ipis ? KSFT_FAIL : KSFT_PASS, NULL,
-			      "IPI count to the watched cpus within --max");
-	else
-		bench_verdict(b, KSFT_SKIP, "no --max given",
-			      "IPI count to the watched cpus within --max");
 }
 
+/* The watch's one result, named for its method: traced, or counted in /proc/interrupts. */
+static const char *const watch_checks[] = {
+	"traced every IPI sent to the watched cpus",
+	"counted the IPIs received by the watched cpus in /proc/interrupts",
+};
 
-noreturn void ipistorm_watch_main(struct bench *b, const struct ipistorm_opts *o)
+static void watch_check_name(const void *ctx, unsigned int run, unsigned int i, char *buf,
+			     size_t len)
 {
-	struct ipi_watch *w = calloc(1, sizeof(*w));
-	const struct plan_phase phases[] = {
-		{ "watch", 1, 1 },	/* watch_report: every IPI traced or counted */
-		{ "limit", 1, 1 },	/* watch_report: --max */
-		{ "control", 1, 1 },	/* ipistorm_control_verdict */
-		{ NULL }
-	};
-	struct watch_control c = { 0 };
-	const cpu_mask_t *watched = &b->watched;
-	char list[512], err[256];
+	const struct ipistorm_watch_run *r = ctx;
+	/* the method asked for when an interruption came before the watcher opened */
+	int method = r->w->method != IPI_WATCH_AUTO ? (int)r->w->method : r->o->method;
 
-	if (!w)
-		ksft_exit_fail_msg("no memory\n");
-	cpu_mask_format(watched, list, sizeof(list));
-	bench_phases(b, phases);
-	if (ipistorm_watcher_open(w, o->method, watched, o->window_s, o->trace_buffer_kb,
-				  err, sizeof(err)))
+	(void)run;
+	(void)i;
+	snprintf(buf, len, "%s", watch_checks[method == IPI_WATCH_PROCFS]);
+}
+
+/* The watcher opened and started, the load beside it with --load. */
+static void watch_setup(struct bench *b, void *ctx)
+{
+	struct ipistorm_watch_run *r = ctx;
+	struct ipi_watch *w = r->w;
+	char err[256];
+
+	cpu_mask_format(&b->watched, r->list, sizeof(r->list));
+	if (ipistorm_watcher_open(w, r->o->method, &b->watched, r->o->window_s,
+				  r->o->trace_buffer_kb, err, sizeof(err)))
 		bench_skip(b, "%s", err);
 	if (w->why_procfs[0])
 		bench_note(b, "%s: counting the IPIs received instead", w->why_procfs);
@@ -354,8 +348,8 @@ noreturn void ipistorm_watch_main(struct bench *b, const struct ipistorm_opts *o
 		bench_note(b, "%s", w->note);
 	bench_note(b, "method: %s", w->how);
 	ksft_print_msg("watching the IPIs %s cpus %s for %g s in %g s windows%s\n",
-		       w->method == IPI_WATCH_TRACE ? "sent to" : "received by", list,
-		       b->opt.duration_s, o->window_s,
+		       w->method == IPI_WATCH_TRACE ? "sent to" : "received by", r->list,
+		       b->opt.duration_s, r->o->window_s,
 		       b->opt.load ? " under the housekeeping load" : "");
 	if (b->opt.load) {
 		char hk[512];
@@ -366,14 +360,64 @@ noreturn void ipistorm_watch_main(struct bench *b, const struct ipistorm_opts *o
 	}
 	if (ipistorm_watcher_start(w, err, sizeof(err)))
 		bench_skip(b, "%s", err);
-	watch_collect(b, w, b->opt.duration_s);
-	bench_load_stop(b);
-	ipistorm_control_run(b, o, w, &c);
-	if (ipistorm_watcher_stop(w))
-		ksft_exit_fail_msg("watching the IPIs: %s\n", strerror(errno));
-	watch_report(b, o, w, list);
-	ipistorm_control_verdict(b, w, &c);
-	ipistorm_tally_free(&w->t);
-	ipistorm_tally_free(&w->after);
-	bench_finish(b);
 }
+
+/*
+ * The window, then the control's storm while the trace goes on, then
+ * the watcher stopped: only then are the window's counts and lost
+ * events final (a record of the window that the drain at its end left
+ * unread is read later, its overruns are added at the stop).
+ */
+static void watch_run(struct bench *b, void *ctx)
+{
+	struct ipistorm_watch_run *r = ctx;
+
+	watch_collect(b, r->w, b->opt.duration_s);
+	bench_load_stop(b);
+	ipistorm_control_storm(b, r->o, r->w, &r->c);
+	if (ipistorm_watcher_stop(r->w))
+		ksft_exit_fail_msg("watching the IPIs: %s\n", strerror(errno));
+}
+
+/* Every IPI traced (none lost) or counted (two samples or more). */
+static void watch_verdicts(struct bench *b, void *ctx)
+{
+	struct ipistorm_watch_run *r = ctx;
+	struct ipi_watch *w = r->w;
+	bool traced = w->method == IPI_WATCH_TRACE;
+
+	watch_report(b, w, r->list);
+	phase_verdict(b, &ipistorm_watch_phase, ctx, 0, 0,
+		      (traced ? !w->lost : w->samples >= 2) ? KSFT_PASS : KSFT_FAIL, NULL);
+}
+
+const struct phase ipistorm_watch_phase = {
+	.name = "watch",
+	.nverdicts = 1,
+	.check_name = watch_check_name,
+	.setup = watch_setup,
+	.run = watch_run,
+	.verdicts = watch_verdicts,
+};
+
+static const char *const limit_checks[] = { "IPI count to the watched cpus within --max" };
+
+/* --max on the count of the watch phase's window: it measures nothing of its own. */
+static void limit_run(struct bench *b, void *ctx)
+{
+	const struct ipistorm_watch_run *r = ctx;
+	const struct phase *p = &ipistorm_watch_limit_phase;
+
+	if (r->o->max_given)
+		phase_verdict(b, p, ctx, 0, 0, r->w->t.total > r->o->max_ipis ? KSFT_FAIL : KSFT_PASS,
+			      NULL);
+	else
+		phase_verdict(b, p, ctx, 0, 0, KSFT_SKIP, "no --max given");
+}
+
+const struct phase ipistorm_watch_limit_phase = {
+	.name = "limit",
+	.nverdicts = ARRAY_SIZE(limit_checks),
+	.checks = limit_checks,
+	.run = limit_run,
+};

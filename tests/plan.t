@@ -4,14 +4,15 @@
 # its check at the end: tests/harness/planned.c declares 1 + --pairs
 # results and prints --print of them. The phase table and its driver
 # (lib/harness/phase.c): tests/harness/phased.c runs three phases that
-# say which of their hooks ran.
+# say which of their hooks ran. A program's table: ipistorm's watch.
 . "$(dirname "$0")/lib.sh"
 
-plan 18
+plan 20
 P=${ISOLBENCH_BIN:-$TOP/build/san}/harness/planned
 PH=${ISOLBENCH_BIN:-$TOP/build/san}/harness/phased
-if [ ! -x "$P" ] || [ ! -x "$PH" ]; then
-	for _ in $(seq 18); do skip "not built (make san)" "plan check"; done
+W=${ISOLBENCH_BIN:-$TOP/build/san}/ipistorm
+if [ ! -x "$P" ] || [ ! -x "$PH" ] || [ ! -x "$W" ]; then
+	for _ in $(seq 20); do skip "not built (make san)" "plan check"; done
 	exit 0
 fi
 
@@ -115,4 +116,22 @@ rc=$?
 	grep -qx '# per pair: teardown' "$TMP/out" && ! grep -q '^# per pair: run' "$TMP/out" &&
 	! grep -q 'harness bug' "$TMP/out" "$TMP/err"
 ok $? "after an interruption a phase's results are SKIPs under their declared names, its teardown still runs, exit 130 (rc=$rc)"
+# ipistorm's watch, three phases in ipistorm.c's table (watch, limit,
+# control): each prints the results it declares, whichever method the
+# watch counts by (procfs needs no root; trace needs tracefs, else the
+# watch skips whole)
+for method in procfs trace; do
+	"$W" --watch 0 -D 0.3 --method "$method" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	planned=$(sed -n 's/^1\.\.//p' "$TMP/out")
+	printed=$(grep -cE '^(not )?ok ' "$TMP/out")
+	if [ $rc -eq 4 ] && [ "$printed" -eq 0 ]; then
+		skip "$(grep -m1 '^# SKIP' "$TMP/out")" "ipistorm's watch by $method: as many results as its phases declare"
+		continue
+	fi
+	grep 'harness bug' "$TMP/out" | sed 's/^/# /'
+	[ $rc -le 1 ] && [ -n "$planned" ] && [ "$printed" -eq "$planned" ] &&
+		! grep -q 'harness bug' "$TMP/out" "$TMP/err"
+	ok $? "ipistorm's watch by $method: as many results as its phases declare ($printed of $planned, rc=$rc)"
+done
 done_testing

@@ -3,19 +3,18 @@
  * The watch's positive control, after its window: a spinner of this
  * process on the first watched CPU and membarrier calls to it from a
  * housekeeping CPU, each a real IPI while the spinner runs there, whose
- * source the watch must name (ipistorm_watch.c runs it, then judges it
- * after the watch's own verdicts).
+ * source the watch must name. The watch phase runs it while its trace
+ * goes on (ipistorm_watch.c), the control phase judges it after the
+ * watch's own verdicts (ipistorm_control.c).
  */
-#ifndef ISOLBENCH_IPISTORM_CONTROL_H
-#define ISOLBENCH_IPISTORM_CONTROL_H
+#ifndef ISOLBENCH_IPISTORM_CONTROL_STORM_H
+#define ISOLBENCH_IPISTORM_CONTROL_STORM_H
 
 #include <stdatomic.h>
 #include <stdint.h>
 
 #include "ipistorm_common.h"
 #include "ipistorm_watcher.h"
-
-#define CONTROL_NAME	"control: the watch named membarrier the source of a membarrier storm"
 
 /* The control's sender: membarrier calls to @cpu from a housekeeping CPU. */
 struct watch_control {
@@ -28,13 +27,12 @@ struct watch_control {
 	double spinner_share;	/* of the CPU during the calls, -1: unknown */
 	const char *skip;	/* why it did not run */
 	char why[192];
+	/* of its IPIs the watch kept: named membarrier, otherwise, its thread's own besides */
+	uint64_t named, other, excused;
 };
 
 /* Run the control (or set c->skip, why not) while the watcher @w still traces. */
-void ipistorm_control_run(struct bench *b, const struct ipistorm_opts *o, struct ipi_watch *w,
-			  struct watch_control *c);
-/* Its verdict, CONTROL_NAME, from what @w kept of its IPIs. */
-void ipistorm_control_verdict(struct bench *b, const struct ipi_watch *w,
-			      const struct watch_control *c);
+void ipistorm_control_storm(struct bench *b, const struct ipistorm_opts *o, struct ipi_watch *w,
+			    struct watch_control *c);
 
 #endif
