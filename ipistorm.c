@@ -202,7 +202,6 @@ static noreturn void watch_main(struct bench *b, const struct ipistorm_opts *o)
 {
 	static const struct phase *const watch_phases[] = {
 		&ipistorm_watch_phase,		/* also runs the control's storm */
-		&ipistorm_watch_limit_phase,
 		&ipistorm_control_phase,
 		NULL
 	};

@@ -88,7 +88,7 @@ static void control_verdicts(struct bench *b, void *ctx)
 	phase_verdict(b, &ipistorm_control_phase, ctx, 0, 0, pass ? KSFT_PASS : KSFT_FAIL, NULL);
 }
 
-/* Last: the watch's tallies, kept for the limit and the control. */
+/* Last: the watch's tallies, kept for the control. */
 static void control_teardown(struct bench *b, void *ctx)
 {
 	struct ipistorm_watch_run *r = ctx;

@@ -3,9 +3,8 @@
  * ipistorm's watch as phases (lib/harness/phase.h), in the order of
  * ipistorm.c's table, over one context: the watch (ipistorm_watch.c:
  * the window, then the control's storm while its trace goes on, then
- * its verdict), the limit (ipistorm_watch.c: --max on the window's
- * count) and the control (ipistorm_control.c: what the watch named of
- * the storm).
+ * its verdicts, --max on the window's count among them) and the
+ * control (ipistorm_control.c: what the watch named of the storm).
  */
 #ifndef ISOLBENCH_IPISTORM_WATCH_PHASES_H
 #define ISOLBENCH_IPISTORM_WATCH_PHASES_H
@@ -23,7 +22,6 @@ struct ipistorm_watch_run {
 };
 
 extern const struct phase ipistorm_watch_phase;		/* ipistorm_watch.c */
-extern const struct phase ipistorm_watch_limit_phase;	/* ipistorm_watch.c */
 extern const struct phase ipistorm_control_phase;	/* ipistorm_control.c */
 
 #endif

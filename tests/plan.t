@@ -116,8 +116,8 @@ rc=$?
 	grep -qx '# per pair: teardown' "$TMP/out" && ! grep -q '^# per pair: run' "$TMP/out" &&
 	! grep -q 'harness bug' "$TMP/out" "$TMP/err"
 ok $? "after an interruption a phase's results are SKIPs under their declared names, its teardown still runs, exit 130 (rc=$rc)"
-# ipistorm's watch, three phases in ipistorm.c's table (watch, limit,
-# control): each prints the results it declares, whichever method the
+# ipistorm's watch, two phases in ipistorm.c's table (watch with its
+# limit, control): each prints the results it declares, whichever method the
 # watch counts by (procfs needs no root; trace needs tracefs, else the
 # watch skips whole)
 for method in procfs trace; do
