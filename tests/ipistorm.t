@@ -10,7 +10,7 @@
 # (our affinity mask, sysfs topology), not from literals.
 . "$(dirname "$0")/lib.sh"
 
-plan 69
+plan 70
 
 # cal CPU: the "Function call interrupts" count of CPU right now
 cal() {
@@ -352,8 +352,9 @@ rc=$?
 [ $rc -eq 130 ] && json_check "$TMP/wpi.json" 'd["run"]["interrupted"] and [m for m in d["metrics"] if m["name"] == "ipis_per_min" and m["extra"]["watch_s"] < 30 and m["extra"]["procfs_samples"] >= 2]'
 ok $? "SIGINT ends a procfs watch: counts reported and saved (rc=$rc)"
 
-# Ctrl-C ends a long watch with the counts so far, saved, instance removed
-"$BIN/ipistorm" --watch "$dst" -D 600 -o "$TMP/wi.json" >"$TMP/wi.out" 2>&1 &
+# Ctrl-C ends a long watch with the counts so far, saved, instance removed;
+# --max judged on them, the control not run
+"$BIN/ipistorm" --watch "$dst" -D 600 --max 100000000 -o "$TMP/wi.json" >"$TMP/wi.out" 2>&1 &
 pid=$!
 sleep 1.5
 kill -INT $pid
@@ -362,6 +363,9 @@ rc=$?
 [ $rc -eq 130 ] && json_check "$TMP/wi.json" 'd["run"]["interrupted"] and [m for m in d["metrics"] if m["name"] == "ipis_per_min" and m["extra"]["watch_s"] < 30]' &&
 	! ls -d /sys/kernel/tracing/instances/isolbench-ipistorm-$pid 2>/dev/null
 ok $? "SIGINT ends a watch: counts reported and saved, trace instance removed (rc=$rc)"
+grep -qx 'ok 2 IPI count to the watched cpus within --max' "$TMP/wi.out" &&
+	grep -qx 'ok 3 control: the watch named membarrier the source of a membarrier storm # SKIP interrupted' "$TMP/wi.out"
+ok $? "SIGINT ends a watch: --max judged on what was measured, the control a SKIP ($(grep -E '^ok [23] ' "$TMP/wi.out" | tr '\n' ';'))"
 
 # a duration is printed as given, not rounded to whole seconds
 run_prog ipistorm --watch "$dst" -D 0.35 --method procfs
