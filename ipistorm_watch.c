@@ -199,27 +199,28 @@ static void watch_callbacks(struct bench *b, struct ipi_watch *w, struct metric 
 			   w->why_procfs[0] ? "; ipi tracing is not usable on this kernel" : "");
 		return;
 	}
-	for (int i = 0; i < w->t.cb.n; i++) {
-		char *key;
-
-		enum intf_kind kind = intf_kind_of_callback(w->t.cb.e[i].name);
+	for (int i = 0; i < w->t.cb.names.n; i++) {
+		const char *cb = tally_slot_name(&w->t.cb.names, i);
+		enum intf_kind kind = intf_kind_of_callback(cb);
 		char what[48] = "";
+		char *key;
 
 		/* a reschedule runs no callback ("0x0"): its kind says what it is */
 		if (kind == INTF_IPI_RESCHED)
 			snprintf(what, sizeof(what), " (%s)", intf_kinds[kind].what);
-		ksft_print_msg("callback %s%s: %llu\n", w->t.cb.e[i].name, what,
-			       (unsigned long long)w->t.cb.e[i].n);
-		if (m->nextras < BENCH_MAX_EXTRAS && asprintf(&key, "callback:%s", w->t.cb.e[i].name) > 0)
-			metric_extra(m, key, w->t.cb.e[i].n);
+		ksft_print_msg("callback %s%s: %llu\n", cb, what, (unsigned long long)w->t.cb.n[i]);
+		if (m->nextras < BENCH_MAX_EXTRAS && asprintf(&key, "callback:%s", cb) > 0)
+			metric_extra(m, key, w->t.cb.n[i]);
 	}
-	for (int i = 0; i < w->t.func.n; i++) {
-		ksft_print_msg("queued function %s: %llu\n", w->t.func.e[i].name,
-			       (unsigned long long)w->t.func.e[i].n);
+	for (int i = 0; i < w->t.func.names.n; i++) {
+		const char *func = tally_slot_name(&w->t.func.names, i);
+
+		ksft_print_msg("queued function %s: %llu\n", func,
+			       (unsigned long long)w->t.func.n[i]);
 		snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%s %llu",
-			 i ? ", " : "", w->t.func.e[i].name, (unsigned long long)w->t.func.e[i].n);
+			 i ? ", " : "", func, (unsigned long long)w->t.func.n[i]);
 	}
-	if (w->t.func.n)
+	if (w->t.func.names.n)
 		bench_note(b, "queued functions (csd_queue_cpu): %s", note);
 	metric_extra(m, "csd_queued", w->t.queued);
 }

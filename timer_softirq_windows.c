@@ -372,7 +372,8 @@ static void expiries_print(const char *what, int cpu, const struct cpu_trace_cou
 		for (int i = 0; i < n && i < EXPIRIES_SHOWN && off < sizeof(list); i++)
 			off += snprintf(list + off, sizeof(list) - off, "%s%s %s %llu",
 					off ? ", " : "", timer_softirq_trace_expiry_names[k],
-					x->e[idx[i]].name, (unsigned long long)x->e[idx[i]].n);
+					tally_slot_name(&x->names, idx[i]),
+					(unsigned long long)x->n[idx[i]]);
 		if ((n > EXPIRIES_SHOWN || x->other) && off < sizeof(list))
 			off += snprintf(list + off, sizeof(list) - off, ", %s ...",
 					timer_softirq_trace_expiry_names[k]);
