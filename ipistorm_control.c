@@ -147,9 +147,9 @@ void ipistorm_control_verdict(struct bench *b, const struct ipi_watch *w,
 	if (w->lost_after)
 		ksft_print_msg("control: %lld events lost after the window (the trace buffer overran under its storm): its counts are of the records kept\n",
 			       w->lost_after);
-	for (int i = 0; i < w->after.nsrc && other + excused; i++)
-		if (!strstr(w->after.src[i].name, "membarrier"))
-			ipistorm_tally_source_print(&w->after.src[i], w->seconds);
+	for (int i = 0; i < w->after.sources.n && other + excused; i++)
+		if (!strstr(tally_slot_name(&w->after.sources, i), "membarrier"))
+			ipistorm_tally_source_print(&w->after, i, w->seconds);
 	pass = named + other >= CONTROL_MIN && named * 100 >= (named + other) * 99;
 	/* a send whose stack record was lost is named by its call site: not judged */
 	if (!pass && w->lost_after) {

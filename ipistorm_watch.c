@@ -145,7 +145,7 @@ static uint64_t source_ipis(const void *arg, int i)
  */
 static void watch_sources(struct bench *b, struct ipi_watch *w)
 {
-	int idx[IPI_TALLY_SOURCES], n = w->t.nsrc;
+	int idx[IPI_TALLY_SOURCES], n = w->t.sources.n;
 	/* complete (absent = 0) unless a source went unnamed, unseen or unwritten */
 	bool complete = !w->lost && !w->t.src_other.n;
 
@@ -161,11 +161,13 @@ static void watch_sources(struct bench *b, struct ipi_watch *w)
 		bench_note(b, "sources named by the call site only, no sender stacks: %s",
 			   w->why_no_stacks);
 	for (int i = 0; i < n && i < TOP_SOURCES; i++)
-		ipistorm_tally_source_print(&w->t.src[idx[i]], w->seconds);
+		ipistorm_tally_source_print(&w->t, idx[i], w->seconds);
 	if (n > TOP_SOURCES)
 		ksft_print_msg("... and %d more sources (all in the JSON)\n", n - TOP_SOURCES);
 	for (int i = 0; i <= n; i++) {
-		const struct ipi_tally_source *s = i < n ? &w->t.src[idx[i]] : &w->t.src_other;
+		int slot = i < n ? idx[i] : TALLY_OTHER;
+		const struct ipi_tally_source *s = ipistorm_tally_source(&w->t, slot);
+		const char *src = tally_slot_name(&w->t.sources, slot);
 		struct watch_windows c = watch_windows(w, s, -1);
 		char name[64], part[48], agg[200];
 		struct metric *m;
@@ -174,10 +176,10 @@ static void watch_sources(struct bench *b, struct ipi_watch *w)
 			complete = false;
 		if (!s->n || b->nmetrics == BENCH_MAX_METRICS)
 			continue;
-		metric_name_part(part, sizeof(part), s->name, 40);
+		metric_name_part(part, sizeof(part), src, 40);
 		snprintf(name, sizeof(name), "ipis_from_%s_per_s", part);
 		snprintf(agg, sizeof(agg), "IPIs from %.80s to the watched cpus in one %g s window of the machine's own time, per second",
-			 s->name, w->window_s);
+			 src, w->window_s);
 		m = bench_metric(b, name, "IPIs/s", BETTER_LOWER, agg);
 		window_samples(m, w, &c);
 		metric_family(m, "ipi_sources");

@@ -463,8 +463,8 @@ void ipistorm_watcher_control_count(const struct ipi_watch *w, const char *expec
 	int j;
 
 	*named = *other = 0;
-	for (int i = 0; i < w->after.nsrc; i++) {
-		if (!strncmp(w->after.src[i].name, expect, len))
+	for (int i = 0; i < w->after.sources.n; i++) {
+		if (!strncmp(tally_slot_name(&w->after.sources, i), expect, len))
 			*named += w->after.src[i].n;
 		else
 			*other += w->after.src[i].n;
