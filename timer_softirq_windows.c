@@ -160,7 +160,7 @@ static void window_noise(struct ts_windows *win, struct spinner_gaps *g, pid_t s
 		n->gap_ns += gaps[i].end - gaps[i].start;
 	n->gaps = cnt;
 	n->unexplained = ns->win_unexplained;
-	for (int i = 0; i < ns->nsrc; i++)
+	for (int i = 0; i < ns->names.n; i++)
 		n->src_gaps[i] = ns->src[i].win_gaps;
 	n->src_gaps[NOISE_SOURCES] = ns->other.win_gaps;
 	if (sleeper > 0)
