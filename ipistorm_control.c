@@ -49,9 +49,9 @@ static void control_run(struct bench *b, void *ctx)
 	if (w->lost_after)
 		ksft_print_msg("control: %lld events lost after the window (the trace buffer overran under its storm): its counts are of the records kept\n",
 			       w->lost_after);
-	for (int i = 0; i < w->after.nsrc && c->other + c->excused; i++)
-		if (!strstr(w->after.src[i].name, "membarrier"))
-			ipistorm_tally_source_print(&w->after.src[i], w->seconds);
+	for (int i = 0; i < w->after.sources.n && c->other + c->excused; i++)
+		if (!strstr(tally_slot_name(&w->after.sources, i), "membarrier"))
+			ipistorm_tally_source_print(&w->after, i, w->seconds);
 }
 
 /*

@@ -16,7 +16,7 @@ void ipistorm_tally_init(struct ipi_tally *t, const cpu_mask_t *cpus)
 		t->cpu_index[i] = -1;
 	cpu_mask_for_each(cpu, cpus)
 		t->cpu_index[cpu] = t->ncpus++;
-	snprintf(t->src_other.name, sizeof(t->src_other.name), "other");
+	tally_slots_init(&t->sources, IPI_TALLY_SOURCES);
 	tally_init(&t->cb, IPI_TALLY_NAMES);
 	tally_init(&t->func, IPI_TALLY_NAMES);
 }
@@ -25,11 +25,11 @@ void ipistorm_tally_free(struct ipi_tally *t)
 {
 	free(t->per_min);
 	free(t->per_win);
-	for (int i = 0; i < t->nsrc; i++)
+	for (int i = 0; i < t->sources.n; i++)
 		free(t->src[i].per_win);
 	free(t->src_other.per_win);
 	t->per_min = t->per_win = NULL;
-	t->nsrc = 0;
+	t->sources.n = 0;
 	t->src_other.per_win = NULL;
 }
 
@@ -76,21 +76,18 @@ uint64_t ipistorm_tally_win(const struct ipi_tally *t, size_t win, int place)
 	return win < t->nwin ? t->per_win[win * t->ncpus + place] : 0;
 }
 
-/* The table entry of source @name (the last, "other", when it is full). */
+/* The entry of source @name (src_other when the table is full). */
 static struct ipi_tally_source *source_of(struct ipi_tally *t, const char *name,
 					  const char *callback)
 {
-	struct ipi_tally_source *s;
+	bool added;
+	int i = tally_slot(&t->sources, "", name, &added);
 
-	for (int i = 0; i < t->nsrc; i++)
-		if (!strcmp(t->src[i].name, name))
-			return &t->src[i];
-	if (t->nsrc == IPI_TALLY_SOURCES)
+	if (i == TALLY_OTHER)
 		return &t->src_other;
-	s = &t->src[t->nsrc++];
-	snprintf(s->name, sizeof(s->name), "%s", name);
-	snprintf(s->callback, sizeof(s->callback), "%s", callback);
-	return s;
+	if (added)
+		snprintf(t->src[i].callback, sizeof(t->src[i].callback), "%s", callback);
+	return &t->src[i];
 }
 
 static void sender_count(struct ipi_tally_source *s, const struct ipi_send *r, uint64_t n)
@@ -147,16 +144,22 @@ void ipistorm_tally_senders(const struct ipi_tally_source *s, int max, char *buf
 			 s->nsenders - i + (s->senders_other ? 1 : 0), (unsigned long long)rest);
 }
 
+const struct ipi_tally_source *ipistorm_tally_source(const struct ipi_tally *t, int slot)
+{
+	return slot == TALLY_OTHER ? &t->src_other : &t->src[slot];
+}
+
 #define TOP_SENDERS	4	/* senders printed per source */
 
-void ipistorm_tally_source_print(const struct ipi_tally_source *s, double seconds)
+void ipistorm_tally_source_print(const struct ipi_tally *t, int slot, double seconds)
 {
+	const struct ipi_tally_source *s = ipistorm_tally_source(t, slot);
 	char senders[320];
 
 	ipistorm_tally_senders(s, TOP_SENDERS, senders, sizeof(senders));
 	ksft_print_msg("source %s: %llu IPIs (%.2f/s), callback %s, %s; from %s\n",
-		       s->name, (unsigned long long)s->n, seconds > 0 ? s->n / seconds : 0,
-		       s->callback,
+		       tally_slot_name(&t->sources, slot), (unsigned long long)s->n,
+		       seconds > 0 ? s->n / seconds : 0, s->callback,
 		       s->stacks == s->n ? "named from the sender's stack" :
 		       s->stacks ? "named from the sender's stack (some)" : "named by its call site",
 		       senders[0] ? senders : "?");

@@ -21,6 +21,8 @@
 #define IPI_TALLY_SOURCES	48	/* sources told apart; the rest is "other" */
 #define IPI_TALLY_SENDERS	16	/* senders told apart per source */
 
+_Static_assert(IPI_TALLY_SOURCES <= TALLY_MAX, "a slot table names every source");
+
 struct ipi_sender {
 	char comm[32];
 	int cpu;
@@ -29,7 +31,6 @@ struct ipi_sender {
 
 /* The IPIs of one source: how many, in which windows, from whom. */
 struct ipi_tally_source {
-	char name[64];
 	char callback[64];	/* the callback of its first IPI */
 	uint64_t n, stacks;	/* IPIs, and those named from the sender's stack */
 	uint64_t *per_win;	/* per window */
@@ -56,9 +57,9 @@ struct ipi_tally {
 	 */
 	struct tally func;
 	uint64_t queued;
-	struct ipi_tally_source src[IPI_TALLY_SOURCES];
-	int nsrc;
-	struct ipi_tally_source src_other;	/* beyond the table */
+	struct tally_slots sources;	/* the sources' names, IPI_TALLY_SOURCES of them */
+	struct ipi_tally_source src[IPI_TALLY_SOURCES];	/* per slot of sources */
+	struct ipi_tally_source src_other;	/* TALLY_OTHER's */
 	uint64_t no_callsite;		/* sends of a kernel without callsite */
 };
 
@@ -78,8 +79,10 @@ int ipistorm_tally_send(struct ipi_tally *t, const struct ipi_send *s, size_t wi
  */
 void ipistorm_tally_senders(const struct ipi_tally_source *s, int max, char *buf,
 			    size_t len);
-/* One # line of source @s, its rate over @seconds and its first senders. */
-void ipistorm_tally_source_print(const struct ipi_tally_source *s, double seconds);
+/* The source in slot @slot of t->sources (src_other for TALLY_OTHER). */
+const struct ipi_tally_source *ipistorm_tally_source(const struct ipi_tally *t, int slot);
+/* One # line of the source in @slot, its rate over @seconds and its first senders. */
+void ipistorm_tally_source_print(const struct ipi_tally *t, int slot, double seconds);
 /* A csd:csd_queue_cpu record's function, for a watched CPU. */
 void ipistorm_tally_queued(struct ipi_tally *t, const struct trace_event_record *r,
 			   const cpu_mask_t *watched);

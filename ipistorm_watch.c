@@ -144,7 +144,7 @@ static uint64_t source_ipis(const void *arg, int i)
  */
 static void watch_sources(struct bench *b, struct ipi_watch *w)
 {
-	int idx[IPI_TALLY_SOURCES], n = w->t.nsrc;
+	int idx[IPI_TALLY_SOURCES], n = w->t.sources.n;
 	/* complete (absent = 0) unless a source went unnamed, unseen or unwritten */
 	bool complete = !w->lost && !w->t.src_other.n;
 
@@ -160,11 +160,13 @@ static void watch_sources(struct bench *b, struct ipi_watch *w)
 		bench_note(b, "sources named by the call site only, no sender stacks: %s",
 			   w->why_no_stacks);
 	for (int i = 0; i < n && i < TOP_SOURCES; i++)
-		ipistorm_tally_source_print(&w->t.src[idx[i]], w->seconds);
+		ipistorm_tally_source_print(&w->t, idx[i], w->seconds);
 	if (n > TOP_SOURCES)
 		ksft_print_msg("... and %d more sources (all in the JSON)\n", n - TOP_SOURCES);
 	for (int i = 0; i <= n; i++) {
-		const struct ipi_tally_source *s = i < n ? &w->t.src[idx[i]] : &w->t.src_other;
+		int slot = i < n ? idx[i] : TALLY_OTHER;
+		const struct ipi_tally_source *s = ipistorm_tally_source(&w->t, slot);
+		const char *src = tally_slot_name(&w->t.sources, slot);
 		struct watch_windows c = watch_windows(w, s, -1);
 		char name[64], part[48], agg[200];
 		struct metric *m;
@@ -173,10 +175,10 @@ static void watch_sources(struct bench *b, struct ipi_watch *w)
 			complete = false;
 		if (!s->n || b->nmetrics == BENCH_MAX_METRICS)
 			continue;
-		metric_name_part(part, sizeof(part), s->name, 40);
+		metric_name_part(part, sizeof(part), src, 40);
 		snprintf(name, sizeof(name), "ipis_from_%s_per_s", part);
 		snprintf(agg, sizeof(agg), "IPIs from %.80s to the watched cpus in one %g s window of the machine's own time, per second",
-			 s->name, w->window_s);
+			 src, w->window_s);
 		m = bench_metric(b, name, "IPIs/s", BETTER_LOWER, agg);
 		window_samples(m, w, &c);
 		metric_family(m, "ipi_sources");
@@ -198,27 +200,28 @@ static void watch_callbacks(struct bench *b, struct ipi_watch *w, struct metric 
 			   w->why_procfs[0] ? "; ipi tracing is not usable on this kernel" : "");
 		return;
 	}
-	for (int i = 0; i < w->t.cb.n; i++) {
-		char *key;
-
-		enum intf_kind kind = intf_kind_of_callback(w->t.cb.e[i].name);
+	for (int i = 0; i < w->t.cb.names.n; i++) {
+		const char *cb = tally_slot_name(&w->t.cb.names, i);
+		enum intf_kind kind = intf_kind_of_callback(cb);
 		char what[48] = "";
+		char *key;
 
 		/* a reschedule runs no callback ("0x0"): its kind says what it is */
 		if (kind == INTF_IPI_RESCHED)
 			snprintf(what, sizeof(what), " (%s)", intf_kinds[kind].what);
-		ksft_print_msg("callback %s%s: %llu\n", w->t.cb.e[i].name, what,
-			       (unsigned long long)w->t.cb.e[i].n);
-		if (m->nextras < BENCH_MAX_EXTRAS && asprintf(&key, "callback:%s", w->t.cb.e[i].name) > 0)
-			metric_extra(m, key, w->t.cb.e[i].n);
+		ksft_print_msg("callback %s%s: %llu\n", cb, what, (unsigned long long)w->t.cb.n[i]);
+		if (m->nextras < BENCH_MAX_EXTRAS && asprintf(&key, "callback:%s", cb) > 0)
+			metric_extra(m, key, w->t.cb.n[i]);
 	}
-	for (int i = 0; i < w->t.func.n; i++) {
-		ksft_print_msg("queued function %s: %llu\n", w->t.func.e[i].name,
-			       (unsigned long long)w->t.func.e[i].n);
+	for (int i = 0; i < w->t.func.names.n; i++) {
+		const char *func = tally_slot_name(&w->t.func.names, i);
+
+		ksft_print_msg("queued function %s: %llu\n", func,
+			       (unsigned long long)w->t.func.n[i]);
 		snprintf(note + strlen(note), sizeof(note) - strlen(note), "%s%s %llu",
-			 i ? ", " : "", w->t.func.e[i].name, (unsigned long long)w->t.func.e[i].n);
+			 i ? ", " : "", func, (unsigned long long)w->t.func.n[i]);
 	}
-	if (w->t.func.n)
+	if (w->t.func.names.n)
 		bench_note(b, "queued functions (csd_queue_cpu): %s", note);
 	metric_extra(m, "csd_queued", w->t.queued);
 }

@@ -479,18 +479,18 @@ void ipistorm_watcher_control_count(const struct ipi_watch *w, const char *expec
 	int j;
 
 	*named = *other = 0;
-	for (int i = 0; i < w->after.nsrc; i++) {
-		if (!strncmp(w->after.src[i].name, expect, len))
+	for (int i = 0; i < w->after.sources.n; i++) {
+		if (!strncmp(tally_slot_name(&w->after.sources, i), expect, len))
 			*named += w->after.src[i].n;
 		else
 			*other += w->after.src[i].n;
 	}
 	*other += w->after.src_other.n;
-	for (int i = 0; i < w->after.func.n; i++) {
-		for (j = 0; funcs[j] && strcmp(funcs[j], w->after.func.e[i].name); j++)
+	for (int i = 0; i < w->after.func.names.n; i++) {
+		for (j = 0; funcs[j] && strcmp(funcs[j], tally_slot_name(&w->after.func.names, i)); j++)
 			;
 		if (!funcs[j])
-			theirs += w->after.func.e[i].n;
+			theirs += w->after.func.n[i];
 	}
 	theirs += w->after.func.other;
 	*excused = theirs < *other ? theirs : *other;

@@ -141,10 +141,11 @@ static void explain_parts(const struct noise_sources *ns, const struct noise_exp
 
 	buf[0] = '\0';
 	for (int i = 0; i < e->nparts; i++) {
-		const struct noise_source *s = e->parts[i].src < 0 ? &ns->other :
-					       &ns->src[e->parts[i].src];
+		int src = e->parts[i].src;
+		const struct noise_source *s = src == TALLY_OTHER ? &ns->other : &ns->src[src];
 		int n = snprintf(part, sizeof(part), "%s%s %s %.1f us%s", off ? ", " : "",
-				 intf_kinds[s->kind].name, s->name, e->parts[i].ns / 1e3,
+				 intf_kinds[s->kind].name, tally_slot_name(&ns->names, src),
+				 e->parts[i].ns / 1e3,
 				 e->parts[i].start_untraced ? " (start not traced)" : "");
 
 		if (n < 0 || (size_t)n >= sizeof(part) || off + n + EXPLAIN_TAIL_LEN >= len) {

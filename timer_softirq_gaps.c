@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,20 +7,17 @@
 void timer_softirq_gaps_sources_init(struct noise_sources *ns)
 {
 	memset(ns, 0, sizeof(*ns));
-	snprintf(ns->other.name, sizeof(ns->other.name), "other");
+	tally_slots_init(&ns->names, NOISE_SOURCES);
 }
 
 int timer_softirq_gaps_source(struct noise_sources *ns, enum intf_kind kind, const char *name)
 {
-	for (int i = 0; i < ns->nsrc; i++)
-		if (!strcmp(intf_kinds[ns->src[i].kind].name, intf_kinds[kind].name) &&
-		    !strcmp(ns->src[i].name, name))
-			return i;
-	if (ns->nsrc == NOISE_SOURCES)
-		return -1;		/* "other" */
-	ns->src[ns->nsrc].kind = kind;
-	snprintf(ns->src[ns->nsrc].name, sizeof(ns->src[0].name), "%s", name);
-	return ns->nsrc++;
+	bool added;
+	int i = tally_slot(&ns->names, intf_kinds[kind].name, name, &added);
+
+	if (added)
+		ns->src[i].kind = kind;
+	return i;
 }
 
 static struct noise_source *source_at(struct noise_sources *ns, int i)
@@ -75,7 +71,7 @@ void timer_softirq_gaps_attribute(struct noise_timeline *tl, struct noise_source
 
 	timer_softirq_gaps_timeline_sort(tl);
 	longest = longest_act(tl);
-	for (int i = 0; i < ns->nsrc; i++)
+	for (int i = 0; i < ns->names.n; i++)
 		ns->src[i].win_gaps = 0;
 	ns->other.win_gaps = 0;
 	ns->win_unexplained = 0;
@@ -206,7 +202,7 @@ void timer_softirq_gaps_explain(const struct noise_timeline *tl, uint64_t progra
 		if (e->nparts == NOISE_EXPLAIN_PARTS) {
 			e->rest_ns += by_src[best];
 		} else {
-			e->parts[e->nparts].src = best == NOISE_SOURCES ? -1 : best;
+			e->parts[e->nparts].src = best == NOISE_SOURCES ? TALLY_OTHER : best;
 			e->parts[e->nparts].ns = by_src[best];
 			e->parts[e->nparts++].start_untraced = untraced[best];
 		}

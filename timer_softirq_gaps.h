@@ -26,6 +26,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/base/tally.h"
 #include "lib/kernel/interference.h"
 #include "lib/kernel/ipi_source.h"
 #include "lib/kernel/trace_event.h"
@@ -35,6 +36,8 @@
 #define NOISE_IPIS	64	/* IPIs sent to the CPU not yet taken */
 /* a record's timestamp has 1 us: an activity this close to a gap is in it */
 #define NOISE_SLACK_NS	2000
+
+_Static_assert(NOISE_SOURCES <= TALLY_MAX, "a slot table names every source");
 
 /* A gap in the loop's progress: [start, end] in CLOCK_MONOTONIC ns. */
 struct noise_gap {
@@ -55,9 +58,9 @@ struct noise_act {
 	bool start_untraced;
 };
 
+/* A source: its slot's name is "local_timer", "TIMER", "kworker", an IPI's source. */
 struct noise_source {
-	enum intf_kind kind;
-	char name[48];		/* "local_timer", "TIMER", "kworker", an IPI's source */
+	enum intf_kind kind;	/* of its first activity */
 	uint64_t acts;		/* times it ran in the windows */
 	uint64_t gaps;		/* gaps it was in */
 	uint64_t stolen_ns;	/* its own time inside gaps */
@@ -66,9 +69,9 @@ struct noise_source {
 
 /* A phase's sources and totals, over its windows. */
 struct noise_sources {
-	struct noise_source src[NOISE_SOURCES];
-	int nsrc;
-	struct noise_source other;	/* beyond the table */
+	struct tally_slots names;	/* the sources' names, keyed by kind */
+	struct noise_source src[NOISE_SOURCES];	/* per slot of names */
+	struct noise_source other;	/* TALLY_OTHER's */
 	uint64_t gaps, gap_ns;		/* the loop's gaps */
 	uint64_t unexplained, unexplained_ns;
 	uint64_t lost;			/* gaps the loop could not keep */
@@ -122,9 +125,8 @@ struct noise_timeline {
 /* A phase's sources, empty. */
 void timer_softirq_gaps_sources_init(struct noise_sources *ns);
 /*
- * The source @kind @name in @ns (-1: the "other" entry when full); the
- * kinds of one name (intf_kinds[].name: the IPI kinds are "ipi") are
- * one source.
+ * The source @kind @name in @ns (TALLY_OTHER when full); the kinds of
+ * one name (intf_kinds[].name: the IPI kinds are "ipi") are one source.
  */
 int timer_softirq_gaps_source(struct noise_sources *ns, enum intf_kind kind, const char *name);
 

@@ -16,11 +16,13 @@ static uint64_t source_gaps_in(const void *arg, int i)
 }
 
 /* "irq local_timer" -> "noise_irq_local_timer_per_s" */
-static void noise_metric_name(char *buf, size_t len, const struct noise_source *s)
+static void noise_metric_name(char *buf, size_t len, const struct noise_sources *ns, int src)
 {
+	const struct noise_source *s = &ns->src[src];
 	char part[48];
 
-	metric_name_part(part, sizeof(part), s->name, 46 - 7 - strlen(intf_kinds[s->kind].name));
+	metric_name_part(part, sizeof(part), tally_slot_name(&ns->names, src),
+			 46 - 7 - strlen(intf_kinds[s->kind].name));
 	snprintf(buf, len, "noise_%s_%s_per_s", intf_kinds[s->kind].name, part);
 }
 
@@ -77,9 +79,9 @@ static void noise_metrics(struct bench *b, const char *what, const struct ts_win
 		struct source_windows sw = { w, idx[k] };
 		const struct noise_source *s = &ns->src[idx[k]];
 
-		noise_metric_name(name, sizeof(name), s);
+		noise_metric_name(name, sizeof(name), ns, idx[k]);
 		snprintf(agg, sizeof(agg), "%s: gaps of the busy loop that %s %s ran in, per second of one window",
-			 what, intf_kinds[s->kind].name, s->name);
+			 what, intf_kinds[s->kind].name, tally_slot_name(&ns->names, idx[k]));
 		m = bench_metric(b, name, "gaps/s", BETTER_LOWER, agg);
 		metric_add_rates(m, n, &sw, source_gaps);
 		metric_kind(m, KIND_COUNT);
@@ -122,7 +124,7 @@ void timer_softirq_noise_report(struct bench *b, const struct ts_run *r, const c
 	const struct noise_sources *ns = &set->ns;
 	const struct ts_window *w = set->w;
 	uint64_t n = set->n;
-	int idx[NOISE_SOURCES], nsrc = ns->nsrc;
+	int idx[NOISE_SOURCES], nsrc = ns->names.n;
 	uint64_t steal = 0, attributed = ns->gaps - ns->unexplained;
 	double secs = 0;
 	char list[600] = "";
@@ -144,7 +146,8 @@ void timer_softirq_noise_report(struct bench *b, const struct ts_run *r, const c
 		const struct noise_source *s = &ns->src[idx[k]];
 
 		off += snprintf(list + off, sizeof(list) - off, "%s%s %s %llu (%.3f ms)",
-				k ? ", " : "", intf_kinds[s->kind].name, s->name,
+				k ? ", " : "", intf_kinds[s->kind].name,
+				tally_slot_name(&ns->names, idx[k]),
 				(unsigned long long)s->gaps, s->stolen_ns / 1e6);
 	}
 	if (nsrc)

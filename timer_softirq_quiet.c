@@ -114,9 +114,9 @@ static double expiries_in(const void *arg, size_t i, double *span)
 	const struct tally *t = &x->w[i].t.expired[x->kind];
 
 	*span = x->w[i].w.seconds;
-	for (int e = 0; e < t->n; e++)
-		if (!strcmp(t->e[e].name, x->fn))
-			return t->e[e].n;
+	for (int e = 0; e < t->names.n; e++)
+		if (!strcmp(tally_slot_name(&t->names, e), x->fn))
+			return t->n[e];
 	return 0;
 }
 
@@ -146,7 +146,7 @@ static void expiry_metrics(struct bench *b, const struct ts_window_set *set)
 		}
 		complete &= n <= CPU_TRACE_FUNCTIONS;
 		for (int i = 0; i < n && i < CPU_TRACE_FUNCTIONS; i++) {
-			struct expiry_windows x = { set->w, kind, t->e[idx[i]].name };
+			struct expiry_windows x = { set->w, kind, tally_slot_name(&t->names, idx[i]) };
 			char *name = names[nnames];
 			struct metric *m;
 			bool dup = false;
@@ -168,7 +168,7 @@ static void expiry_metrics(struct bench *b, const struct ts_window_set *set)
 			metric_kind(m, KIND_COUNT);
 			metric_family(m, "timer_expiries");
 			metric_sample_noun(m, "window", "windows");
-			metric_extra(m, "expiries", t->e[idx[i]].n);
+			metric_extra(m, "expiries", t->n[idx[i]]);
 		}
 	}
 	if (complete)

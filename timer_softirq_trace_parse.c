@@ -338,11 +338,12 @@ void timer_softirq_trace_add(struct cpu_trace_counts *sum, const struct cpu_trac
 		slot->self += c->cb[i].self;
 	}
 	/* a sum zeroed by its owner starts its tallies here */
-	if (!sum->expired[0].max)
+	if (!sum->expired[0].names.max)
 		expired_init(sum);
 	for (int k = 0; k < CPU_TRACE_EXPIRY_KINDS; k++) {
-		for (int i = 0; i < c->expired[k].n; i++)
-			tally_add(&sum->expired[k], c->expired[k].e[i].name, c->expired[k].e[i].n);
+		for (int i = 0; i < c->expired[k].names.n; i++)
+			tally_add(&sum->expired[k], tally_slot_name(&c->expired[k].names, i),
+				  c->expired[k].n[i]);
 		sum->expired[k].other += c->expired[k].other;
 	}
 	sum->lost += c->lost;

@@ -160,7 +160,7 @@ static void window_noise(struct ts_windows *win, struct spinner_gaps *g, pid_t s
 		n->gap_ns += gaps[i].end - gaps[i].start;
 	n->gaps = cnt;
 	n->unexplained = ns->win_unexplained;
-	for (int i = 0; i < ns->nsrc; i++)
+	for (int i = 0; i < ns->names.n; i++)
 		n->src_gaps[i] = ns->src[i].win_gaps;
 	n->src_gaps[NOISE_SOURCES] = ns->other.win_gaps;
 	if (sleeper > 0)
@@ -372,7 +372,8 @@ static void expiries_print(const char *what, int cpu, const struct cpu_trace_cou
 		for (int i = 0; i < n && i < EXPIRIES_SHOWN && off < sizeof(list); i++)
 			off += snprintf(list + off, sizeof(list) - off, "%s%s %s %llu",
 					off ? ", " : "", timer_softirq_trace_expiry_names[k],
-					x->e[idx[i]].name, (unsigned long long)x->e[idx[i]].n);
+					tally_slot_name(&x->names, idx[i]),
+					(unsigned long long)x->n[idx[i]]);
 		if ((n > EXPIRIES_SHOWN || x->other) && off < sizeof(list))
 			off += snprintf(list + off, sizeof(list) - off, ", %s ...",
 					timer_softirq_trace_expiry_names[k]);

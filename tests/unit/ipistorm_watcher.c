@@ -99,8 +99,8 @@ static void watch_close(struct ipi_watch *w)
 
 static const struct ipi_tally_source *find(const struct ipi_tally *t, const char *name)
 {
-	for (int i = 0; i < t->nsrc; i++)
-		if (!strcmp(t->src[i].name, name))
+	for (int i = 0; i < t->sources.n; i++)
+		if (!strcmp(tally_slot_name(&t->sources, i), name))
 			return &t->src[i];
 	return NULL;
 }
@@ -177,9 +177,9 @@ static void test_windows_and_sources(const char *dir)
 	ksft_test_result(s && s->n == 1 && s->stacks == 1 && !strcmp(s->senders[0].comm, "a"),
 			 "a call through generic_exec_single: named membarrier_private_expedited from the stack, sender a");
 	ksft_test_result(find(&w.t, "wakeup_preempt") && find(&w.t, "smp_text_poke_batch_finish") &&
-			 !find(&w.t, "not_watched_sender") && w.t.nsrc == 3,
+			 !find(&w.t, "not_watched_sender") && w.t.sources.n == 3,
 			 "a reschedule by its call site, a cpumask send by its stack, another CPU's stack skipped (%d sources)",
-			 w.t.nsrc);
+			 w.t.sources.n);
 	watch_close(&w);
 }
 
@@ -283,6 +283,49 @@ static void sends_from(struct ipi_tally *t, const char *comm, int cpu, int n)
 			ksft_exit_fail_msg("no memory\n");
 }
 
+/* One IPI to cpu 1 from @source, running @callback. */
+static void send_of(struct ipi_tally *t, const char *source, const char *callback)
+{
+	struct ipi_send s;
+
+	memset(&s, 0, sizeof(s));
+	CPU_SET(1, &s.targets);
+	snprintf(s.callback, sizeof(s.callback), "%s", callback);
+	snprintf(s.source, sizeof(s.source), "%s", source);
+	if (ipistorm_tally_send(t, &s, 0, 0))
+		ksft_exit_fail_msg("no memory\n");
+}
+
+/*
+ * The sources beyond the table are "other"; a source keeps the callback
+ * of its first IPI.
+ */
+static void test_sources_beyond(void)
+{
+	const struct ipi_tally_source *first, *other;
+	struct ipi_tally t;
+	cpu_mask_t one;
+	char name[16];
+
+	CPU_ZERO(&one);
+	CPU_SET(1, &one);
+	ipistorm_tally_init(&t, &one);
+	for (int i = 0; i < IPI_TALLY_SOURCES + 2; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		send_of(&t, name, "f");
+	}
+	send_of(&t, "s0", "0x0");
+	first = ipistorm_tally_source(&t, 0);
+	other = ipistorm_tally_source(&t, TALLY_OTHER);
+	ksft_test_result(t.sources.n == IPI_TALLY_SOURCES && other->n == 2 &&
+			 !strcmp(tally_slot_name(&t.sources, TALLY_OTHER), "other") &&
+			 first->n == 2 && !strcmp(first->callback, "f"),
+			 "sources beyond the table counted as other, a source's callback its first IPI's (%d sources, %llu other, s0: %llu, %s)",
+			 t.sources.n, (unsigned long long)other->n, (unsigned long long)first->n,
+			 first->callback);
+	ipistorm_tally_free(&t);
+}
+
 /*
  * The senders of a source, most IPIs first, ties by name, the rest
  * counted as "and N more"; beyond the table "at least N more".
@@ -323,7 +366,7 @@ int main(void)
 	char tmpl[] = "/tmp/isolbench-iw-XXXXXX", cmd[512];
 
 	ksft_print_header();
-	ksft_set_plan(11);
+	ksft_set_plan(12);
 	if (!mkdtemp(tmpl))
 		ksft_exit_fail_msg("mkdtemp\n");
 	fake_instance(tmpl);
@@ -331,6 +374,7 @@ int main(void)
 	test_windows_and_sources(tmpl);
 	test_control(tmpl);
 	test_senders();
+	test_sources_beyond();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpl);
 	if (system(cmd))
 		ksft_print_msg("could not remove %s\n", tmpl);

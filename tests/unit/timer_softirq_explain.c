@@ -149,10 +149,10 @@ static int part(const struct explained *x, enum intf_kind kind, const char *name
 	int found = -1;
 
 	for (int i = 0; i < x->e.nparts; i++) {
-		const struct noise_source *s = x->e.parts[i].src < 0 ? &x->ns.other :
-					       &x->ns.src[x->e.parts[i].src];
+		int src = x->e.parts[i].src;
+		const struct noise_source *s = src == TALLY_OTHER ? &x->ns.other : &x->ns.src[src];
 
-		if (s->kind == kind && !strcmp(s->name, name))
+		if (s->kind == kind && !strcmp(tally_slot_name(&x->ns.names, src), name))
 			found = i;
 	}
 	return found;
@@ -174,10 +174,11 @@ static bool adds_up(const struct explained *x, uint64_t unknown)
 		       (unsigned long long)lat, (unsigned long long)traced_ns(&x->e), x->e.nparts,
 		       (unsigned long long)unknown_ns(&x->e), (unsigned long long)unknown);
 	for (int i = 0; i < x->e.nparts; i++) {
-		const struct noise_source *s = x->e.parts[i].src < 0 ? &x->ns.other :
-					       &x->ns.src[x->e.parts[i].src];
+		int src = x->e.parts[i].src;
+		const struct noise_source *s = src == TALLY_OTHER ? &x->ns.other : &x->ns.src[src];
 
-		ksft_print_msg("  %s %s %llu ns%s\n", intf_kinds[s->kind].name, s->name,
+		ksft_print_msg("  %s %s %llu ns%s\n", intf_kinds[s->kind].name,
+			       tally_slot_name(&x->ns.names, src),
 			       (unsigned long long)x->e.parts[i].ns,
 			       start_untraced(&x->e, i) ? " (start not traced)" : "");
 	}

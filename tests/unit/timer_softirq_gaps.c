@@ -88,9 +88,9 @@ static const char *const arm64_records[] = {
 static const struct noise_source *find(const struct noise_sources *ns, enum intf_kind k,
 				       const char *name)
 {
-	for (int i = 0; i < ns->nsrc; i++)
+	for (int i = 0; i < ns->names.n; i++)
 		if (!strcmp(intf_kinds[ns->src[i].kind].name, intf_kinds[k].name) &&
-		    !strcmp(ns->src[i].name, name))
+		    !strcmp(tally_slot_name(&ns->names, i), name))
 			return &ns->src[i];
 	return NULL;
 }
@@ -122,9 +122,9 @@ static void arm64_ipis(void)
 
 	timeline_of(&tl, &ns, arm64_records, ARRAY_SIZE(arm64_records));
 	timer_softirq_gaps_attribute(&tl, &ns, gaps, ARRAY_SIZE(gaps));
-	for (int i = 0; i < ns.nsrc; i++)
+	for (int i = 0; i < ns.names.n; i++)
 		ksft_print_msg("arm64: %s %s in %llu gaps, %llu ns\n", intf_kinds[ns.src[i].kind].name,
-			       ns.src[i].name, (unsigned long long)ns.src[i].gaps,
+			       tally_slot_name(&ns.names, i), (unsigned long long)ns.src[i].gaps,
 			       (unsigned long long)ns.src[i].stolen_ns);
 	s = find(&ns, INTF_IPI_RESCHED, "try_to_wake_up");
 	ksft_test_result(s && s->kind == INTF_IPI_RESCHED && s->gaps == 1 && s->stolen_ns == 4000,
@@ -134,9 +134,38 @@ static void arm64_ipis(void)
 			 find(&ns, INTF_IRQ, "arch_timer") && find(&ns, INTF_IRQ, "arch_timer")->gaps == 1,
 			 "arm64: an irq_work IPI is irq IRQ work, the tick irq arch_timer");
 	s = find(&ns, INTF_IRQ, "IPI");
-	ksft_test_result(s && s->gaps == 1 && ns.nsrc == 4 && !ns.unexplained,
+	ksft_test_result(s && s->gaps == 1 && ns.names.n == 4 && !ns.unexplained,
 			 "arm64: only the IPI without its ipi_entry is irq IPI; 4 sources, none unexplained");
 	timer_softirq_gaps_timeline_free(&tl);
+}
+
+/*
+ * A source is its kind's name and its own: irq and thread "x" are two,
+ * a function call and a reschedule IPI "y" one (of the first kind);
+ * the names beyond the table are other.
+ */
+static void sources_by_kind(void)
+{
+	struct noise_sources ns;
+	int irq, thread, call, resched, beyond = 0;
+	char name[16];
+
+	timer_softirq_gaps_sources_init(&ns);
+	irq = timer_softirq_gaps_source(&ns, INTF_IRQ, "x");
+	thread = timer_softirq_gaps_source(&ns, INTF_THREAD, "x");
+	call = timer_softirq_gaps_source(&ns, INTF_IPI_CALL, "y");
+	resched = timer_softirq_gaps_source(&ns, INTF_IPI_RESCHED, "y");
+	ksft_test_result(irq == 0 && thread == 1 && call == 2 && resched == 2 &&
+			 ns.src[call].kind == INTF_IPI_CALL,
+			 "sources: irq x and thread x two, ipi y one of the first IPI kind (%d %d %d %d)",
+			 irq, thread, call, resched);
+	for (int i = ns.names.n; i <= NOISE_SOURCES; i++) {
+		snprintf(name, sizeof(name), "t%d", i);
+		beyond = timer_softirq_gaps_source(&ns, INTF_THREAD, name);
+	}
+	ksft_test_result(beyond == TALLY_OTHER && ns.names.n == NOISE_SOURCES &&
+			 timer_softirq_gaps_source(&ns, INTF_IRQ, "x") == irq,
+			 "sources beyond the table are other, the kept ones keep their place");
 }
 
 int main(void)
@@ -153,7 +182,7 @@ int main(void)
 	uint64_t runs, in;
 
 	ksft_print_header();
-	ksft_set_plan(14);
+	ksft_set_plan(16);
 
 	timeline(&tl, &ns);
 	timer_softirq_gaps_attribute(&tl, &ns, gaps, 5);
@@ -182,7 +211,7 @@ int main(void)
 	timer_softirq_gaps_explain(&tl, US(798), US(845), &e);
 	ksft_test_result(e.expiry == US(800) && e.switch_in == US(840) && e.nparts == 1 &&
 			 tl.ns->src[e.parts[0].src].kind == INTF_THREAD &&
-			 !strcmp(ns.src[e.parts[0].src].name, "kworker") && e.parts[0].ns == 35000,
+			 !strcmp(tally_slot_name(&ns.names, e.parts[0].src), "kworker") && e.parts[0].ns == 35000,
 			 "a late wakeup explained: timer +2 us, kworker 35 us, switched in +42 us");
 	timer_softirq_gaps_explain(&tl, US(600), US(650), &e);
 	ksft_test_result(!e.expiry && !e.nparts,
@@ -204,5 +233,6 @@ int main(void)
 			 "...and the sleeper's run is in no gap: the control's 95%% check fails");
 	timer_softirq_gaps_timeline_free(&tl);
 	arm64_ipis();
+	sources_by_kind();
 	ksft_finished();
 }

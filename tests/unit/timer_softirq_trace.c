@@ -195,9 +195,11 @@ static void control_rule(void)
 /* The expiry of tally @kind under @fn (0 when not there). */
 static uint64_t expired_n(const struct cpu_trace_counts *c, int kind, const char *fn)
 {
-	for (int i = 0; i < c->expired[kind].n; i++)
-		if (!strcmp(c->expired[kind].e[i].name, fn))
-			return c->expired[kind].e[i].n;
+	const struct tally *t = &c->expired[kind];
+
+	for (int i = 0; i < t->names.n; i++)
+		if (!strcmp(tally_slot_name(&t->names, i), fn))
+			return t->n[i];
 	return 0;
 }
 
@@ -205,10 +207,10 @@ static uint64_t expired_n(const struct cpu_trace_counts *c, int kind, const char
 static void expiries_by_function(const struct cpu_trace_counts *good)
 {
 	ksft_test_result(expired_n(good, CPU_TRACE_HRTIMER, "tick_nohz_handler") == 2000 &&
-			 good->expired[CPU_TRACE_HRTIMER].n == 1 &&
+			 good->expired[CPU_TRACE_HRTIMER].names.n == 1 &&
 			 expired_n(good, CPU_TRACE_TIMER, "process_timeout") == 77 &&
 			 expired_n(good, CPU_TRACE_TIMER, "delayed_work_timer_fn") == 76 &&
-			 good->expired[CPU_TRACE_TIMER].n == 2 && !good->expired[CPU_TRACE_TIMER].other,
+			 good->expired[CPU_TRACE_TIMER].names.n == 2 && !good->expired[CPU_TRACE_TIMER].other,
 			 "expiries by function: the tick's hrtimer 2000, process_timeout 77, delayed_work_timer_fn 76");
 }
 
