@@ -305,24 +305,9 @@ static struct tep_handle *raw_formats(const char *const *systems)
 	return tep;
 }
 
-/* The systems of @tab's rows into @systems (@n so far, room for @max), each once. */
-static size_t table_systems(const struct trace_event_table *tab, const char **systems,
-			    size_t n, size_t max)
-{
-	for (size_t i = 0; i < tab->nrows && n < max; i++) {
-		size_t j;
-
-		for (j = 0; j < n && strcmp(systems[j], tab->rows[i].system); j++)
-			;
-		if (j == n)
-			systems[n++] = tab->rows[i].system;
-	}
-	return n;
-}
-
 struct trace_event_raw *trace_event_raw_open(const char *instance_dir,
-					     const struct trace_event_table *const *tabs,
-					     size_t ntabs, char *err, size_t errlen)
+					     const struct trace_event_table *tab,
+					     char *err, size_t errlen)
 {
 	struct trace_event_raw *r = calloc(1, sizeof(*r));
 	const char *systems[16];
@@ -333,8 +318,15 @@ struct trace_event_raw *trace_event_raw_open(const char *instance_dir,
 		return NULL;
 	}
 	r->cleanup_handle = -1;
-	for (size_t i = 0; i < ntabs; i++)
-		n = table_systems(tabs[i], systems, n, ARRAY_SIZE(systems) - 1);
+	/* each system once */
+	for (size_t i = 0; i < tab->nrows && n + 1 < ARRAY_SIZE(systems); i++) {
+		size_t j;
+
+		for (j = 0; j < n && strcmp(systems[j], tab->rows[i].system); j++)
+			;
+		if (j == n)
+			systems[n++] = tab->rows[i].system;
+	}
 	systems[n] = NULL;
 	r->tep = raw_formats(systems);
 	r->kbuf = r->tep ? tep_kbuffer(r->tep) : NULL;
@@ -421,39 +413,8 @@ static int by_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/*
- * The frames of a stack record (the stacktrace trigger's), innermost
- * first, to @tab->frame, then NULL: as many as its size field says,
- * within the record (its caller array runs to the record's end, not to
- * the 8 entries its format states), to the first ULONG_MAX. An address
- * no symbol holds is given as the text source prints it.
- */
-static void raw_stack_frames(const struct raw_data *d, struct trace_event_table *tab, void *ctx)
-{
-	struct tep_format_field *f = tep_find_field(d->event, "caller");
-	int word = tep_get_long_size(d->raw->tep), size = d->rec->size;
-	unsigned long long ip, end = word == 8 ? ~0ULL : 0xffffffffULL, left;
-	const char *data = d->rec->data, *func;
-	char hex[24];
-
-	if (tep_read_number_field(tep_find_field(d->event, "size"), data, &left))
-		left = ~0ULL;
-	for (int off = f ? f->offset : size; left && off + word <= size; off += word, left--) {
-		ip = tep_read_number(d->raw->tep, data + off, word);
-		if (ip == end)
-			break;
-		func = raw_ksym(d->raw, ip);
-		if (!func) {
-			snprintf(hex, sizeof(hex), "0x%llx", ip);
-			func = hex;
-		}
-		tab->frame(ctx, func);
-	}
-	tab->frame(ctx, NULL);
-}
-
-static void raw_dispatch(struct trace_event_raw *r, const struct trace_event_reader *readers,
-			 size_t nreaders, const struct raw_rec *q)
+static void raw_dispatch(struct trace_event_raw *r, struct trace_event_table *tab, void *ctx,
+			 const struct raw_rec *q)
 {
 	struct tep_record tr = {
 		.ts = q->ts, .data = r->pages + q->off, .size = q->size, .cpu = q->cpu,
@@ -462,13 +423,10 @@ static void raw_dispatch(struct trace_event_raw *r, const struct trace_event_rea
 		.raw = r, .rec = &tr, .event = tep_find_event_by_record(r->tep, &tr),
 	};
 	struct trace_event_record rec = { .src = &raw_source, .data = &d };
-	bool stack;
 
 	if (!d.event) {
-		for (size_t i = 0; i < nreaders; i++) {
-			readers[i].tab->records++;
-			readers[i].tab->unknown++;
-		}
+		tab->records++;
+		tab->unknown++;
 		return;
 	}
 	rec.system = d.event->system;
@@ -478,16 +436,10 @@ static void raw_dispatch(struct trace_event_raw *r, const struct trace_event_rea
 	rec.comm = tep_data_comm_from_pid(r->tep, rec.pid);
 	rec.irq = tep_data_flags(r->tep, &tr) & (TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ);
 	rec.ts_ns = q->ts;
-	stack = !strcmp(rec.system, "ftrace") && !strcmp(rec.event, "kernel_stack");
-	for (size_t i = 0; i < nreaders; i++) {
-		trace_event_dispatch(readers[i].tab, readers[i].ctx, &rec);
-		if (stack && readers[i].tab->frame)
-			raw_stack_frames(&d, readers[i].tab, readers[i].ctx);
-	}
+	trace_event_dispatch(tab, ctx, &rec);
 }
 
-ssize_t trace_event_raw_read(struct trace_event_raw *r, const struct trace_event_reader *readers,
-			     size_t n)
+int trace_event_raw_read(struct trace_event_raw *r, struct trace_event_table *tab, void *ctx)
 {
 	int ret = 0, err = 0;
 
@@ -502,12 +454,12 @@ ssize_t trace_event_raw_read(struct trace_event_raw *r, const struct trace_event
 	if (r->nrecs)
 		qsort(r->recs, r->nrecs, sizeof(*r->recs), by_time);
 	/* the tasks' names as the kernel saved them by now (else "<...>") */
-	if (n && r->nrecs)
+	if (tab && r->nrecs)
 		tracefs_load_cmdlines(NULL, r->tep);
-	for (size_t i = 0; n && i < r->nrecs; i++)
-		raw_dispatch(r, readers, n, &r->recs[i]);
+	for (size_t i = 0; tab && i < r->nrecs; i++)
+		raw_dispatch(r, tab, ctx, &r->recs[i]);
 	errno = err;
-	return ret ? ret : (ssize_t)r->nrecs;
+	return ret;
 }
 
 void trace_event_raw_close(struct trace_event_raw *r)

@@ -8,22 +8,20 @@
 #include "trace_event.h"
 
 struct trace_event_raw *trace_event_raw_open(const char *instance_dir,
-					     const struct trace_event_table *const *tabs,
-					     size_t ntabs, char *err, size_t errlen)
+					     const struct trace_event_table *tab,
+					     char *err, size_t errlen)
 {
 	(void)instance_dir;
-	(void)tabs;
-	(void)ntabs;
+	(void)tab;
 	snprintf(err, errlen, "built without libtraceevent and libtracefs (TRACEEVENT=0)");
 	return NULL;
 }
 
-ssize_t trace_event_raw_read(struct trace_event_raw *r, const struct trace_event_reader *readers,
-			     size_t n)
+int trace_event_raw_read(struct trace_event_raw *r, struct trace_event_table *tab, void *ctx)
 {
 	(void)r;
-	(void)readers;
-	(void)n;
+	(void)tab;
+	(void)ctx;
 	return -1;
 }
 
