@@ -55,6 +55,7 @@ static void raised_metric(struct bench *b, const struct ts_run *r)
 	metric_extra(m, "ipis_to_target_from_counting", s->t.ipis_self - s->t.ipis_self_resched);
 	metric_extra(m, "resched_ipis_to_target_from_us", s->t.ipis_self_resched);
 	metric_extra(m, "window_s", s->w.seconds);
+	metric_extra(m, "proc_rows_s", s->rows_s);
 }
 
 /* One tick dependency's refusals in each window (-1: a dependency not named). */

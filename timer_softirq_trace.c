@@ -196,24 +196,40 @@ int timer_softirq_trace_begin(struct cpu_trace *t)
 	return 0;
 }
 
-int timer_softirq_trace_end(struct cpu_trace *t, struct cpu_trace_counts *c)
+int timer_softirq_trace_stop(struct cpu_trace *t)
 {
-	struct cpu_trace_parser p;
 	int ret = set_on(t, "0") ? trace_failed(t, "tracing_on (0)") : 0;
 
 	t->off_ns = mono_ns();
+	return ret;
+}
+
+int timer_softirq_trace_read(struct cpu_trace *t, struct cpu_trace_counts *c)
+{
+	struct cpu_trace_parser p;
+	int ret = 0;
+
 	timer_softirq_trace_parse_begin(&p, t->cpu, c);
 	/* this process's threads, the senders of IPIs that are ours */
 	p.nself = self_threads(p.self, CPU_TRACE_SELF);
 	if (t->noise)
 		timer_softirq_gaps_timeline_begin(&t->tl, t->cpu, t->loop_tid);
-	if (drain(t, &p) && !ret)
+	if (drain(t, &p))
 		ret = trace_failed(t, "trace_pipe");
 	timer_softirq_trace_parse_end(&p);
 	if (t->noise)
 		timer_softirq_gaps_timeline_end(&t->tl, t->ns, t->off_ns);
 	c->lost = trace_instance_overruns(&t->ti) - t->lost0;
 	return ret;
+}
+
+int timer_softirq_trace_end(struct cpu_trace *t, struct cpu_trace_counts *c)
+{
+	if (timer_softirq_trace_stop(t)) {
+		memset(c, 0, sizeof(*c));
+		return -1;
+	}
+	return timer_softirq_trace_read(t, c);
 }
 
 void timer_softirq_trace_close(struct cpu_trace *t)

@@ -50,7 +50,7 @@ struct cpu_trace {
 	char notes[4][160];		/* filters done in user space instead */
 	int nnotes;
 	long long lost0;		/* lost events when the window began */
-	char error[256];		/* why timer_softirq_trace_begin or _end failed */
+	char error[256];		/* why a timer_softirq_trace_ call failed */
 	struct trace_event_raw *raw;	/* the raw source, NULL: trace_pipe's text */
 	char raw_error[160];		/* why the text source is read */
 	/*
@@ -79,7 +79,11 @@ int timer_softirq_trace_open(struct cpu_trace *t, int cpu, char *err, size_t err
 int timer_softirq_trace_noise(struct cpu_trace *t, char *err, size_t errlen);
 /* Discard what is buffered and switch tracing on. 0, or -1 and t->error. */
 int timer_softirq_trace_begin(struct cpu_trace *t);
-/* Switch tracing off, read and count the window into @c. 0, or -1 and t->error. */
+/* Switch tracing off: the window ends (t->off_ns). 0, or -1 and t->error. */
+int timer_softirq_trace_stop(struct cpu_trace *t);
+/* Read and count the stopped window into @c. 0, or -1 and t->error. */
+int timer_softirq_trace_read(struct cpu_trace *t, struct cpu_trace_counts *c);
+/* Both: _stop(), then _read(). 0, or -1 and t->error. */
 int timer_softirq_trace_end(struct cpu_trace *t, struct cpu_trace_counts *c);
 void timer_softirq_trace_close(struct cpu_trace *t);
 

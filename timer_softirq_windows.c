@@ -172,12 +172,13 @@ static void window_noise(struct ts_windows *win, struct spinner_gaps *g, pid_t s
 }
 
 /*
- * One counted window: tracing on, -D seconds, tracing off, the records
- * read. The /proc rows are read just outside it: reading them sends
- * nothing, but the tables are allocated and freed, and memory this
- * process unmaps is flushed from the TLB of the target (the spinner
- * runs there in the same mm) by an IPI. With --perf-counters the perf
- * counters are enabled, disabled and read inside it, as before.
+ * One counted window: tracing on, -D seconds, tracing off, the /proc
+ * rows, the records read. The /proc rows are read just outside the
+ * traced window: reading them sends nothing, but the tables are
+ * allocated and freed, and memory this process unmaps is flushed from
+ * the TLB of the target (the spinner runs there in the same mm) by an
+ * IPI. With --perf-counters the perf counters are enabled, disabled
+ * and read inside it.
  */
 static int count_window(struct bench *b, const struct ts_run *r, const char *what,
 			struct sleeper *sl, struct spinner_gaps *g, struct ts_window *w,
@@ -208,14 +209,12 @@ static int count_window(struct bench *b, const struct ts_run *r, const char *wha
 	if (b->opt.verbose)
 		ksft_print_msg("%s window: done\n", what);
 	off_ns = mono_ns();
-	ret = timer_softirq_trace_end(&win->tr, &w->t);
-	if (ret)
-		snprintf(err, errlen, "%s", win->tr.error);
-	if (!ret && timer_softirq_deps_read(&win->deps, win->tr.on_ns, win->tr.off_ns,
-					    &w->deps, &w->deps_before)) {
-		snprintf(err, errlen, "%s/trace_pipe: %s", win->deps.ti.dir, strerror(errno));
-		ret = -1;
-	}
+	ret = timer_softirq_trace_stop(&win->tr);
+	/*
+	 * The /proc rows before the records are read: they are divided by
+	 * the window's length, and reading the records can take longer than
+	 * the window itself (seconds in a guest under TCG).
+	 */
 	if (r->o->perf_counters) {
 		struct cpu_window rows;
 
@@ -223,12 +222,23 @@ static int count_window(struct bench *b, const struct ts_run *r, const char *wha
 		memcpy(w->w.row, rows.row, sizeof(rows.row));
 		w->w.jiffies = rows.jiffies;
 		w->w.hz = rows.hz;
+		w->rows_s = rows.seconds;
 	} else {
 		timer_softirq_events_end(&win->rows, &w->w);
+		w->rows_s = w->w.seconds;
 	}
 	w->w.seconds = (off_ns - on_ns) / 1e9;	/* the trace window's length */
-	if (ret)
+	if (!ret)
+		ret = timer_softirq_trace_read(&win->tr, &w->t);
+	if (ret) {
+		snprintf(err, errlen, "%s", win->tr.error);
 		return -1;
+	}
+	if (timer_softirq_deps_read(&win->deps, win->tr.on_ns, win->tr.off_ns,
+				    &w->deps, &w->deps_before)) {
+		snprintf(err, errlen, "%s/trace_pipe: %s", win->deps.ti.dir, strerror(errno));
+		return -1;
+	}
 	w->ticks = win->tick_fn ? w->t.ticks : w->w.jiffies;
 	if (win->tr.noise)
 		window_noise(win, g, atomic_load(&sl->tid), steal0, w);
@@ -267,6 +277,7 @@ static void windows_sum(const struct ts_window *w, uint64_t n, struct ts_window 
 	for (uint64_t i = 0; i < n; i++) {
 		timer_softirq_trace_add(&sum->t, &w[i].t);
 		sum->w.seconds += w[i].w.seconds;
+		sum->rows_s += w[i].rows_s;
 		sum->w.jiffies += w[i].w.jiffies;
 		sum->w.hz = w[i].w.hz ? w[i].w.hz : sum->w.hz;
 		for (int j = 0; j < CPU_EVENTS_MAX_ROWS; j++)

@@ -12,7 +12,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$TOP/tests/lib.sh"
 
 needs qemu-system-x86_64 qemu-system-aarch64 aarch64-linux-gnu-gcc
-plan 51
+plan 52
 
 # verdict RESULTS_DIR TEST PREFIX: the result ("pass", "skip", "fail")
 # of the first verdict of TEST's JSON whose name starts with PREFIX
@@ -35,6 +35,21 @@ d = json.load(open(sys.argv[1]))
 for v in d["verdicts"]:
     if v["name"].startswith(sys.argv[2]):
         print(v["result"]); break
+PY
+}
+
+# rows_within_window JSON: the quiet phase's /proc rows were read over
+# at most 1.2 times its traced windows (both summed over the windows)
+rows_within_window() {
+	python3 - "$1" <<'PY'
+import json, sys
+for m in json.load(open(sys.argv[1]))["metrics"]:
+    e = m.get("extra", {})
+    if "proc_rows_s" in e:
+        print(f"# /proc rows over {e['proc_rows_s']:.3f} s, traced {e['window_s']:.3f} s")
+        sys.exit(0 if 0 < e["proc_rows_s"] <= 1.2 * e["window_s"] else 1)
+print("# no proc_rows_s in the quiet metric")
+sys.exit(1)
 PY
 }
 
@@ -112,6 +127,10 @@ ok $RC "6.12: the whole suite passed in the guest"
 grep -qx 'nohz_full 2-3' "$r/guest-cpus.txt"; ok $? "6.12: the guest has nohz_full=2-3"
 [ "$(verdict "$r" timer_softirq 'quiet: the tick stopped')" = pass ]
 ok $? "6.12: timer_softirq asserted that the tick stopped on a nohz_full CPU"
+# the /proc rows span the traced window, not its records' reading too
+# (which takes longer than the window here): at most 1.2 times it
+rows_within_window "$r/suite/timer_softirq.json"
+ok $? "6.12: timer_softirq read the quiet windows' /proc rows around the traced time only"
 [ "$(verdict "$r" timer_softirq 'quiet: ')" = pass ] &&
 	[ "$(python3 -c 'import json,sys; print(sum(1 for v in json.load(open(sys.argv[1]))["verdicts"] if v["result"]=="skip"))' "$r/suite/timer_softirq.json")" = 0 ]
 ok $? "6.12: timer_softirq ran every check, none skipped"
