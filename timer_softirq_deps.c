@@ -28,30 +28,25 @@ static const char *dep_name(int dep)
 	return dep < CPU_TRACE_DEPS ? timer_softirq_trace_dep_names[dep] : "unknown";
 }
 
-static struct tick_dep_setter *setter_of(struct tick_dep_sets *s, int dep, const char *func)
-{
-	for (int i = 0; i < s->n; i++)
-		if (s->s[i].dep == dep && !strcmp(s->s[i].func, func))
-			return &s->s[i];
-	if (s->n == TICK_DEP_SETTERS)
-		return NULL;
-	s->s[s->n].dep = dep;
-	snprintf(s->s[s->n].func, sizeof(s->s[0].func), "%s", func);
-	return &s->s[s->n++];
-}
-
 /* @n sets of @dep by @func, by task @comm on @cpu (its first). */
 static void sets_add(struct tick_dep_sets *s, int dep, const char *func, const char *comm,
 		     int cpu, uint64_t n)
 {
-	struct tick_dep_setter *e = setter_of(s, dep, func);
+	struct tick_dep_setter *e;
+	bool added;
+	int i;
 
+	if (!s->names.max)
+		tally_slots_init(&s->names, TICK_DEP_SETTERS);
 	s->total += n;
-	if (!e) {
+	i = tally_slot(&s->names, dep_name(dep), func, &added);
+	if (i == TALLY_OTHER) {
 		s->other += n;
 		return;
 	}
-	if (!e->n) {
+	e = &s->s[i];
+	if (added) {
+		e->dep = dep;
 		snprintf(e->comm, sizeof(e->comm), "%s", comm);
 		e->cpu = cpu;
 	}
@@ -60,24 +55,30 @@ static void sets_add(struct tick_dep_sets *s, int dep, const char *func, const c
 
 void timer_softirq_deps_add(struct tick_dep_sets *sum, const struct tick_dep_sets *s)
 {
-	for (int i = 0; i < s->n; i++)
-		sets_add(sum, s->s[i].dep, s->s[i].func, s->s[i].comm, s->s[i].cpu, s->s[i].n);
+	for (int i = 0; i < s->names.n; i++)
+		sets_add(sum, s->s[i].dep, timer_softirq_deps_func(s, i), s->s[i].comm, s->s[i].cpu,
+			 s->s[i].n);
 	sum->other += s->other;
 	sum->total += s->other;
 }
 
+const char *timer_softirq_deps_func(const struct tick_dep_sets *s, int i)
+{
+	return tally_slot_name(&s->names, i);
+}
+
 uint64_t timer_softirq_deps_count(const struct tick_dep_sets *s, int dep, const char *func)
 {
-	for (int i = 0; i < s->n; i++)
-		if (s->s[i].dep == dep && !strcmp(s->s[i].func, func))
+	for (int i = 0; i < s->names.n; i++)
+		if (s->s[i].dep == dep && !strcmp(timer_softirq_deps_func(s, i), func))
 			return s->s[i].n;
 	return 0;
 }
 
 bool timer_softirq_deps_named(const struct tick_dep_sets *s, int dep)
 {
-	for (int i = 0; i < s->n; i++)
-		if (s->s[i].dep == dep && strcmp(s->s[i].func, "?"))
+	for (int i = 0; i < s->names.n; i++)
+		if (s->s[i].dep == dep && strcmp(timer_softirq_deps_func(s, i), "?"))
 			return true;
 	return false;
 }
@@ -93,13 +94,13 @@ void timer_softirq_deps_list(const struct tick_dep_sets *s, char *buf, size_t le
 	size_t off = 0;
 
 	snprintf(buf, len, "none");
-	tally_rank(s->n, idx, setter_n, s);
-	for (int i = 0; i < s->n && off < len; i++) {
+	tally_rank(s->names.n, idx, setter_n, s);
+	for (int i = 0; i < s->names.n && off < len; i++) {
 		const struct tick_dep_setter *e = &s->s[idx[i]];
 
 		off += snprintf(buf + off, len - off, "%s%s %llu by %s (%s on cpu %d)",
 				i ? ", " : "", dep_name(e->dep), (unsigned long long)e->n,
-				e->func, e->comm, e->cpu);
+				timer_softirq_deps_func(s, idx[i]), e->comm, e->cpu);
 	}
 	if (s->other && off < len)
 		snprintf(buf + off, len - off, ", other %llu", (unsigned long long)s->other);

@@ -41,18 +41,22 @@
 #define TICK_DEP_PENDING	8	/* sets waiting for their stack */
 #define TICK_DEP_SELF		64	/* threads of this process */
 
+/* The sets of one dependency by one setter. */
 struct tick_dep_setter {
 	int dep;		/* timer_softirq_trace_dep_names[]; CPU_TRACE_DEPS: a bit not named */
-	char func[48];		/* the setter, "?" without its stack */
 	char comm[16];		/* the task first seen setting it so */
 	int cpu;		/* ...and the CPU it ran on */
 	uint64_t n;
 };
 
-/* Sets of the target's dependencies, by setter. */
+/*
+ * Sets of the target's dependencies, by setter: a slot of @names per
+ * dependency (the kind) and setter function (the name, "?" without its
+ * stack; timer_softirq_deps_func()). Zeroed, it is empty.
+ */
 struct tick_dep_sets {
+	struct tally_slots names;
 	struct tick_dep_setter s[TICK_DEP_SETTERS];
-	int n;
 	uint64_t other;		/* sets of setters beyond the table */
 	uint64_t total;
 };
@@ -101,6 +105,8 @@ void timer_softirq_deps_close(struct tick_deps *d);
 
 /* @sum += @s (by dependency and setter). */
 void timer_softirq_deps_add(struct tick_dep_sets *sum, const struct tick_dep_sets *s);
+/* The setter function of slot @i of @s. */
+const char *timer_softirq_deps_func(const struct tick_dep_sets *s, int i);
 /* The sets of @s by @func for dependency @dep (0 when none). */
 uint64_t timer_softirq_deps_count(const struct tick_dep_sets *s, int dep, const char *func);
 /* Whether a setter of @dep is named in @s (its stack came). */

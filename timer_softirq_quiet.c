@@ -207,17 +207,18 @@ static void setter_metrics(struct bench *b, const struct ts_windows *win,
 
 	if (!win->deps.open)
 		return;
-	for (int i = 0; i < sum->n; i++) {
+	for (int i = 0; i < sum->names.n; i++) {
 		const struct tick_dep_setter *e = &sum->s[i];
+		const char *func = timer_softirq_deps_func(sum, i);
 		const char *dn = e->dep < CPU_TRACE_DEPS ? timer_softirq_trace_dep_names[e->dep] :
 			"unknown";
-		struct setter_windows x = { set->w, e->dep, e->func };
+		struct setter_windows x = { set->w, e->dep, func };
 		struct metric *m;
 		bool dup = false;
 
 		metric_name_part(dep, sizeof(dep), dn, sizeof(dep));
 		/* a metric name is at most 63 characters: "tick_dep_" DEP "_by_" FUNC "_per_s" */
-		metric_name_part(part, sizeof(part), strcmp(e->func, "?") ? e->func : "unknown",
+		metric_name_part(part, sizeof(part), strcmp(func, "?") ? func : "unknown",
 				 63 - 19 - strlen(dep));
 		snprintf(names[nnames], sizeof(names[0]), "tick_dep_%s_by_%s_per_s", dep, part);
 		/* two setters one name once made a metric name: the second left out */
@@ -228,7 +229,7 @@ static void setter_metrics(struct bench *b, const struct ts_windows *win,
 			continue;
 		}
 		snprintf(agg, sizeof(agg), "quiet: the target's tick dependency %s set by %s, per second of one window",
-			 dn, e->func);
+			 dn, func);
 		m = bench_metric(b, names[nnames++], "sets/s", BETTER_LOWER, agg);
 		metric_add_rates(m, set->n, &x, sets_in);
 		metric_kind(m, KIND_COUNT);
@@ -246,11 +247,16 @@ static void ipis_print(int cpu, const struct cpu_trace_counts *t)
 	char list[400] = "";
 	size_t off = 0;
 
-	for (int i = 0; i < t->ncb && off < sizeof(list); i++)
-		off += snprintf(list + off, sizeof(list) - off, "%s %s %llu (%llu ours)",
-				i ? "," : ":", t->cb[i].callback,
-				(unsigned long long)t->cb[i].n,
-				(unsigned long long)t->cb[i].self);
+	for (int i = 0; i <= t->cb_names.n && off < sizeof(list); i++) {
+		/* after the named callbacks, the others, if any */
+		const struct cpu_trace_ipi *c = i < t->cb_names.n ? &t->cb[i] : &t->cb_other;
+
+		if (c->n)
+			off += snprintf(list + off, sizeof(list) - off, "%s %s %llu (%llu ours)",
+					i ? "," : ":",
+					tally_slot_name(&t->cb_names, i < t->cb_names.n ? i : TALLY_OTHER),
+					(unsigned long long)c->n, (unsigned long long)c->self);
+	}
 	ksft_print_msg("quiet cpu %d: %llu IPIs sent to it inside the windows, %llu by this process%s\n",
 		       cpu, (unsigned long long)t->ipis, (unsigned long long)t->ipis_self, list);
 	if (t->ipis_self)

@@ -214,9 +214,9 @@ static int kept_verdict(const struct ts_run *r, const struct ts_window_set *set,
 
 	if (!timer_softirq_trace_kept_for(&set->sum.t, dep))
 		return KSFT_FAIL;
-	for (int i = 0; i < before->n; i++)
+	for (int i = 0; i < before->names.n; i++)
 		seen |= before->s[i].dep == dep;
-	for (int i = 0; i < inside->n; i++)
+	for (int i = 0; i < inside->names.n; i++)
 		seen |= inside->s[i].dep == dep;
 	if (!r->win->deps.open || !seen)
 		return KSFT_PASS;

@@ -16,8 +16,9 @@ const char *const timer_softirq_trace_expiry_names[CPU_TRACE_EXPIRY_KINDS] = {
 	[CPU_TRACE_HRTIMER] = "hrtimer", [CPU_TRACE_TIMER] = "timer",
 };
 
-static void expired_init(struct cpu_trace_counts *c)
+static void names_init(struct cpu_trace_counts *c)
 {
+	tally_slots_init(&c->cb_names, CPU_TRACE_CALLBACKS);
 	for (int k = 0; k < CPU_TRACE_EXPIRY_KINDS; k++)
 		tally_init(&c->expired[k], TALLY_MAX);
 }
@@ -45,7 +46,7 @@ void timer_softirq_trace_parse_begin(struct cpu_trace_parser *p, int cpu,
 		.rows = timer_softirq_trace_events, .nrows = timer_softirq_trace_nevents,
 	};
 	memset(c, 0, sizeof(*c));
-	expired_init(c);
+	names_init(c);
 	c->windows = 1;
 	p->c = c;
 }
@@ -58,24 +59,12 @@ static bool is_self(const struct cpu_trace_parser *p, pid_t pid)
 	return false;
 }
 
-/* The callback's slot in @c->cb: the last one counts the "others". */
+/* The IPIs of callback @cb: its own slot, or the others'. */
 static struct cpu_trace_ipi *callback_slot(struct cpu_trace_counts *c, const char *cb)
 {
-	int i;
+	int i = tally_slot(&c->cb_names, "", cb, NULL);
 
-	for (i = 0; i < c->ncb && strcmp(c->cb[i].callback, cb); i++)
-		;
-	if (i == c->ncb) {
-		if (c->ncb == CPU_TRACE_CALLBACKS)
-			i = CPU_TRACE_CALLBACKS - 1;
-		else
-			c->ncb++;
-		if (i == CPU_TRACE_CALLBACKS - 1 && c->cb[i].n)
-			snprintf(c->cb[i].callback, sizeof(c->cb[i].callback), "others");
-		else
-			snprintf(c->cb[i].callback, sizeof(c->cb[i].callback), "%s", cb);
-	}
-	return &c->cb[i];
+	return i == TALLY_OTHER ? &c->cb_other : &c->cb[i];
 }
 
 static void ipi_seen(struct cpu_trace_parser *p, const struct trace_event_record *r)
@@ -331,15 +320,17 @@ void timer_softirq_trace_add(struct cpu_trace_counts *sum, const struct cpu_trac
 		memcpy(sum->self_callsite, c->self_callsite, sizeof(sum->self_callsite));
 	if (!sum->missing_what[0])
 		memcpy(sum->missing_what, c->missing_what, sizeof(sum->missing_what));
-	for (int i = 0; i < c->ncb; i++) {
-		struct cpu_trace_ipi *slot = callback_slot(sum, c->cb[i].callback);
+	/* a sum zeroed by its owner starts its tables here */
+	if (!sum->cb_names.max)
+		names_init(sum);
+	for (int i = 0; i < c->cb_names.n; i++) {
+		struct cpu_trace_ipi *slot = callback_slot(sum, tally_slot_name(&c->cb_names, i));
 
 		slot->n += c->cb[i].n;
 		slot->self += c->cb[i].self;
 	}
-	/* a sum zeroed by its owner starts its tallies here */
-	if (!sum->expired[0].names.max)
-		expired_init(sum);
+	sum->cb_other.n += c->cb_other.n;
+	sum->cb_other.self += c->cb_other.self;
 	for (int k = 0; k < CPU_TRACE_EXPIRY_KINDS; k++) {
 		for (int i = 0; i < c->expired[k].names.n; i++)
 			tally_add(&sum->expired[k], tally_slot_name(&c->expired[k].names, i),

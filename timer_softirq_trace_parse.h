@@ -31,8 +31,8 @@ extern const char *const timer_softirq_trace_dep_names[CPU_TRACE_DEPS];
 enum cpu_trace_expiry { CPU_TRACE_HRTIMER, CPU_TRACE_TIMER, CPU_TRACE_EXPIRY_KINDS };
 extern const char *const timer_softirq_trace_expiry_names[CPU_TRACE_EXPIRY_KINDS];
 
+/* The IPIs of one callback. */
 struct cpu_trace_ipi {
-	char callback[64];	/* the IPI's callback symbol */
 	uint64_t n, self;	/* sends, and those by this process */
 };
 
@@ -73,8 +73,9 @@ struct cpu_trace_counts {
 	};
 	char missing_what[96];		/* the first field missing: "tick_stop dependency" */
 	char self_callsite[96];		/* the call site of the last IPI of this process */
-	struct cpu_trace_ipi cb[CPU_TRACE_CALLBACKS];
-	int ncb;
+	/* the IPIs by their callback symbol, per slot of @cb_names */
+	struct tally_slots cb_names;
+	struct cpu_trace_ipi cb[CPU_TRACE_CALLBACKS], cb_other;
 	/* the CPU's expiries by the timer's function, one tally per kind */
 	struct tally expired[CPU_TRACE_EXPIRY_KINDS];
 	long long lost;			/* events the ring buffer lost */

@@ -89,6 +89,40 @@ static void read_lines(struct tick_deps *d, const char *const *lines, size_t n, 
 	timer_softirq_deps_end(d);
 }
 
+/* @n setters f@from.. of dependency @dep, one set each, into @s. */
+static void setters(struct tick_dep_sets *s, int dep, int from, int n)
+{
+	memset(s, 0, sizeof(*s));
+	tally_slots_init(&s->names, TICK_DEP_SETTERS);
+	for (int i = 0; i < n; i++) {
+		char func[16];
+		int slot;
+
+		snprintf(func, sizeof(func), "f%d", from + i);
+		slot = tally_slot(&s->names, timer_softirq_trace_dep_names[dep], func, NULL);
+		s->s[slot] = (struct tick_dep_setter){ .dep = dep, .comm = "t", .n = 1 };
+		s->total++;
+	}
+}
+
+/* A setter is its dependency and function; those beyond the table are "other". */
+static void setters_kept(void)
+{
+	struct tick_dep_sets a, b, sum = { 0 };
+
+	setters(&a, 0, 0, TICK_DEP_SETTERS - 2);
+	setters(&b, 2, 0, 4);
+	timer_softirq_deps_add(&sum, &a);
+	timer_softirq_deps_add(&sum, &b);
+	timer_softirq_deps_add(&sum, &b);
+	ksft_test_result(sum.names.n == TICK_DEP_SETTERS && sum.total == TICK_DEP_SETTERS + 6 &&
+			 sum.other == 4 && timer_softirq_deps_count(&sum, 0, "f1") == 1 &&
+			 timer_softirq_deps_count(&sum, 2, "f1") == 2 &&
+			 timer_softirq_deps_count(&sum, 2, "f3") == 0,
+			 "a setter is its dependency and function; setters beyond the %d kept are other",
+			 TICK_DEP_SETTERS);
+}
+
 int main(void)
 {
 	const uint64_t s = 1000000000ULL;
@@ -98,7 +132,7 @@ int main(void)
 	const char *const second[] = { sig, task };
 
 	ksft_print_header();
-	ksft_set_plan(7);
+	ksft_set_plan(8);
 	timer_softirq_deps_init(&d, 2);
 	read_lines(&d, first, ARRAY_SIZE(first), 5 * s, 8 * s, &in, &before);
 	timer_softirq_deps_list(&before, list, sizeof(list));
@@ -129,5 +163,6 @@ int main(void)
 	timer_softirq_deps_add(&sum, &before);
 	ksft_test_result(sum.total == 7 && timer_softirq_deps_count(&sum, 0, "posix_cpu_timer_set") == 2,
 			 "windows' sets add up by dependency and setter");
+	setters_kept();
 	ksft_finished();
 }

@@ -98,6 +98,11 @@ static void no_tick(void)
 			 "no tick: a stray raise and one after the window stay within the edge allowance");
 }
 
+static const char *cb_name(const struct cpu_trace_counts *c, int i)
+{
+	return tally_slot_name(&c->cb_names, i);
+}
+
 /* IPIs to the target told apart by sender; other CPUs' records ignored. */
 static void ipis_by_sender(void)
 {
@@ -126,10 +131,11 @@ static void ipis_by_sender(void)
 			 !strcmp(c.self_callsite, "update_curr"),
 			 "IPIs to cpu 1: 5 (cpu and cpumask targets), 2 sent by this process, not in an interrupt, 1 of them a reschedule (got %llu, %llu)",
 			 (unsigned long long)c.ipis, (unsigned long long)c.ipis_self);
-	ksft_test_result(c.ncb == 4 && !strcmp(c.cb[0].callback, "update_curr") && c.cb[0].self == 1 &&
-			 !strcmp(c.cb[1].callback, "generic_smp_call_function_single_interrupt") &&
-			 c.cb[1].self == 1 && !strcmp(c.cb[2].callback, "do_sync_core") &&
-			 !strcmp(c.cb[3].callback, "dl_task_timer") && !c.cb[3].self,
+	ksft_test_result(c.cb_names.n == 4 && !strcmp(cb_name(&c, 0), "update_curr") &&
+			 c.cb[0].self == 1 &&
+			 !strcmp(cb_name(&c, 1), "generic_smp_call_function_single_interrupt") &&
+			 c.cb[1].self == 1 && !strcmp(cb_name(&c, 2), "do_sync_core") &&
+			 !strcmp(cb_name(&c, 3), "dl_task_timer") && !c.cb[3].self && !c.cb_other.n,
 			 "IPIs by callback, a reschedule (0x0) by its call site");
 	ksft_test_result(c.lines == 10 && c.unparsed == 1, "unparsed records counted (%llu of %llu)",
 			 (unsigned long long)c.unparsed, (unsigned long long)c.lines);
@@ -275,12 +281,52 @@ static void windows_add(const struct cpu_trace_counts *good, const struct cpu_tr
 			 "windows add up, their expiries by function too, and the sum still fails");
 }
 
+/* One window's IPIs by @n callbacks cb0.., @k each, to cpu 1. */
+static void callbacks(struct cpu_trace_counts *c, int n, int k)
+{
+	struct cpu_trace_parser p = { 0 };
+	char buf[200];
+
+	timer_softirq_trace_parse_begin(&p, 1, c);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < k; j++) {
+			snprintf(buf, sizeof(buf), "    kworker/0:1-77      [000] d..2.  1593.9: ipi_send_cpu: cpu=1 callsite=x+0x1/0x2 callback=cb%d+0x0/0x30",
+				 i);
+			timer_softirq_trace_parse_line(&p, buf);
+		}
+	timer_softirq_trace_parse_end(&p);
+}
+
+/* Callbacks beyond the table's counted as the others; windows summed by callback. */
+static void callbacks_kept(void)
+{
+	struct cpu_trace_counts w1, w2, sum = { 0 };
+	bool named = true;
+
+	callbacks(&w1, CPU_TRACE_CALLBACKS + 2, 1);
+	callbacks(&w2, 3, 2);
+	timer_softirq_trace_add(&sum, &w2);
+	timer_softirq_trace_add(&sum, &w1);
+	for (int i = 0; i < CPU_TRACE_CALLBACKS; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "cb%d", i);
+		named &= !strcmp(cb_name(&w1, i), name) && w1.cb[i].n == 1 &&
+			 !strcmp(cb_name(&sum, i), name) && sum.cb[i].n == (i < 3 ? 3 : 1);
+	}
+	ksft_test_result(named && w1.cb_names.n == CPU_TRACE_CALLBACKS && w1.cb_other.n == 2 &&
+			 w1.ipis == CPU_TRACE_CALLBACKS + 2 && sum.cb_other.n == 2 &&
+			 sum.ipis == CPU_TRACE_CALLBACKS + 8,
+			 "IPI callbacks beyond the %d kept counted as others; windows summed by callback",
+			 CPU_TRACE_CALLBACKS);
+}
+
 int main(void)
 {
 	struct cpu_trace_counts good, bad;
 
 	ksft_print_header();
-	ksft_set_plan(22);
+	ksft_set_plan(23);
 	raise_rule(&good, &bad);
 	expiries_by_function(&good);
 	tick_kept();
@@ -289,5 +335,6 @@ int main(void)
 	sleeps_followed();
 	control_rule();
 	windows_add(&good, &bad);
+	callbacks_kept();
 	ksft_finished();
 }

@@ -300,7 +300,7 @@ static void both_sources(void)
 	count_text(&t, &text);
 	timer_softirq_trace_end(&t, &raw);
 	timer_softirq_trace_close(&t);
-	same = !memcmp(text.n, raw.n, sizeof(text.n)) && text.ncb == raw.ncb;
+	same = !memcmp(text.n, raw.n, sizeof(text.n)) && text.cb_names.n == raw.cb_names.n;
 	for (int i = 0; i < CPU_TRACE_COUNTERS; i++)
 		if (text.n[i] != raw.n[i])
 			ksft_print_msg("counter %d: text %llu raw %llu\n", i,
