@@ -11,7 +11,6 @@
 #include "ipistorm_watcher.h"
 #include "lib/base/util.h"
 
-#define WATCH_BUF	(1 << 16)
 #define MIN_NS		60000000000ULL
 /* room for storms and their stacks between two reads (lost ones are counted anyway) */
 #define WATCH_BUFFER_KB	8192
@@ -90,6 +89,7 @@ static void watch_stacks(struct ipi_watch *w, const char *list)
 int ipistorm_watcher_trace_setup(struct ipi_watch *w, bool fall_back, char *err,
 				 size_t errlen)
 {
+	const struct trace_event_table *tab = &w->tab;
 	char list[512], f[600], why[256], kb[24];
 
 	cpu_mask_format(&w->cpus, list, sizeof(list));
@@ -128,11 +128,8 @@ int ipistorm_watcher_trace_setup(struct ipi_watch *w, bool fall_back, char *err,
 	if (write_file(f, kb))
 		snprintf(w->note, sizeof(w->note), "trace buffer left at its default size: %s",
 			 strerror(errno));
-	w->buf = malloc(WATCH_BUF);
-	if (!w->buf) {
-		snprintf(err, errlen, "no memory");
-		return -1;
-	}
+	/* raw records laid out by their format files, else trace_pipe's text */
+	w->raw = trace_event_raw_open(w->ti.dir, &tab, 1, w->raw_error, sizeof(w->raw_error));
 	return 0;
 }
 
@@ -343,11 +340,31 @@ static int watch_procfs_poll(struct ipi_watch *w, bool last)
  */
 enum watch_read { WATCH_POLL, WATCH_DRAIN, WATCH_LAST };
 
+static void watch_line(void *ctx, char *line)
+{
+	struct ipi_watch *w = ctx;
+
+	trace_event_dispatch_line(&w->tab, w, line);
+}
+
+/* Each record the trace holds to its handler: how many, or -1. */
+static ssize_t watch_trace_take(struct ipi_watch *w)
+{
+	struct trace_event_reader reader = { &w->tab, w };
+	uint64_t before = w->tab.records;
+
+	if (w->raw)
+		return trace_event_raw_read(w->raw, &reader, 1);
+	if (trace_instance_read_lines(&w->ti, watch_line, w))
+		return -1;
+	return (ssize_t)(w->tab.records - before);
+}
+
 static int watch_trace_read(struct ipi_watch *w, enum watch_read how)
 {
+	struct timespec poll_wait = { 0, 200000000L };
 	uint64_t drain_end = mono_ns() + DRAIN_MAX_NS;
 	bool last = how == WATCH_LAST, drain = how != WATCH_POLL;
-	char *l, *nl;
 	ssize_t n;
 
 	/*
@@ -359,21 +376,19 @@ static int watch_trace_read(struct ipi_watch *w, enum watch_read how)
 	if (!last || trace_instance_stop(&w->ti))
 		drain_end = mono_ns() + DRAIN_MAX_NS / 10;
 	do {
-		n = trace_instance_read(&w->ti, w->buf + w->have,
-					WATCH_BUF - 1 - w->have, drain ? 0 : 200);
+		n = watch_trace_take(w);
+		/*
+		 * A poll with nothing there reads once more 200 ms later: a
+		 * sleep, never poll(), whose waiting reader the ring buffer
+		 * would wake through irq_work on the watched CPU
+		 */
+		if (!n && !drain) {
+			nanosleep(&poll_wait, NULL);
+			n = watch_trace_take(w);
+		}
 		if (n < 0)
 			return -1;
 		w->last_ns = mono_ns();
-		w->have += n;
-		w->buf[w->have] = '\0';
-		for (l = w->buf; (nl = strchr(l, '\n')); l = nl + 1) {
-			*nl = '\0';
-			trace_event_dispatch_line(&w->tab, w, l);
-		}
-		w->have -= l - w->buf;
-		memmove(w->buf, l, w->have);
-		if (w->have == WATCH_BUF - 1)
-			w->have = 0;	/* a line longer than the buffer: drop it */
 	} while (drain && n > 0 && mono_ns() < drain_end);
 	if (last) {
 		trace_event_dispatch_end(&w->tab, w);
@@ -436,9 +451,10 @@ int ipistorm_watcher_stop(struct ipi_watch *w)
 	/* (a stats file unread at the end: none counted after the window) */
 	if (overruns > w->window_overruns)
 		w->lost_after += overruns - w->window_overruns;
+	/* its files open, the instance could not be removed */
+	trace_event_raw_close(w->raw);
+	w->raw = NULL;
 	trace_instance_remove(&w->ti);
-	free(w->buf);
-	w->buf = NULL;
 	/* removing the instance disables the events: text patching */
 	if (!irq_table_read("/proc/interrupts", &post)) {
 		w->teardown_ipis = watched_ipis(w, &w->last, &post);

@@ -73,9 +73,9 @@ struct ipi_watch {
 	bool stopped;
 	struct trace_instance ti;
 	struct trace_event_table tab;	/* the trace's records, to their handlers */
+	struct trace_event_raw *raw;	/* the raw source, NULL: trace_pipe's text */
+	char raw_error[160];		/* why the text source is read */
 	struct ipi_sends sends;
-	char *buf;
-	size_t have;
 };
 
 /* The tallies and the reading of a watch of @cpus in windows of @window_s. */

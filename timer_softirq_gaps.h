@@ -14,6 +14,7 @@
  *	struct noise_timeline tl;	one per window: what ran on the CPU
  *	timer_softirq_gaps_timeline_begin(&tl, cpu, loop_tid);
  *	for each trace_pipe line: timer_softirq_gaps_timeline_line(&tl, &ns, line);
+ *	(or the raw records: trace_event_raw_read() to timer_softirq_gaps_timeline_reader())
  *	timer_softirq_gaps_timeline_end(&tl, &ns, end);
  *	timer_softirq_gaps_attribute(&tl, &ns, gaps, ngaps, &win);
  */
@@ -129,6 +130,9 @@ void timer_softirq_gaps_sources_init(struct noise_sources *ns);
  */
 int timer_softirq_gaps_source(struct noise_sources *ns, enum intf_kind kind, const char *name);
 
+/* The timeline's events and handlers (the systems a raw source reads for it). */
+extern const struct trace_event_table timer_softirq_gaps_timeline_events;
+
 /* A new window of @cpu, whose busy loop is thread @loop_tid. */
 void timer_softirq_gaps_timeline_begin(struct noise_timeline *tl, int cpu, pid_t loop_tid);
 /*
@@ -137,6 +141,9 @@ void timer_softirq_gaps_timeline_begin(struct noise_timeline *tl, int cpu, pid_t
  */
 void timer_softirq_gaps_timeline_line(struct noise_timeline *tl, struct noise_sources *ns,
 				      const char *line);
+/* The same records from the raw source: the timeline as one of its readers. */
+struct trace_event_reader timer_softirq_gaps_timeline_reader(struct noise_timeline *tl,
+							     struct noise_sources *ns);
 /* The end of the window's records: open activities end at @end_ns. */
 void timer_softirq_gaps_timeline_end(struct noise_timeline *tl, struct noise_sources *ns, uint64_t end_ns);
 void timer_softirq_gaps_timeline_free(struct noise_timeline *tl);

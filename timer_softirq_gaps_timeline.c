@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base/util.h"
 #include "timer_softirq_gaps.h"
 
 #define ARM64_IPI_IRQ	"IPI"	/* the one IRQ of every arm64 IPI (6.x) */
@@ -362,6 +363,11 @@ static const struct trace_event_row timeline_events[] = {
 	{ "irq_vectors", "*_exit", NULL, true, vector_exit },
 };
 
+const struct trace_event_table timer_softirq_gaps_timeline_events = {
+	.rows = timeline_events, .nrows = ARRAY_SIZE(timeline_events),
+	.each = any_record, .frame = ipi_frame,
+};
+
 void timer_softirq_gaps_timeline_begin(struct noise_timeline *tl, int cpu, pid_t loop_tid)
 {
 	cpu_mask_t one;
@@ -380,9 +386,7 @@ void timer_softirq_gaps_timeline_begin(struct noise_timeline *tl, int cpu, pid_t
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
 	ipi_sends_init(&tl->sends, &one, ipi_sent, tl);
-	tl->tab = (struct trace_event_table)TRACE_EVENT_TABLE(timeline_events);
-	tl->tab.each = any_record;
-	tl->tab.frame = ipi_frame;
+	tl->tab = timer_softirq_gaps_timeline_events;
 }
 
 void timer_softirq_gaps_timeline_line(struct noise_timeline *tl, struct noise_sources *ns,
@@ -390,6 +394,13 @@ void timer_softirq_gaps_timeline_line(struct noise_timeline *tl, struct noise_so
 {
 	tl->ns = ns;
 	trace_event_dispatch_line(&tl->tab, tl, line);
+}
+
+struct trace_event_reader timer_softirq_gaps_timeline_reader(struct noise_timeline *tl,
+							     struct noise_sources *ns)
+{
+	tl->ns = ns;
+	return (struct trace_event_reader){ &tl->tab, tl };
 }
 
 void timer_softirq_gaps_timeline_end(struct noise_timeline *tl, struct noise_sources *ns, uint64_t end_ns)

@@ -111,12 +111,22 @@ static int open_pipe(struct cpu_trace *t, char *err, size_t errlen)
 	return 0;
 }
 
-int timer_softirq_trace_open(struct cpu_trace *t, int cpu, char *err, size_t errlen)
+/* The counting table's records (and @timeline's), raw, else as text. */
+static int open_source(struct cpu_trace *t, bool timeline, char *err, size_t errlen)
 {
-	struct trace_event_table tab = {
+	const struct trace_event_table counting = {
 		.rows = timer_softirq_trace_events, .nrows = timer_softirq_trace_nevents,
 	};
+	const struct trace_event_table *tabs[] = { &counting, &timer_softirq_gaps_timeline_events };
 
+	trace_event_raw_close(t->raw);
+	t->raw = trace_event_raw_open(t->ti.dir, tabs, timeline ? 2 : 1,
+				      t->raw_error, sizeof(t->raw_error));
+	return t->raw || t->ti.pipe_fd >= 0 ? 0 : open_pipe(t, err, errlen);
+}
+
+int timer_softirq_trace_open(struct cpu_trace *t, int cpu, char *err, size_t errlen)
+{
 	memset(t, 0, sizeof(*t));
 	t->cpu = cpu;
 	if (trace_instance_create(&t->ti, "isolbench-timer", err, errlen))
@@ -140,9 +150,7 @@ int timer_softirq_trace_open(struct cpu_trace *t, int cpu, char *err, size_t err
 	if (enable_followed(t, "timer:hrtimer_expire_entry", "timer:hrtimer_start", "hrtimer_wakeup",
 			    NULL, err, errlen))
 		goto fail;
-	/* raw records laid out by their format files, else trace_pipe's text */
-	t->raw = trace_event_raw_open(t->ti.dir, &tab, t->raw_error, sizeof(t->raw_error));
-	if (!t->raw && open_pipe(t, err, errlen))
+	if (open_source(t, false, err, errlen))
 		goto fail;
 	return 0;
 fail:
@@ -169,14 +177,20 @@ static void window_line(void *ctx, char *line)
 		timer_softirq_gaps_timeline_line(&w->t->tl, w->t->ns, line);
 }
 
-/* Read what is buffered, each record to @p (NULL: discard). */
+/* Read what is buffered, each record to @p and the timeline (no @p: discard). */
 static int drain(struct cpu_trace *t, struct cpu_trace_parser *p)
 {
 	struct window_reader w = { t, p };
+	struct trace_event_reader readers[2] = { 0 };
+	size_t n = 0;
 
-	if (t->raw)
-		return trace_event_raw_read(t->raw, p ? &p->tab : NULL, p);
-	return trace_instance_read_lines(&t->ti, window_line, &w);
+	if (!t->raw)
+		return trace_instance_read_lines(&t->ti, window_line, &w);
+	if (p)
+		readers[n++] = (struct trace_event_reader){ &p->tab, p };
+	if (p && t->noise)
+		readers[n++] = timer_softirq_gaps_timeline_reader(&t->tl, t->ns);
+	return trace_event_raw_read(t->raw, readers, n) < 0 ? -1 : 0;
 }
 
 /* Say which step failed, and how, in t->error. */
@@ -250,14 +264,9 @@ int timer_softirq_trace_noise(struct cpu_trace *t, char *err, size_t errlen)
 	};
 	char filter[96], path[400], e[160];
 
-	/* the noise timeline reads trace_pipe's text (timer_softirq_gaps.c) */
-	if (t->raw) {
-		trace_event_raw_close(t->raw);
-		t->raw = NULL;
-		snprintf(t->raw_error, sizeof(t->raw_error), "the noise timeline reads text");
-		if (open_pipe(t, err, errlen))
-			return -1;
-	}
+	/* the timeline's events read too */
+	if (open_source(t, true, err, errlen))
+		return -1;
 	/* records on the clock the busy loop reads: CLOCK_MONOTONIC */
 	if (trace_instance_clock(&t->ti, "mono")) {
 		snprintf(err, errlen, "%s/trace_clock: no 'mono' clock: %s", t->ti.dir, strerror(errno));

@@ -136,19 +136,29 @@ void trace_event_dispatch_end(struct trace_event_table *tab, void *ctx);
  */
 struct trace_event_raw;
 
+/* One reader of the records: a table, and the context its handlers get. */
+struct trace_event_reader {
+	struct trace_event_table *tab;
+	void *ctx;
+};
+
 /*
  * Open every CPU's trace_pipe_raw, and read the format files of the
- * systems of @tab's rows. NULL with the reason in @err, e.g. a build
- * without libtraceevent.
+ * systems of the rows of the @ntabs tables @tabs. NULL with the reason
+ * in @err, e.g. a build without libtraceevent.
  */
 struct trace_event_raw *trace_event_raw_open(const char *instance_dir,
-					     const struct trace_event_table *tab,
-					     char *err, size_t errlen);
+					     const struct trace_event_table *const *tabs,
+					     size_t ntabs, char *err, size_t errlen);
 /*
  * Read what is buffered, every CPU's records in time order, each to
- * @tab (NULL: discarded). 0, or -1 with errno.
+ * each of the @n @readers in turn (none: discarded); the frames of a
+ * stack record (ftrace:kernel_stack) then go to a reader's tab->frame
+ * as the text source gives them. Returns the records read, or -1 with
+ * errno.
  */
-int trace_event_raw_read(struct trace_event_raw *r, struct trace_event_table *tab, void *ctx);
+ssize_t trace_event_raw_read(struct trace_event_raw *r, const struct trace_event_reader *readers,
+			     size_t n);
 void trace_event_raw_close(struct trace_event_raw *r);
 
 #endif

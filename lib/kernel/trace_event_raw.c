@@ -44,8 +44,6 @@ struct trace_event_raw {
 	size_t npages, cap_pages;
 	struct raw_rec *recs;
 	size_t nrecs, cap_recs;
-	struct ksym_table *ksyms;	/* read when a pointer is first named */
-	bool ksyms_tried;
 };
 
 /* What a record of this source carries for the accessors. */
@@ -109,14 +107,17 @@ static const char *dynamic_bytes(struct tep_format_field *f, const void *data, i
 	return (const char *)data + off;
 }
 
-/* The function @addr lies in; kallsyms is read the first time. */
-static const char *raw_ksym(struct trace_event_raw *r, unsigned long long addr)
+/*
+ * /proc/kallsyms, read at the first open and kept for the process: in
+ * a TCG guest whose target CPU spins, reading and sorting it takes
+ * seconds, so never in a window, and once however often a source opens.
+ */
+static struct ksym_table *raw_ksyms;
+
+/* The function @addr lies in, or NULL. */
+static const char *raw_ksym(unsigned long long addr)
 {
-	if (!r->ksyms_tried) {
-		r->ksyms = ksym_table_load("/proc/kallsyms");
-		r->ksyms_tried = true;
-	}
-	return r->ksyms ? ksym_table_name(r->ksyms, addr) : NULL;
+	return raw_ksyms ? ksym_table_name(raw_ksyms, addr) : NULL;
 }
 
 /* A number as text: its symbolic name, the symbol it points into, or digits. */
@@ -136,7 +137,7 @@ static const char *raw_number_str(const struct trace_event_record *rec, struct t
 			return buf;
 		}
 	if (f->size == sizeof(long) && !(f->flags & TEP_FIELD_IS_SIGNED)) {
-		sym = val ? raw_ksym(d->raw, val) : NULL;
+		sym = val ? raw_ksym(val) : NULL;
 		if (sym)
 			snprintf(buf, len, "%s", sym);
 		else
@@ -305,9 +306,24 @@ static struct tep_handle *raw_formats(const char *const *systems)
 	return tep;
 }
 
+/* The systems of @tab's rows into @systems (@n so far, room for @max), each once. */
+static size_t table_systems(const struct trace_event_table *tab, const char **systems,
+			    size_t n, size_t max)
+{
+	for (size_t i = 0; i < tab->nrows && n < max; i++) {
+		size_t j;
+
+		for (j = 0; j < n && strcmp(systems[j], tab->rows[i].system); j++)
+			;
+		if (j == n)
+			systems[n++] = tab->rows[i].system;
+	}
+	return n;
+}
+
 struct trace_event_raw *trace_event_raw_open(const char *instance_dir,
-					     const struct trace_event_table *tab,
-					     char *err, size_t errlen)
+					     const struct trace_event_table *const *tabs,
+					     size_t ntabs, char *err, size_t errlen)
 {
 	struct trace_event_raw *r = calloc(1, sizeof(*r));
 	const char *systems[16];
@@ -318,15 +334,8 @@ struct trace_event_raw *trace_event_raw_open(const char *instance_dir,
 		return NULL;
 	}
 	r->cleanup_handle = -1;
-	/* each system once */
-	for (size_t i = 0; i < tab->nrows && n + 1 < ARRAY_SIZE(systems); i++) {
-		size_t j;
-
-		for (j = 0; j < n && strcmp(systems[j], tab->rows[i].system); j++)
-			;
-		if (j == n)
-			systems[n++] = tab->rows[i].system;
-	}
+	for (size_t i = 0; i < ntabs; i++)
+		n = table_systems(tabs[i], systems, n, ARRAY_SIZE(systems) - 1);
 	systems[n] = NULL;
 	r->tep = raw_formats(systems);
 	r->kbuf = r->tep ? tep_kbuffer(r->tep) : NULL;
@@ -342,6 +351,8 @@ struct trace_event_raw *trace_event_raw_open(const char *instance_dir,
 		trace_event_raw_close(r);
 		return NULL;
 	}
+	if (!raw_ksyms)
+		raw_ksyms = ksym_table_load("/proc/kallsyms");
 	return r;
 }
 
@@ -413,8 +424,39 @@ static int by_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void raw_dispatch(struct trace_event_raw *r, struct trace_event_table *tab, void *ctx,
-			 const struct raw_rec *q)
+/*
+ * The frames of a stack record (the stacktrace trigger's), innermost
+ * first, to @tab->frame, then NULL: as many as its size field says,
+ * within the record (its caller array runs to the record's end, not to
+ * the 8 entries its format states), to the first ULONG_MAX. An address
+ * no symbol holds is given as the text source prints it.
+ */
+static void raw_stack_frames(const struct raw_data *d, struct trace_event_table *tab, void *ctx)
+{
+	struct tep_format_field *f = tep_find_field(d->event, "caller");
+	int word = tep_get_long_size(d->raw->tep), size = d->rec->size;
+	unsigned long long ip, end = word == 8 ? ~0ULL : 0xffffffffULL, left;
+	const char *data = d->rec->data, *func;
+	char hex[24];
+
+	if (tep_read_number_field(tep_find_field(d->event, "size"), data, &left))
+		left = ~0ULL;
+	for (int off = f ? f->offset : size; left && off + word <= size; off += word, left--) {
+		ip = tep_read_number(d->raw->tep, data + off, word);
+		if (ip == end)
+			break;
+		func = raw_ksym(ip);
+		if (!func) {
+			snprintf(hex, sizeof(hex), "0x%llx", ip);
+			func = hex;
+		}
+		tab->frame(ctx, func);
+	}
+	tab->frame(ctx, NULL);
+}
+
+static void raw_dispatch(struct trace_event_raw *r, const struct trace_event_reader *readers,
+			 size_t nreaders, const struct raw_rec *q)
 {
 	struct tep_record tr = {
 		.ts = q->ts, .data = r->pages + q->off, .size = q->size, .cpu = q->cpu,
@@ -423,10 +465,13 @@ static void raw_dispatch(struct trace_event_raw *r, struct trace_event_table *ta
 		.raw = r, .rec = &tr, .event = tep_find_event_by_record(r->tep, &tr),
 	};
 	struct trace_event_record rec = { .src = &raw_source, .data = &d };
+	bool stack;
 
 	if (!d.event) {
-		tab->records++;
-		tab->unknown++;
+		for (size_t i = 0; i < nreaders; i++) {
+			readers[i].tab->records++;
+			readers[i].tab->unknown++;
+		}
 		return;
 	}
 	rec.system = d.event->system;
@@ -436,10 +481,16 @@ static void raw_dispatch(struct trace_event_raw *r, struct trace_event_table *ta
 	rec.comm = tep_data_comm_from_pid(r->tep, rec.pid);
 	rec.irq = tep_data_flags(r->tep, &tr) & (TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ);
 	rec.ts_ns = q->ts;
-	trace_event_dispatch(tab, ctx, &rec);
+	stack = !strcmp(rec.system, "ftrace") && !strcmp(rec.event, "kernel_stack");
+	for (size_t i = 0; i < nreaders; i++) {
+		trace_event_dispatch(readers[i].tab, readers[i].ctx, &rec);
+		if (stack && readers[i].tab->frame)
+			raw_stack_frames(&d, readers[i].tab, readers[i].ctx);
+	}
 }
 
-int trace_event_raw_read(struct trace_event_raw *r, struct trace_event_table *tab, void *ctx)
+ssize_t trace_event_raw_read(struct trace_event_raw *r, const struct trace_event_reader *readers,
+			     size_t n)
 {
 	int ret = 0, err = 0;
 
@@ -454,12 +505,12 @@ int trace_event_raw_read(struct trace_event_raw *r, struct trace_event_table *ta
 	if (r->nrecs)
 		qsort(r->recs, r->nrecs, sizeof(*r->recs), by_time);
 	/* the tasks' names as the kernel saved them by now (else "<...>") */
-	if (tab && r->nrecs)
+	if (n && r->nrecs)
 		tracefs_load_cmdlines(NULL, r->tep);
-	for (size_t i = 0; tab && i < r->nrecs; i++)
-		raw_dispatch(r, tab, ctx, &r->recs[i]);
+	for (size_t i = 0; n && i < r->nrecs; i++)
+		raw_dispatch(r, readers, n, &r->recs[i]);
 	errno = err;
-	return ret;
+	return ret ? ret : (ssize_t)r->nrecs;
 }
 
 void trace_event_raw_close(struct trace_event_raw *r)
@@ -472,7 +523,6 @@ void trace_event_raw_close(struct trace_event_raw *r)
 		kbuffer_free(r->kbuf);
 	if (r->tep)
 		tep_free(r->tep);
-	ksym_table_free(r->ksyms);
 	free(r->pages);
 	free(r->recs);
 	free(r);

@@ -8,20 +8,22 @@
 #include "trace_event.h"
 
 struct trace_event_raw *trace_event_raw_open(const char *instance_dir,
-					     const struct trace_event_table *tab,
-					     char *err, size_t errlen)
+					     const struct trace_event_table *const *tabs,
+					     size_t ntabs, char *err, size_t errlen)
 {
 	(void)instance_dir;
-	(void)tab;
+	(void)tabs;
+	(void)ntabs;
 	snprintf(err, errlen, "built without libtraceevent and libtracefs (TRACEEVENT=0)");
 	return NULL;
 }
 
-int trace_event_raw_read(struct trace_event_raw *r, struct trace_event_table *tab, void *ctx)
+ssize_t trace_event_raw_read(struct trace_event_raw *r, const struct trace_event_reader *readers,
+			     size_t n)
 {
 	(void)r;
-	(void)tab;
-	(void)ctx;
+	(void)readers;
+	(void)n;
 	return -1;
 }
 

@@ -8,8 +8,9 @@
  * the text one from the instance's "trace" file (read without
  * consuming) and the raw one from trace_pipe_raw, counted alike by
  * timer_softirq's table; and the raw source's symbols and missing
- * fields on a real format.
+ * fields on a real format, and the frames of its stack records.
  */
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -342,7 +343,8 @@ static void raw_fields(void)
 	snprintf(filter, sizeof(filter), hrtimer_rows[0].filter, cpu);
 	if (!trace_instance_create(&ti, "isolbench-unit", err, sizeof(err)) &&
 	    !trace_instance_enable(&ti, "timer:hrtimer_expire_entry", filter, err, sizeof(err)))
-		raw = trace_event_raw_open(ti.dir, &tab, err, sizeof(err));
+		raw = trace_event_raw_open(ti.dir, (const struct trace_event_table *[]){ &tab },
+					   1, err, sizeof(err));
 	if (!raw) {
 		ksft_test_result_skip("raw: the symbol of a function pointer: %s", err);
 		ksft_test_result_skip("raw: a field the format lacks is reported: %s", err);
@@ -351,7 +353,7 @@ static void raw_fields(void)
 	}
 	sleep_on(cpu);
 	trace_instance_stop(&ti);
-	trace_event_raw_read(raw, &tab, &w);
+	trace_event_raw_read(raw, &(struct trace_event_reader){ &tab, &w }, 1);
 	trace_event_raw_close(raw);
 	trace_instance_remove(&ti);
 	ksft_print_msg("cpu %d: %llu of %llu expiries are hrtimer_wakeup; missing: %s\n", cpu,
@@ -363,15 +365,106 @@ static void raw_fields(void)
 			 "raw: a field the format lacks is reported, not read as 0");
 }
 
+/* The frames of every stack, one "|"-joined line a stack. */
+struct stacks {
+	char text[16384];
+	size_t len;
+	int n, frames;
+};
+
+static void stack_frame(void *ctx, const char *func)
+{
+	struct stacks *st = ctx;
+
+	if (st->len + 130 >= sizeof(st->text))
+		return;
+	if (!func) {
+		st->n++;
+		st->len += snprintf(st->text + st->len, sizeof(st->text) - st->len, "\n");
+		return;
+	}
+	st->frames++;
+	st->len += snprintf(st->text + st->len, sizeof(st->text) - st->len, "%.120s|", func);
+}
+
+/* The instance's "trace" file (read, not consumed) through the text source. */
+static void stacks_text(const char *dir, struct trace_event_table *tab, struct stacks *st)
+{
+	char path[300], *txt, *line, *save = NULL;
+
+	snprintf(path, sizeof(path), "%s/trace", dir);
+	txt = read_file_all(path, NULL);
+	for (line = txt ? strtok_r(txt, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save))
+		trace_event_dispatch_line(tab, st, line);
+	trace_event_dispatch_end(tab, st);
+	free(txt);
+}
+
+/*
+ * The raw source: the frames of the stacktrace trigger's records, as
+ * many and the same as the text source gives (this thread's switches
+ * out, each with its stack).
+ */
+static void raw_stacks(void)
+{
+	static const struct trace_event_row switch_rows[] = {
+		{ "sched", "sched_switch", NULL, false, NULL },
+		{ "ftrace", "kernel_stack", NULL, false, NULL },
+	};
+	struct trace_event_table text_tab = TRACE_EVENT_TABLE(switch_rows);
+	struct trace_event_table raw_tab = TRACE_EVENT_TABLE(switch_rows);
+	struct stacks *text = calloc(1, sizeof(*text)), *raw = calloc(1, sizeof(*raw));
+	struct trace_event_raw *src = NULL;
+	struct trace_instance ti;
+	char err[512] = "no memory", path[400], trig[64];
+
+	text_tab.frame = raw_tab.frame = stack_frame;
+	snprintf(trig, sizeof(trig), "stacktrace if prev_pid == %d", (int)gettid());
+	if (text && raw &&
+	    !trace_instance_create(&ti, "isolbench-unit", err, sizeof(err)) &&
+	    !trace_instance_enable(&ti, "sched:sched_switch", trig + 14, err, sizeof(err))) {
+		snprintf(path, sizeof(path), "%s/events/sched/sched_switch/trigger", ti.dir);
+		if (write_file(path, trig))
+			snprintf(err, sizeof(err), "%s: %s", path, strerror(errno));
+		else
+			src = trace_event_raw_open(ti.dir,
+						   (const struct trace_event_table *[]){ &raw_tab },
+						   1, err, sizeof(err));
+	}
+	if (!src) {
+		ksft_test_result_skip("raw: a stack's frames as the text source gives them: %s", err);
+		trace_instance_remove(&ti);
+		free(text);
+		free(raw);
+		return;
+	}
+	sleep_on(last_cpu());
+	trace_instance_stop(&ti);
+	stacks_text(ti.dir, &text_tab, text);
+	trace_event_raw_read(src, &(struct trace_event_reader){ &raw_tab, raw }, 1);
+	trace_event_raw_close(src);
+	trace_instance_remove(&ti);
+	ksft_print_msg("%d stacks, %d frames (text); %d stacks, %d frames (raw)\n",
+		       text->n, text->frames, raw->n, raw->frames);
+	if (strcmp(text->text, raw->text))
+		ksft_print_msg("first stack: text %.200s raw %.200s\n", text->text, raw->text);
+	ksft_test_result(raw->n >= 50 && raw->frames >= 3 * raw->n &&
+			 !strcmp(text->text, raw->text),
+			 "raw: a stack's frames as the text source gives them");
+	free(text);
+	free(raw);
+}
+
 int main(void)
 {
 	ksft_print_header();
-	ksft_set_plan(16);
+	ksft_set_plan(17);
 	text_fields();
 	text_bracketed();
 	table_rows();
 	old_tick_stop();
 	both_sources();
 	raw_fields();
+	raw_stacks();
 	ksft_finished();
 }
