@@ -354,6 +354,9 @@ static void watch_setup(struct bench *b, void *ctx)
 	if (w->note[0])
 		bench_note(b, "%s", w->note);
 	bench_note(b, "method: %s", w->how);
+	if (w->method == IPI_WATCH_TRACE)
+		bench_note(b, "trace records read from %s",
+			   trace_event_source_desc(w->raw, w->raw_error, err, sizeof(err)));
 	ksft_print_msg("watching the IPIs %s cpus %s for %g s in %g s windows%s\n",
 		       w->method == IPI_WATCH_TRACE ? "sent to" : "received by", r->list,
 		       b->opt.duration_s, r->o->window_s,

@@ -254,10 +254,15 @@ void timer_softirq_deps_end(struct tick_deps *d)
 int timer_softirq_deps_read(struct tick_deps *d, uint64_t from_ns, uint64_t to_ns,
 			    struct tick_dep_sets *inside, struct tick_dep_sets *before)
 {
-	int ret;
+
+	const struct trace_event_reader reader = { &d->tab, d };
+	int ret = 0;
 
 	timer_softirq_deps_begin(d, from_ns, to_ns, inside, before);
-	ret = d->open ? trace_instance_read_lines(&d->ti, timer_softirq_deps_line, d) : 0;
+	if (d->raw)
+		ret = trace_event_raw_read(d->raw, &reader, 1) < 0 ? -1 : 0;
+	else if (d->open)
+		ret = trace_instance_read_lines(&d->ti, timer_softirq_deps_line, d);
 	timer_softirq_deps_end(d);
 	return ret;
 }
@@ -302,18 +307,25 @@ static int deps_enable(struct tick_deps *d, char *err, size_t errlen)
 
 int timer_softirq_deps_open(struct tick_deps *d, int cpu, char *err, size_t errlen)
 {
+	const struct trace_event_table *tabs[] = { &d->tab };
+
 	timer_softirq_deps_init(d, cpu);
 	if (deps_enable(d, err, errlen)) {
 		snprintf(d->why_not, sizeof(d->why_not), "%s", err);
 		trace_instance_remove(&d->ti);
 		return -1;
 	}
+	/* raw records laid out by their format files, else trace_pipe's text */
+	d->raw = trace_event_raw_open(d->ti.dir, tabs, 1, d->raw_error, sizeof(d->raw_error));
 	d->open = true;
 	return 0;
 }
 
 void timer_softirq_deps_close(struct tick_deps *d)
 {
+	/* its files open, the instance could not be removed */
+	trace_event_raw_close(d->raw);
+	d->raw = NULL;
 	trace_instance_remove(&d->ti);
 	d->open = false;
 }

@@ -66,6 +66,8 @@ struct tick_deps {
 	bool open;			/* recording */
 	char why_not[224];		/* why not, when not */
 	struct trace_instance ti;
+	struct trace_event_raw *raw;	/* its records raw; NULL: its trace_pipe text */
+	char raw_error[160];		/* why the text is read */
 	struct trace_event_table tab;
 	/* while reading: where each set goes by its time */
 	uint64_t from, to;

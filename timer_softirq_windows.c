@@ -62,6 +62,11 @@ void timer_softirq_windows_open(struct bench *b, struct ts_run *r)
 		bench_note(b, "noise not attributed: %s", err);
 	for (int i = notes; i < w->tr.nnotes; i++)
 		bench_note(b, "%s", w->tr.notes[i]);
+	bench_note(b, "trace records read from %s",
+		   trace_event_source_desc(w->tr.raw, w->tr.raw_error, err, sizeof(err)));
+	if (w->deps.open)
+		bench_note(b, "tick dependency sets read from %s",
+			   trace_event_source_desc(w->deps.raw, w->deps.raw_error, err, sizeof(err)));
 	w->tick_fn = !ksym_addr("tick_nohz_handler", &addr) ||
 		     !ksym_addr("tick_sched_timer", &addr);
 	if (!w->tick_fn)

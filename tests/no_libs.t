@@ -8,7 +8,7 @@
 # with libnuma but no hwloc, as in KernelCI's container.
 . "$(dirname "$0")/lib.sh"
 
-plan 8
+plan 9
 
 src=$TMP/src
 mkdir -p "$src"
@@ -80,6 +80,12 @@ for try in 1 2; do
 done
 [ $rc -eq 0 ] && grep -q '^ok 1 selftests: isolbench: getpid_bench$' "$TMP/stream"
 ok $? "the quick suite of that build runs and passes (rc=$rc, try $try)"
+
+# each build says which source its trace records came from
+"$BIN/timer_softirq" --phase quiet --quick >"$TMP/quiet" 2>&1
+grep -q '^# trace records read from trace_pipe_raw' "$TMP/quiet" &&
+	grep -q '^# # trace records read from trace_pipe text (built without libtraceevent' "$TMP/stream"
+ok $? "timer_softirq says it read trace_pipe_raw, and trace_pipe text in that build"
 
 # KernelCI's build container: libnuma without hwloc. The same tree built
 # again with NUMA found links getpid_bench anew (the sources picked are

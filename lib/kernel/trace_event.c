@@ -221,3 +221,13 @@ int trace_event_dispatch_line(struct trace_event_table *tab, void *ctx, const ch
 	trace_event_dispatch(tab, ctx, &rec);
 	return 0;
 }
+
+const char *trace_event_source_desc(const struct trace_event_raw *r, const char *why_text,
+				    char *buf, size_t len)
+{
+	if (r)
+		snprintf(buf, len, "trace_pipe_raw, each record laid out by its event's format file");
+	else
+		snprintf(buf, len, "trace_pipe text (%s)", why_text);
+	return buf;
+}

@@ -160,5 +160,11 @@ struct trace_event_raw *trace_event_raw_open(const char *instance_dir,
 ssize_t trace_event_raw_read(struct trace_event_raw *r, const struct trace_event_reader *readers,
 			     size_t n);
 void trace_event_raw_close(struct trace_event_raw *r);
+/*
+ * Which source an instance's records are read from, for a note: raw
+ * with @r, else trace_pipe's text and @why_text (why not raw), in @buf.
+ */
+const char *trace_event_source_desc(const struct trace_event_raw *r, const char *why_text,
+				    char *buf, size_t len);
 
 #endif
