@@ -308,10 +308,6 @@ void timer_softirq_trace_parse_end(struct cpu_trace_parser *p)
 	memcpy(p->c->missing_what, p->tab.missing_what, sizeof(p->c->missing_what));
 }
 
-/* The named counters are all of n[]: none is left out of the sum. */
-_Static_assert(offsetof(struct cpu_trace_counts, missing) + sizeof(uint64_t) ==
-	       sizeof(((struct cpu_trace_counts *)0)->n), "cpu_trace_counts: n[] and names differ");
-
 void timer_softirq_trace_add(struct cpu_trace_counts *sum, const struct cpu_trace_counts *c)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(c->n); i++)

@@ -22,7 +22,6 @@
 #define CPU_TRACE_CALLBACKS	8	/* IPI callbacks told apart */
 #define CPU_TRACE_SELF		64	/* threads of this process */
 #define CPU_TRACE_ARMED		16	/* process_timeout timers followed */
-#define CPU_TRACE_COUNTERS	(23 + CPU_TRACE_DEPS)	/* struct cpu_trace_counts's n[] */
 #define CPU_TRACE_FUNCTIONS	12	/* timer functions given a metric per kind */
 
 extern const char *const timer_softirq_trace_dep_names[CPU_TRACE_DEPS];
@@ -37,40 +36,50 @@ struct cpu_trace_ipi {
 };
 
 /*
+ * Counters under their names and as one array, the same memory: the
+ * members (uint64_t, or arrays of them) of an unnamed struct and of
+ * struct @tag, and n[] over all of them (a loop that sums them misses
+ * none).
+ */
+#define COUNTER_GROUP(tag, ...)						\
+	union {								\
+		struct { __VA_ARGS__ };					\
+		struct tag { __VA_ARGS__ } tag##_named;			\
+		uint64_t n[sizeof(struct tag) / sizeof(uint64_t)];	\
+	}
+
+/*
  * What one window recorded; timer_softirq_trace_add() sums windows.
  * The counters are named for the phases that judge them and, as one
  * array, summed in one loop.
  */
 struct cpu_trace_counts {
-	union {
-		struct {
-			uint64_t timer_raised;		/* TIMER softirq raised on the CPU */
-			uint64_t timer_runs;		/* TIMER softirq runs (entries) */
-			uint64_t hrtimer_runs;
-			uint64_t timer_expiries;	/* timer-wheel expiries on the CPU */
-			uint64_t sleep_expiries;	/* ...of process_timeout */
-			uint64_t sleep_runs;		/* TIMER softirq runs that expired a process_timeout */
-			uint64_t own_sleep_runs;	/* ...one that a thread of this process armed */
-			uint64_t sleep_armed;		/* process_timeout timers armed on the CPU */
-			uint64_t sleep_expiries_elsewhere;	/* ...of those, expired by another CPU */
-			uint64_t hrtimer_expiries;
-			uint64_t ticks;			/* tick hrtimer expiries */
-			uint64_t tick_stopped, tick_kept[CPU_TRACE_DEPS];
-			uint64_t tick_kept_unknown;	/* ...for a dependency not named above */
-			/*
-			 * Raises followed by a run that expired no timer, and runs that
-			 * expired at least one; raises whose run came after the window.
-			 */
-			uint64_t raised_without_expiry, runs_with_expiry, raised_unrun;
-			uint64_t ipis;			/* IPIs sent to the CPU */
-			uint64_t ipis_self;		/* ...by a thread of this process (not in an interrupt) */
-			uint64_t ipis_self_resched;	/* ...of those, reschedule IPIs (no callback) */
-			uint64_t lines, unparsed;	/* records read, and not understood */
-			uint64_t unknown;		/* records of an event with no row */
-			uint64_t missing;		/* fields a record had not (missing_what) */
-		};
-		uint64_t n[CPU_TRACE_COUNTERS];
-	};
+	COUNTER_GROUP(cpu_trace_counters,
+		uint64_t timer_raised;		/* TIMER softirq raised on the CPU */
+		uint64_t timer_runs;		/* TIMER softirq runs (entries) */
+		uint64_t hrtimer_runs;
+		uint64_t timer_expiries;	/* timer-wheel expiries on the CPU */
+		uint64_t sleep_expiries;	/* ...of process_timeout */
+		uint64_t sleep_runs;		/* TIMER softirq runs that expired a process_timeout */
+		uint64_t own_sleep_runs;	/* ...one that a thread of this process armed */
+		uint64_t sleep_armed;		/* process_timeout timers armed on the CPU */
+		uint64_t sleep_expiries_elsewhere;	/* ...of those, expired by another CPU */
+		uint64_t hrtimer_expiries;
+		uint64_t ticks;			/* tick hrtimer expiries */
+		uint64_t tick_stopped, tick_kept[CPU_TRACE_DEPS];
+		uint64_t tick_kept_unknown;	/* ...for a dependency not named above */
+		/*
+		 * Raises followed by a run that expired no timer, and runs that
+		 * expired at least one; raises whose run came after the window.
+		 */
+		uint64_t raised_without_expiry, runs_with_expiry, raised_unrun;
+		uint64_t ipis;			/* IPIs sent to the CPU */
+		uint64_t ipis_self;		/* ...by a thread of this process (not in an interrupt) */
+		uint64_t ipis_self_resched;	/* ...of those, reschedule IPIs (no callback) */
+		uint64_t lines, unparsed;	/* records read, and not understood */
+		uint64_t unknown;		/* records of an event with no row */
+		uint64_t missing;		/* fields a record had not (missing_what) */
+	);
 	char missing_what[96];		/* the first field missing: "tick_stop dependency" */
 	char self_callsite[96];		/* the call site of the last IPI of this process */
 	/* the IPIs by their callback symbol, per slot of @cb_names */

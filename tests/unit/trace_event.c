@@ -302,9 +302,9 @@ static void both_sources(void)
 	timer_softirq_trace_end(&t, &raw);
 	timer_softirq_trace_close(&t);
 	same = !memcmp(text.n, raw.n, sizeof(text.n)) && text.cb_names.n == raw.cb_names.n;
-	for (int i = 0; i < CPU_TRACE_COUNTERS; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(text.n); i++)
 		if (text.n[i] != raw.n[i])
-			ksft_print_msg("counter %d: text %llu raw %llu\n", i,
+			ksft_print_msg("counter %zu: text %llu raw %llu\n", i,
 				       (unsigned long long)text.n[i], (unsigned long long)raw.n[i]);
 	ksft_print_msg("cpu %d: %llu records, %llu hrtimer expiries, %llu TIMER runs\n",
 		       cpu, (unsigned long long)raw.lines, (unsigned long long)raw.hrtimer_expiries,
