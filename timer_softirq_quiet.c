@@ -330,7 +330,8 @@ static void quiet_nohz_verdicts(struct bench *b, const struct ts_run *r)
 	const struct ts_window_set *set = &r->win->quiet;
 	const struct cpu_window *q = &set->sum.w;
 	const struct ts_opts *o = r->o;
-	double ticks = per(q->row[ROW_LOC], q->seconds);
+	/* the rows per second of their own span (just around the windows) */
+	double ticks = per(q->row[ROW_LOC], set->sum.rows_s);
 	uint64_t most = 0;
 	char why[160];
 

@@ -197,7 +197,7 @@ static void tick_run(struct bench *b, void *ctx)
 		ksft_print_msg("tick cpu %d: %s (%s planted): tick_stop kept the tick for %s; stopped it %llu times; %lld local timer interrupts in %.2f s\n",
 			       b->target, k->name, k->dep, kept,
 			       (unsigned long long)set->sum.t.tick_stopped,
-			       (long long)set->sum.w.row[ROW_LOC], set->sum.w.seconds);
+			       (long long)set->sum.w.row[ROW_LOC], set->sum.rows_s);
 		timer_softirq_windows_deps_print(what, b->target, r->win, set);
 	}
 }

@@ -428,7 +428,7 @@ void timer_softirq_windows_print(const char *what, int cpu, const struct ts_wind
 		       (unsigned long long)t->runs_with_expiry,
 		       (unsigned long long)t->raised_unrun);
 	ksft_print_msg("%s cpu %d: local timer interrupts %lld (%.1f/s), /proc/softirqs TIMER %lld HRTIMER %lld, tick_stop stopped %llu kept%s\n",
-		       what, cpu, (long long)w->row[ROW_LOC], per(w->row[ROW_LOC], w->seconds),
+		       what, cpu, (long long)w->row[ROW_LOC], per(w->row[ROW_LOC], s->rows_s),
 		       (long long)w->row[ROW_TIMER], (long long)w->row[ROW_HRTIMER],
 		       (unsigned long long)t->tick_stopped, deps[0] ? deps : " 0");
 	expiries_print(what, cpu, t);

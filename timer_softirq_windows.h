@@ -32,7 +32,7 @@ struct ts_noise {
 struct ts_window {
 	struct cpu_trace_counts t;	/* from the trace instance */
 	struct cpu_window w;		/* rows, jiffies; perf counts if asked */
-	double rows_s;			/* from the first /proc read to the last */
+	double rows_s;			/* from the first /proc read to the last: their rates' span */
 	uint64_t timeouts;		/* control: recv() timeouts */
 	uint64_t ticks;			/* t.ticks, or jiffies without the tick's symbol */
 	struct ts_noise noise;
