@@ -343,23 +343,27 @@ static void ipi_frame(void *ctx, const char *func)
 
 /*
  * The records of the CPU, the IPIs sent to it and the sleepers' timers
- * that expire elsewhere (the trace instance's events:
- * timer_softirq_trace.c). An irq_vectors pattern comes last: from the
- * text source it matches any event of its name.
+ * that expire elsewhere. The rows with a filter are the timeline's own
+ * events, enabled for it (timer_softirq_trace_noise()); the others are
+ * the counting's (timer_softirq_trace_parse.c), and the stacks the
+ * IPIs' trigger. The irq_vectors of x86 (timer, IPIs, irq_work ...) are
+ * enabled as a system, by the pattern's row; arm64 has none, and names
+ * its IPIs by ipi_entry. A pattern comes last: from the text source it
+ * matches any event of its name.
  */
 static const struct trace_event_row timeline_events[] = {
 	{ "ipi", "ipi_send_cpu", NULL, true, ipi_record },
 	{ "ipi", "ipi_send_cpumask", NULL, true, ipi_record },
 	{ "ftrace", "kernel_stack", NULL, true, ipi_record },
-	{ "sched", "sched_switch", NULL, false, sched_switch },
-	{ "irq", "irq_handler_entry", NULL, false, interrupt_entry },
-	{ "irq", "irq_handler_exit", NULL, false, interrupt_exit },
-	{ "ipi", "ipi_entry", NULL, true, ipi_entry },
+	{ "sched", "sched_switch", "CPU == %d", false, sched_switch },
+	{ "irq", "irq_handler_entry", "CPU == %d", false, interrupt_entry },
+	{ "irq", "irq_handler_exit", "CPU == %d", false, interrupt_exit },
+	{ "ipi", "ipi_entry", "CPU == %d", true, ipi_entry },
 	{ "irq", "softirq_entry", NULL, false, interrupt_entry },
 	{ "irq", "softirq_exit", NULL, false, interrupt_exit },
 	{ "timer", "hrtimer_start", NULL, false, hrtimer_start },
 	{ "timer", "hrtimer_expire_entry", NULL, false, hrtimer_expire_entry },
-	{ "irq_vectors", "*_entry", NULL, true, interrupt_entry },
+	{ "irq_vectors", "*_entry", "CPU == %d", true, interrupt_entry },
 	{ "irq_vectors", "*_exit", NULL, true, vector_exit },
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,18 @@ static int set_on(struct cpu_trace *t, const char *v)
 	return write_file(path, v);
 }
 
+/* A note, while there is room for one. */
+static void __attribute__((format(printf, 2, 3))) note(struct cpu_trace *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->nnotes == (int)ARRAY_SIZE(t->notes))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(t->notes[t->nnotes++], sizeof(t->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
 /*
  * Enable @event with @filter, else (a kernel without that filter
  * syntax) unfiltered: the parser applies the same filter to each record.
@@ -32,10 +45,7 @@ static int enable(struct cpu_trace *t, const char *event, const char *filter,
 	if (strstr(err, "no such tracepoint") ||
 	    trace_instance_enable(&t->ti, event, NULL, err, errlen))
 		return -1;
-	if (t->nnotes < 4)
-		snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]),
-			 "%s: filter '%s' refused by the kernel: filtered in user space",
-			 event, filter);
+	note(t, "%s: filter '%s' refused by the kernel: filtered in user space", event, filter);
 	return 0;
 }
 
@@ -56,8 +66,8 @@ static int enable_followed(struct cpu_trace *t, const char *expire, const char *
 		snprintf(filter, sizeof(filter), "CPU == %d", t->cpu);
 		if (enable(t, expire, filter, err, errlen))
 			return -1;
-		if (missing && t->nnotes < 4)
-			snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]), "%s", missing);
+		if (missing)
+			note(t, "%s", missing);
 		return 0;
 	}
 	snprintf(filter, sizeof(filter), "CPU == %d || function == 0x%llx", t->cpu, addr);
@@ -68,33 +78,80 @@ static int enable_followed(struct cpu_trace *t, const char *expire, const char *
 }
 
 /*
- * The table's rows that have a filter of the CPU; a tracepoint missing
- * for an optional one (the IPIs, 6.3+) is said in t->ipi_error.
+ * Every event of @system with @filter: a pattern row's (irq_vectors:
+ * the x86 system vectors). A refused filter leaves them unfiltered.
  */
-static int enable_rows(struct cpu_trace *t, char *err, size_t errlen)
+static int enable_system(struct cpu_trace *t, const char *system, const char *filter,
+			 char *err, size_t errlen)
+{
+	char path[400];
+
+	snprintf(path, sizeof(path), "%s/events/%s", t->ti.dir, system);
+	if (access(path, F_OK)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/events/%s/filter", t->ti.dir, system);
+	if (write_file(path, filter))
+		note(t, "%s: filter '%s' refused: every CPU's recorded", system, filter);
+	snprintf(path, sizeof(path), "%s/events/%s/enable", t->ti.dir, system);
+	if (write_file(path, "1")) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+#define TABLE_ROWS_MAX	32	/* rows of a table enable_rows() takes */
+
+/*
+ * The rows of @tab that have a filter of the CPU, a pattern row by its
+ * whole system; @enabled[i] whether row i's event is on. An optional
+ * row's missing event is no error (the IPIs before 6.3): the first
+ * such reason in @why.
+ */
+static int enable_rows(struct cpu_trace *t, const struct trace_event_table *tab, bool *enabled,
+		       char *why, size_t whylen, char *err, size_t errlen)
 {
 	char event[96], filter[128], e[160];
 
-	for (size_t i = 0; i < timer_softirq_trace_nevents; i++) {
-		const struct trace_event_row *row = &timer_softirq_trace_events[i];
-		bool ok;
+	if (tab->nrows > TABLE_ROWS_MAX) {
+		snprintf(err, errlen, "a table of %zu trace events: at most %d", tab->nrows,
+			 TABLE_ROWS_MAX);
+		return -1;
+	}
+	for (size_t i = 0; i < tab->nrows; i++) {
+		const struct trace_event_row *row = &tab->rows[i];
+		char *to = row->optional ? e : err;
+		size_t tolen = row->optional ? sizeof(e) : errlen;
+		int ret;
 
+		enabled[i] = false;
 		if (!row->filter)
 			continue;
-		snprintf(event, sizeof(event), "%s:%s", row->system, row->name);
 		snprintf(filter, sizeof(filter), row->filter, t->cpu);
-		ok = !enable(t, event, filter, row->optional ? e : err,
-			     row->optional ? sizeof(e) : errlen);
-		if (!ok && !row->optional)
+		if (strchr(row->name, '*')) {
+			ret = enable_system(t, row->system, filter, to, tolen);
+		} else {
+			snprintf(event, sizeof(event), "%s:%s", row->system, row->name);
+			ret = enable(t, event, filter, to, tolen);
+		}
+		enabled[i] = !ret;
+		if (ret && !row->optional)
 			return -1;
-		if (!ok && !*t->ipi_error)
-			snprintf(t->ipi_error, sizeof(t->ipi_error), "%s", e);
-		if (!strcmp(row->name, "ipi_send_cpu"))
-			t->have_ipi_cpu = ok;
-		if (!strcmp(row->name, "ipi_send_cpumask"))
-			t->have_ipi_mask = ok;
+		if (ret && !*why)
+			snprintf(why, whylen, "%s", e);
 	}
 	return 0;
+}
+
+/* Whether the event @name of @tab's rows is on. */
+static bool row_enabled(const struct trace_event_table *tab, const bool *enabled, const char *name)
+{
+	for (size_t i = 0; i < tab->nrows; i++)
+		if (!strcmp(tab->rows[i].name, name))
+			return enabled[i];
+	return false;
 }
 
 /* The text source, trace_pipe (non-blocking): 0, or -1 with the reason. */
@@ -114,10 +171,9 @@ static int open_pipe(struct cpu_trace *t, char *err, size_t errlen)
 /* The counting table's records (and @timeline's), raw, else as text. */
 static int open_source(struct cpu_trace *t, bool timeline, char *err, size_t errlen)
 {
-	const struct trace_event_table counting = {
-		.rows = timer_softirq_trace_events, .nrows = timer_softirq_trace_nevents,
+	const struct trace_event_table *tabs[] = {
+		&timer_softirq_trace_events, &timer_softirq_gaps_timeline_events,
 	};
-	const struct trace_event_table *tabs[] = { &counting, &timer_softirq_gaps_timeline_events };
 
 	trace_event_raw_close(t->raw);
 	t->raw = trace_event_raw_open(t->ti.dir, tabs, timeline ? 2 : 1,
@@ -127,6 +183,8 @@ static int open_source(struct cpu_trace *t, bool timeline, char *err, size_t err
 
 int timer_softirq_trace_open(struct cpu_trace *t, int cpu, char *err, size_t errlen)
 {
+	bool on[TABLE_ROWS_MAX];
+
 	memset(t, 0, sizeof(*t));
 	t->cpu = cpu;
 	if (trace_instance_create(&t->ti, "isolbench-timer", err, errlen))
@@ -135,8 +193,11 @@ int timer_softirq_trace_open(struct cpu_trace *t, int cpu, char *err, size_t err
 		snprintf(err, errlen, "%s/tracing_on: %s", t->ti.dir, strerror(errno));
 		goto fail;
 	}
-	if (enable_rows(t, err, errlen))
+	if (enable_rows(t, &timer_softirq_trace_events, on, t->ipi_error, sizeof(t->ipi_error),
+			err, errlen))
 		goto fail;
+	t->have_ipi_cpu = row_enabled(&timer_softirq_trace_events, on, "ipi_send_cpu");
+	t->have_ipi_mask = row_enabled(&timer_softirq_trace_events, on, "ipi_send_cpumask");
 	/* the timer-wheel expiries, and the process_timeout timers armed on the CPU */
 	if (enable_followed(t, "timer:timer_expire_entry", "timer:timer_start", "process_timeout",
 			    "no process_timeout in /proc/kallsyms: its expiries on other CPUs are not seen",
@@ -257,12 +318,9 @@ void timer_softirq_trace_close(struct cpu_trace *t)
 
 int timer_softirq_trace_noise(struct cpu_trace *t, char *err, size_t errlen)
 {
-	static const char *const events[][2] = {
-		{ "irq:irq_handler_entry", "CPU == %d" },
-		{ "irq:irq_handler_exit", "CPU == %d" },
-		{ "sched:sched_switch", "CPU == %d" },
-	};
-	char filter[96], path[400], e[160];
+	const struct trace_event_table *tab = &timer_softirq_gaps_timeline_events;
+	bool on[TABLE_ROWS_MAX];
+	char path[400], e[160] = "";
 
 	/* the timeline's events read too */
 	if (open_source(t, true, err, errlen))
@@ -274,49 +332,24 @@ int timer_softirq_trace_noise(struct cpu_trace *t, char *err, size_t errlen)
 	}
 	/* the CPU's own records: room for a busy second's interrupts, nothing lost */
 	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/buffer_size_kb", t->ti.dir, t->cpu);
-	if (write_file(path, "16384") && t->nnotes < 4)
-		snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]),
-			 "cpu %d's trace buffer left at its default size: %s", t->cpu, strerror(errno));
-	for (size_t i = 0; i < ARRAY_SIZE(events); i++) {
-		snprintf(filter, sizeof(filter), events[i][1], t->cpu);
-		if (enable(t, events[i][0], filter, err, errlen))
-			return -1;
-	}
-	/*
-	 * the system vectors of x86 (timer, IPIs, irq_work ...), where they
-	 * exist; else ipi_entry, which names arm64's IPIs (its timer and
-	 * IPIs are IRQs)
-	 */
-	snprintf(path, sizeof(path), "%s/events/irq_vectors", t->ti.dir);
-	snprintf(filter, sizeof(filter), "CPU == %d", t->cpu);
-	if (!access(path, F_OK)) {
-		snprintf(path, sizeof(path), "%s/events/irq_vectors/filter", t->ti.dir);
-		if (write_file(path, filter) && t->nnotes < 4)
-			snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]),
-				 "irq_vectors: filter '%s' refused: every CPU's vectors recorded", filter);
-		snprintf(path, sizeof(path), "%s/events/irq_vectors/enable", t->ti.dir);
-		if (write_file(path, "1")) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
-			return -1;
-		}
-	} else if (enable(t, "ipi:ipi_entry", filter, e, sizeof(e)) && t->nnotes < 4) {
-		snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]),
-			 "no irq_vectors events: system interrupts are seen by their softirqs and threads only");
-	}
+	if (write_file(path, "16384"))
+		note(t, "cpu %d's trace buffer left at its default size: %s", t->cpu, strerror(errno));
+	if (enable_rows(t, tab, on, e, sizeof(e), err, errlen))
+		return -1;
+	if (!row_enabled(tab, on, "*_entry") && !row_enabled(tab, on, "ipi_entry"))
+		note(t, "no irq_vectors events: system interrupts are seen by their softirqs and threads only");
 	/* where the IPIs to the CPU came from: their senders' stacks */
-	if (t->have_ipi_cpu && !ipi_stacks_reliable(path, sizeof(path)) && t->nnotes < 4)
-		snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]),
-			 "IPIs to cpu %d named by their call site: the guess unwinder's stacks are not true",
-			 t->cpu);
+	if (t->have_ipi_cpu && !ipi_stacks_reliable(path, sizeof(path)))
+		note(t, "IPIs to cpu %d named by their call site: the guess unwinder's stacks are not true",
+		     t->cpu);
 	if (t->have_ipi_cpu && ipi_stacks_reliable(path, sizeof(path))) {
 		char cpu[32], mask[48];
 
 		snprintf(cpu, sizeof(cpu), "cpu == %d", t->cpu);
 		snprintf(mask, sizeof(mask), "cpumask & CPUS{%d}", t->cpu);
-		if (ipi_stacks_trigger(t->ti.dir, cpu, mask, e, sizeof(e)) && t->nnotes < 4)
-			snprintf(t->notes[t->nnotes++], sizeof(t->notes[0]),
-				 "no stacks of the IPIs to cpu %d (%.80s): named by their call site",
-				 t->cpu, e);
+		if (ipi_stacks_trigger(t->ti.dir, cpu, mask, e, sizeof(e)))
+			note(t, "no stacks of the IPIs to cpu %d (%.80s): named by their call site",
+			     t->cpu, e);
 	}
 	t->noise = true;
 	return 0;

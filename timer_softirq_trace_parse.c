@@ -42,9 +42,7 @@ void timer_softirq_trace_parse_begin(struct cpu_trace_parser *p, int cpu,
 	p->run_raised = p->run_expiries = 0;
 	p->narmed = 0;
 	memset(p->armed, 0, sizeof(p->armed));
-	p->tab = (struct trace_event_table){
-		.rows = timer_softirq_trace_events, .nrows = timer_softirq_trace_nevents,
-	};
+	p->tab = timer_softirq_trace_events;
 	memset(c, 0, sizeof(*c));
 	names_init(c);
 	c->windows = 1;
@@ -273,7 +271,7 @@ static void hrtimer_expire_entry(void *ctx, const struct trace_event_record *r)
  * Filters of the CPU; the expiries and timer starts are filtered by
  * timer_softirq_trace.c (the CPU, or a timer function anywhere).
  */
-const struct trace_event_row timer_softirq_trace_events[] = {
+static const struct trace_event_row counting_events[] = {
 	{ "irq", "softirq_raise", "vec == 1 && CPU == %d", false, softirq_raise },
 	{ "irq", "softirq_entry", "CPU == %d", false, softirq_entry },
 	{ "irq", "softirq_exit", "CPU == %d", false, softirq_exit },
@@ -289,7 +287,7 @@ const struct trace_event_row timer_softirq_trace_events[] = {
 	{ "irq", "irq_handler_exit", NULL, false, NULL },
 	{ "sched", "sched_switch", NULL, false, NULL },
 };
-const size_t timer_softirq_trace_nevents = ARRAY_SIZE(timer_softirq_trace_events);
+const struct trace_event_table timer_softirq_trace_events = TRACE_EVENT_TABLE(counting_events);
 
 void timer_softirq_trace_parse_line(struct cpu_trace_parser *p, const char *line)
 {

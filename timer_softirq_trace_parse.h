@@ -118,8 +118,7 @@ void timer_softirq_trace_parse_begin(struct cpu_trace_parser *p, int cpu,
  * the CPU, handler); rows without a handler are read by the noise
  * timeline (timer_softirq_gaps.h).
  */
-extern const struct trace_event_row timer_softirq_trace_events[];
-extern const size_t timer_softirq_trace_nevents;
+extern const struct trace_event_table timer_softirq_trace_events;
 
 /*
  * One record line of trace_pipe. The raw source's records go through
