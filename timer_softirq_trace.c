@@ -9,6 +9,7 @@
 
 #include "lib/base/clock.h"
 #include "lib/base/cpu.h"
+#include "lib/base/ktap.h"
 #include "timer_softirq_trace.h"
 #include "lib/kernel/ksym.h"
 #include "lib/base/util.h"
@@ -22,7 +23,7 @@ static int set_on(struct cpu_trace *t, const char *v)
 }
 
 /* A note, while there is room for one. */
-static void __attribute__((format(printf, 2, 3))) note(struct cpu_trace *t, const char *fmt, ...)
+static void __ktap_printf(2, 3) note(struct cpu_trace *t, const char *fmt, ...)
 {
 	va_list ap;
 
