@@ -95,7 +95,7 @@ static void sender_count(struct ipi_tally_source *s, const struct ipi_send *r, u
 	int i;
 
 	for (i = 0; i < s->nsenders; i++)
-		if (s->senders[i].cpu == r->cpu && !strcmp(s->senders[i].comm, r->comm))
+		if (s->senders[i].cpu == r->w.cpu && !strcmp(s->senders[i].comm, r->comm))
 			break;
 	if (i == s->nsenders) {
 		if (s->nsenders == IPI_TALLY_SENDERS) {
@@ -104,7 +104,7 @@ static void sender_count(struct ipi_tally_source *s, const struct ipi_send *r, u
 		}
 		s->nsenders++;
 		snprintf(s->senders[i].comm, sizeof(s->senders[i].comm), "%s", r->comm);
-		s->senders[i].cpu = r->cpu;
+		s->senders[i].cpu = r->w.cpu;
 	}
 	s->senders[i].n += n;
 }
@@ -195,7 +195,7 @@ int ipistorm_tally_send(struct ipi_tally *t, const struct ipi_send *s, size_t wi
 	src->nwin = src->nwin > window + 1 ? src->nwin : window + 1;
 	src->per_win[window] += n;
 	src->n += n;
-	src->stacks += s->have_stack ? n : 0;
+	src->stacks += s->w.stack ? n : 0;
 	sender_count(src, s, n);
 	return 0;
 }

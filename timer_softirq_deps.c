@@ -106,28 +106,14 @@ void timer_softirq_deps_list(const struct tick_dep_sets *s, char *buf, size_t le
 		snprintf(buf + off, len - off, ", other %llu", (unsigned long long)s->other);
 }
 
-/* Set @i is complete: to the sets of its time, out of the queue. */
-static void pending_done(struct tick_deps *d, int i)
+/* Set @item is complete: to the sets of its time. */
+static void set_done(void *arg, void *item)
 {
-	uint64_t ts = d->pend[i].ts;
-	struct tick_dep_sets *to = ts > d->to ? &d->carry : ts >= d->from ? d->inside : d->before;
+	struct tick_deps *d = arg;
+	const struct tick_dep_set *e = item;
+	struct tick_dep_sets *to = e->ts > d->to ? &d->carry : e->ts >= d->from ? d->inside : d->before;
 
-	sets_add(to, d->pend[i].dep, d->pend[i].func, d->pend[i].comm, d->pend[i].cpu, 1);
-	memmove(&d->pend[i], &d->pend[i + 1], (d->npend - i - 1) * sizeof(d->pend[0]));
-	d->npend--;
-	if (d->collecting > i)
-		d->collecting--;
-	else if (d->collecting == i)
-		d->collecting = -1;
-}
-
-/* The set of @cpu still waiting for its stack, or -1. */
-static int pending_of_cpu(const struct tick_deps *d, int cpu)
-{
-	for (int i = 0; i < d->npend; i++)
-		if (d->pend[i].cpu == cpu && !d->pend[i].stack)
-			return i;
-	return -1;
+	sets_add(to, e->dep, e->func, e->comm, e->w.cpu, 1);
 }
 
 /*
@@ -155,36 +141,24 @@ static bool concerns_target(const struct tick_deps *d, const struct trace_event_
 static void dep_set(void *ctx, const struct trace_event_record *r)
 {
 	struct tick_deps *d = ctx;
+	struct tick_dep_set *e;
 	uint64_t bit;
-	int i;
 
 	if (trace_event_u64(r, "bit", &bit) || !concerns_target(d, r))
 		return;
-	/* an earlier set of this CPU got no stack: done without */
-	i = pending_of_cpu(d, r->cpu);
-	if (i >= 0)
-		pending_done(d, i);
-	if (d->npend == TICK_DEP_PENDING)
-		pending_done(d, 0);
-	i = d->npend++;
-	memset(&d->pend[i], 0, sizeof(d->pend[i]));
-	d->pend[i].cpu = r->cpu;
-	d->pend[i].dep = bit < CPU_TRACE_DEPS ? (int)bit : CPU_TRACE_DEPS;
-	snprintf(d->pend[i].comm, sizeof(d->pend[i].comm), "%s", r->comm ? r->comm : "<...>");
-	snprintf(d->pend[i].func, sizeof(d->pend[i].func), "?");
-	d->pend[i].ts = r->ts_ns;
+	e = stack_wait_next(&d->wait, r->cpu);
+	e->dep = bit < CPU_TRACE_DEPS ? (int)bit : CPU_TRACE_DEPS;
+	snprintf(e->comm, sizeof(e->comm), "%s", r->comm ? r->comm : "<...>");
+	snprintf(e->func, sizeof(e->func), "?");
+	e->ts = r->ts_ns;
+	stack_wait_keep(&d->wait);
 }
 
 static void dep_stack(void *ctx, const struct trace_event_record *r)
 {
 	struct tick_deps *d = ctx;
-	int i;
 
-	if (d->collecting >= 0)
-		pending_done(d, d->collecting);
-	d->collecting = i = pending_of_cpu(d, r->cpu);
-	if (i >= 0)
-		d->pend[i].stack = true;
+	stack_wait_stack(&d->wait, r->cpu);
 }
 
 /*
@@ -194,16 +168,14 @@ static void dep_stack(void *ctx, const struct trace_event_record *r)
 static void dep_frame(void *ctx, const char *func)
 {
 	struct tick_deps *d = ctx;
-	int i = d->collecting;
+	struct tick_dep_set *e = stack_wait_frame(&d->wait, func);
 
-	if (i < 0)
+	if (!e)
 		return;
-	if (!func)
-		pending_done(d, i);
-	else if (!d->pend[i].below)
-		d->pend[i].below = !strncmp(func, "tick_nohz_dep_set", 17);
-	else if (!strcmp(d->pend[i].func, "?") && strncmp(func, "tick_", 5))
-		snprintf(d->pend[i].func, sizeof(d->pend[i].func), "%s", func);
+	if (!e->below)
+		e->below = !strncmp(func, "tick_nohz_dep_set", 17);
+	else if (!strcmp(e->func, "?") && strncmp(func, "tick_", 5))
+		snprintf(e->func, sizeof(e->func), "%s", func);
 }
 
 static const struct trace_event_row dep_events[] = {
@@ -219,7 +191,7 @@ void timer_softirq_deps_init(struct tick_deps *d, int cpu)
 	memset(d, 0, sizeof(*d));
 	d->cpu = cpu;
 	d->ti.pipe_fd = -1;
-	d->collecting = -1;
+	stack_wait_init(&d->wait, d->pend, sizeof(d->pend[0]), TICK_DEP_PENDING, set_done, d);
 	d->tab = (struct trace_event_table)TRACE_EVENT_TABLE(dep_events);
 	d->tab.frame = dep_frame;
 }
@@ -247,8 +219,7 @@ void timer_softirq_deps_line(void *d, char *line)
 void timer_softirq_deps_end(struct tick_deps *d)
 {
 	trace_event_dispatch_end(&d->tab, d);
-	while (d->npend)
-		pending_done(d, 0);
+	stack_wait_flush(&d->wait);
 }
 
 int timer_softirq_deps_read(struct tick_deps *d, uint64_t from_ns, uint64_t to_ns,

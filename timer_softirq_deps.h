@@ -35,6 +35,7 @@
 
 #include "timer_softirq_trace_parse.h"
 #include "lib/kernel/trace_event.h"
+#include "lib/kernel/stack_wait.h"
 #include "lib/kernel/trace_instance.h"
 
 #define TICK_DEP_SETTERS	16	/* setters told apart; the rest is "other" */
@@ -74,13 +75,14 @@ struct tick_deps {
 	struct tick_dep_sets *inside, *before, carry;	/* carry: after @to, the next read's */
 	pid_t self[TICK_DEP_SELF];
 	int nself;
-	struct {
-		int cpu, dep;
+	struct stack_wait wait;		/* sets waiting for their stack */
+	struct tick_dep_set {
+		struct stack_wait_item w;	/* the CPU it was set on; its stack came */
+		int dep;
 		char comm[16], func[48];
 		uint64_t ts;
-		bool stack, below;	/* its stack came; its frames are below the probe */
+		bool below;		/* its frames are below the probe */
 	} pend[TICK_DEP_PENDING];
-	int npend, collecting;
 };
 
 /* The table and state of @cpu's reader, nothing recorded (the unit tests'). */

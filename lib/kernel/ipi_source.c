@@ -79,6 +79,17 @@ void ipi_source_find(struct ipi_send *s)
 	snprintf(s->source, sizeof(s->source), "%s", s->callsite);
 }
 
+/* Send @item is complete: its source, to the caller. */
+static void send_done(void *arg, void *item)
+{
+	struct ipi_sends *q = arg;
+	struct ipi_send *s = item;
+
+	ipi_source_find(s);
+	q->stacks += s->w.stack;
+	q->done(q->arg, s);
+}
+
 void ipi_sends_init(struct ipi_sends *q, const cpu_mask_t *cpus,
 		    void (*done)(void *arg, const struct ipi_send *s), void *arg)
 {
@@ -86,31 +97,8 @@ void ipi_sends_init(struct ipi_sends *q, const cpu_mask_t *cpus,
 	q->cpus = *cpus;
 	q->done = done;
 	q->arg = arg;
-	q->collecting = -1;
-}
-
-/* Send @i is complete: its source, to the caller, out of the queue. */
-static void send_done(struct ipi_sends *q, int i)
-{
-	struct ipi_send *s = &q->pending[i];
-
-	ipi_source_find(s);
-	q->stacks += s->have_stack;
-	q->done(q->arg, s);
-	memmove(&q->pending[i], &q->pending[i + 1], (q->npending - i - 1) * sizeof(*s));
-	q->npending--;
-	if (q->collecting > i)
-		q->collecting--;
-	else if (q->collecting == i)
-		q->collecting = -1;
-}
-
-static int pending_of_cpu(const struct ipi_sends *q, int cpu)
-{
-	for (int i = 0; i < q->npending; i++)
-		if (q->pending[i].cpu == cpu && !q->pending[i].have_stack)
-			return i;
-	return -1;
+	stack_wait_init(&q->wait, q->pending, sizeof(q->pending[0]), IPI_SENDS_PENDING, send_done,
+			q);
 }
 
 /* The watched targets of an ipi_send_cpu or ipi_send_cpumask record. */
@@ -145,54 +133,34 @@ static void send_func(const struct trace_event_record *r, const char *field, cha
 
 void ipi_sends_frame(struct ipi_sends *q, const char *func)
 {
-	struct ipi_send *s;
+	struct ipi_send *s = stack_wait_frame(&q->wait, func);
 
-	if (q->collecting < 0)
-		return;		/* a stack of no kept send */
-	s = &q->pending[q->collecting];
-	if (!func)
-		send_done(q, q->collecting);
-	else if (s->nframes < IPI_SOURCE_FRAMES)
+	if (s && s->nframes < IPI_SOURCE_FRAMES)
 		snprintf(s->frames[s->nframes++], sizeof(s->frames[0]), "%s", func);
 }
 
 void ipi_sends_record(struct ipi_sends *q, const struct trace_event_record *r)
 {
 	struct ipi_send *s;
-	int i;
 
-	if (q->collecting >= 0)
-		send_done(q, q->collecting);
 	if (!strcmp(r->event, "kernel_stack")) {
-		i = pending_of_cpu(q, r->cpu);
-		q->collecting = i;
-		if (i >= 0)
-			q->pending[i].have_stack = true;
+		stack_wait_stack(&q->wait, r->cpu);
 		return;
 	}
-	/* an earlier send of this CPU got no stack: done without */
-	i = pending_of_cpu(q, r->cpu);
-	if (i >= 0)
-		send_done(q, i);
-	if (q->npending == IPI_SENDS_PENDING)
-		send_done(q, 0);
-	s = &q->pending[q->npending];
-	memset(s, 0, sizeof(*s));
+	s = stack_wait_next(&q->wait, r->cpu);
 	if (!send_targets(q, r, &s->targets))
 		return;
 	snprintf(s->comm, sizeof(s->comm), "%s", r->comm ? r->comm : "<...>");
 	s->pid = r->pid;
-	s->cpu = r->cpu;
 	s->irq = r->irq;
 	s->ts_ns = r->ts_ns;
 	send_func(r, "callsite", s->callsite, sizeof(s->callsite));
 	send_func(r, "callback", s->callback, sizeof(s->callback));
-	q->npending++;
+	stack_wait_keep(&q->wait);
 	q->sends++;
 }
 
 void ipi_sends_flush(struct ipi_sends *q)
 {
-	while (q->npending)
-		send_done(q, 0);
+	stack_wait_flush(&q->wait);
 }

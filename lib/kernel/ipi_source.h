@@ -28,23 +28,23 @@
 #include <stdint.h>
 
 #include "../base/cpu.h"
+#include "stack_wait.h"
 #include "trace_event.h"
 
 #define IPI_SOURCE_FRAMES	24	/* stack frames kept */
 #define IPI_SENDS_PENDING	16	/* sends waiting for their stack */
 
 struct ipi_send {
+	struct stack_wait_item w;	/* the CPU it was sent from; its stack came */
 	/* the sender, and when */
 	char comm[32];
 	pid_t pid;
-	int cpu;
 	bool irq;			/* it sent from an interrupt */
 	uint64_t ts_ns;
 	cpu_mask_t targets;		/* of the watched CPUs */
 	char callsite[64];		/* "" when the kernel records none */
 	char callback[64];		/* "0x0": a reschedule */
 	char source[64];		/* where it came from ("" when unknown) */
-	bool have_stack;
 	int nframes;
 	char frames[IPI_SOURCE_FRAMES][64];
 };
@@ -53,9 +53,8 @@ struct ipi_sends {
 	cpu_mask_t cpus;		/* sends to these are kept */
 	void (*done)(void *arg, const struct ipi_send *s);
 	void *arg;
+	struct stack_wait wait;		/* sends waiting for their stack */
 	struct ipi_send pending[IPI_SENDS_PENDING];
-	int npending;
-	int collecting;			/* the send whose stack is being read, or -1 */
 	uint64_t sends, stacks;		/* kept, and of those with a stack */
 };
 

@@ -274,7 +274,7 @@ static void sends_from(struct ipi_tally *t, const char *comm, int cpu, int n)
 
 	memset(&s, 0, sizeof(s));
 	snprintf(s.comm, sizeof(s.comm), "%s", comm);
-	s.cpu = cpu;
+	s.w.cpu = cpu;
 	CPU_SET(1, &s.targets);
 	snprintf(s.callback, sizeof(s.callback), "f");
 	snprintf(s.source, sizeof(s.source), "src");
