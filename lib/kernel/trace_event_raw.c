@@ -267,8 +267,8 @@ static size_t subbuf_size(const char *dir)
  * The ring buffer's page header and the formats of every event of
  * @systems, the same in every instance: the top level's. Not
  * tracefs_local_events_system(), which also reads kallsyms into a
- * growing buffer and a name per symbol: seconds under ASan, and names
- * are looked up only when a pointer is read as text (raw_ksym()).
+ * growing buffer and a name per symbol: seconds under ASan, where the
+ * one sorted table of raw_ksym() serves every source.
  */
 static struct tep_handle *raw_formats(const char *const *systems)
 {
