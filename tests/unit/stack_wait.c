@@ -47,17 +47,24 @@ static void stack(struct stack_wait *q, int cpu, const char *top)
 	stack_wait_frame(q, NULL);
 }
 
+/* An empty queue over @items, its done log emptied. */
+static void fresh(struct stack_wait *q, struct rec *items, int max, struct log *l)
+{
+	l->s[0] = '\0';
+	stack_wait_init(q, items, sizeof(items[0]), max, done, l);
+}
+
 int main(void)
 {
 	struct rec items[3];
 	struct stack_wait q;
-	struct log l = { "" };
+	struct log l;
 
 	ksft_print_header();
 	ksft_set_plan(3);
 
 	/* cpu 0 and 1 interleaved: each stack to its own CPU's record */
-	stack_wait_init(&q, items, sizeof(items[0]), 3, done, &l);
+	fresh(&q, items, 3, &l);
 	record(&q, 0, 1);
 	record(&q, 1, 2);
 	stack(&q, 1, "b");
@@ -67,8 +74,7 @@ int main(void)
 			 l.s);
 
 	/* a record of a CPU with one still waiting: that one done without a stack */
-	l.s[0] = '\0';
-	stack_wait_init(&q, items, sizeof(items[0]), 3, done, &l);
+	fresh(&q, items, 3, &l);
 	record(&q, 0, 1);
 	record(&q, 0, 2);
 	stack(&q, 0, "c");
@@ -79,8 +85,7 @@ int main(void)
 			 l.s);
 
 	/* full: the oldest done first; the rest at the flush */
-	l.s[0] = '\0';
-	stack_wait_init(&q, items, sizeof(items[0]), 3, done, &l);
+	fresh(&q, items, 3, &l);
 	for (int i = 0; i < 4; i++)
 		record(&q, i, 10 + i);
 	stack(&q, 3, "d");
