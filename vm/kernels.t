@@ -177,6 +177,7 @@ scratch_tree() {
 	   git -C "$G" checkout -q -f master 2>/dev/null &&
 	   [ "$(git -C "$G" log --format=%s -"$(echo "$want" | wc -l)" master)" = "$want" ]; then
 		echo reset
+		git -C "$G" config gc.auto 0
 		git -C "$G" clean -qfdx && git -C "$G" reset -q --hard master
 		return
 	fi
@@ -193,8 +194,11 @@ scratch_tree() {
 	# unpacked source stay untouched). The index trusts no ctime from the
 	# start: the A/B's builds link the same inodes meanwhile, which
 	# changes their ctimes, and git am would stop on a file that "does
-	# not match index".
+	# not match index". Nor does the tree pack itself: the gc that git am
+	# starts in the background can still be packing when 4. hard-links
+	# the tree (cp -al then fails on the objects it removes).
 	(cd "$G" && git init -q -b master && git config core.trustctime false &&
+		git config gc.auto 0 &&
 		git apply "$BATCH" && git add -A -f &&
 		git commit -q -m "$BASE_SUBJECT" && git am -q "$SERIES"/0*.patch) >"$TMP/git.log" 2>&1 &&
 		echo "$series_sum" >"$G.series"
