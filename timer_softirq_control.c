@@ -111,14 +111,6 @@ static void control_verdicts(struct bench *b, void *ctx)
 	timer_softirq_noise_control_verdict(b, r, control_checks[C_NOISE]);
 }
 
-/* The counting the quiet phase opened, kept for the tick phase when it runs next. */
-static void control_teardown(struct bench *b, void *ctx)
-{
-	(void)b;
-	if (!((const struct ts_run *)ctx)->tick)
-		timer_softirq_windows_close(ctx);
-}
-
 const struct phase timer_softirq_control_phase = {
 	.name = "control",
 	.nverdicts = C_CHECKS,
@@ -126,5 +118,5 @@ const struct phase timer_softirq_control_phase = {
 	.judged = control_judged,
 	.run = control_run,
 	.verdicts = control_verdicts,
-	.teardown = control_teardown,
+	.shares = &timer_softirq_windows,	/* opened by the quiet phase */
 };

@@ -399,16 +399,6 @@ static void quiet_verdicts(struct bench *b, void *ctx)
 	timer_softirq_noise_verdict(b, r, &win->quiet, "quiet", quiet_checks[Q_NOISE]);
 }
 
-/* The counting stays open for the control or the tick phase, the last of which closes it. */
-static void quiet_teardown(struct bench *b, void *ctx)
-{
-	struct ts_run *r = ctx;
-
-	(void)b;
-	if (!r->control && !r->tick)
-		timer_softirq_windows_close(r);
-}
-
 const struct phase timer_softirq_quiet_phase = {
 	.name = "quiet",
 	.nverdicts = Q_CHECKS,
@@ -418,5 +408,5 @@ const struct phase timer_softirq_quiet_phase = {
 	.setup = quiet_setup,
 	.run = quiet_run,
 	.verdicts = quiet_verdicts,
-	.teardown = quiet_teardown,
+	.shares = &timer_softirq_windows,	/* with the control and tick phases */
 };

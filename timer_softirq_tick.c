@@ -252,12 +252,6 @@ static void tick_verdicts(struct bench *b, void *ctx)
 	}
 }
 
-static void tick_teardown(struct bench *b, void *ctx)
-{
-	(void)b;
-	timer_softirq_windows_close(ctx);
-}
-
 const struct phase timer_softirq_tick_phase = {
 	.name = "tick",
 	.nverdicts = TS_KEEPS,
@@ -265,5 +259,5 @@ const struct phase timer_softirq_tick_phase = {
 	.judged = tick_judged,
 	.run = tick_run,
 	.verdicts = tick_verdicts,
-	.teardown = tick_teardown,
+	.shares = &timer_softirq_windows,	/* opened here when no earlier phase ran */
 };

@@ -78,10 +78,12 @@ void timer_softirq_windows_open(struct bench *b, struct ts_run *r)
 	}
 }
 
-void timer_softirq_windows_close(struct ts_run *r)
+static void windows_close(struct bench *b, void *ctx)
 {
+	struct ts_run *r = ctx;
 	struct ts_windows *w = r->win;
 
+	(void)b;
 	if (!w)
 		return;
 	timer_softirq_trace_close(&w->tr);
@@ -94,6 +96,8 @@ void timer_softirq_windows_close(struct ts_run *r)
 	free(w);
 	r->win = NULL;
 }
+
+const struct phase_shared timer_softirq_windows = { "counted windows", windows_close };
 
 static void sleeper_fail(struct sleeper *s, const char *what)
 {

@@ -11,6 +11,7 @@
 #ifndef ISOLBENCH_TIMER_SOFTIRQ_WINDOWS_H
 #define ISOLBENCH_TIMER_SOFTIRQ_WINDOWS_H
 
+#include "lib/harness/phase.h"
 #include "timer_softirq_common.h"
 #include "timer_softirq_deps.h"
 #include "timer_softirq_gaps.h"
@@ -86,8 +87,12 @@ struct ts_spin {
  * r->win; a SKIP of the program when the trace instance cannot count.
  */
 void timer_softirq_windows_open(struct bench *b, struct ts_run *r);
-/* Close the counting and free the windows; nothing when none are open. */
-void timer_softirq_windows_close(struct ts_run *r);
+/*
+ * The counted windows, which the quiet, control and tick phases share:
+ * the harness closes the counting and frees them (nothing when none are
+ * open) after the last of those phases that runs.
+ */
+extern const struct phase_shared timer_softirq_windows;
 /*
  * The windows @how describes, into its set: a busy loop (and the
  * sleeper, the plant) get ready on the target and warm up once, then

@@ -7,12 +7,12 @@
 # say which of their hooks ran. A program's table: ipistorm's watch.
 . "$(dirname "$0")/lib.sh"
 
-plan 20
+plan 22
 P=${ISOLBENCH_BIN:-$TOP/build/san}/harness/planned
 PH=${ISOLBENCH_BIN:-$TOP/build/san}/harness/phased
 W=${ISOLBENCH_BIN:-$TOP/build/san}/ipistorm
 if [ ! -x "$P" ] || [ ! -x "$PH" ] || [ ! -x "$W" ]; then
-	for _ in $(seq 20); do skip "not built (make san)" "plan check"; done
+	for _ in $(seq 22); do skip "not built (make san)" "plan check"; done
 	exit 0
 fi
 
@@ -62,7 +62,7 @@ ok $? "an interrupted run (1 of 3 printed) ends by its signal, no harness bug (r
 
 # hooks: the driver's order, and the results between them
 hooks() {
-	grep -E '^(# [a-z ]+: (setup|run|teardown)|(not )?ok [0-9]+ .*|1\.\.[0-9]+)$' "$1"
+	grep -E '^(# [a-z ]+: (setup|run|teardown|release)|(not )?ok [0-9]+ .*|1\.\.[0-9]+)$' "$1"
 }
 "$PH" >"$TMP/out" 2>"$TMP/err"
 rc=$?
@@ -74,6 +74,7 @@ ok 1 first: one
 ok 2 first: two
 # first: teardown
 # baseline: run
+# counting: release
 # per pair: run
 ok 3 per pair: pair 0
 ok 4 per pair: pair 1
@@ -81,7 +82,16 @@ ok 4 per pair: pair 1
 EOF
 hooks "$TMP/out" | diff -u "$TMP/want" - | sed 's/^/# /'
 [ $rc -eq 0 ] && hooks "$TMP/out" | cmp -s "$TMP/want" -
-ok $? "phases run in the table's order: setup, run, verdicts, teardown; a baseline unjudged; plan 2 + 2 pairs (rc=$rc)"
+ok $? "phases run in the table's order: setup, run, verdicts, teardown; a baseline unjudged; plan 2 + 2 pairs; what two share released after the second (rc=$rc)"
+
+# without the baseline, what it shares with the first goes after the first
+"$PH" --pairs 0 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+printf '%s\n' '1..2' '# first: setup' '# first: run' 'ok 1 first: one' 'ok 2 first: two' \
+	'# first: teardown' '# counting: release' >"$TMP/want"
+hooks "$TMP/out" | diff -u "$TMP/want" - | sed 's/^/# /'
+[ $rc -eq 0 ] && hooks "$TMP/out" | cmp -s "$TMP/want" -
+ok $? "what phases share is released once, after the last of them that runs (rc=$rc)"
 
 "$PH" --off >"$TMP/out" 2>"$TMP/err"
 rc=$?
@@ -116,6 +126,10 @@ rc=$?
 	grep -qx '# per pair: teardown' "$TMP/out" && ! grep -q '^# per pair: run' "$TMP/out" &&
 	! grep -q 'harness bug' "$TMP/out" "$TMP/err"
 ok $? "after an interruption a phase's results are SKIPs under their declared names, its teardown still runs, exit 130 (rc=$rc)"
+released=$(grep -n '^# counting: release$' "$TMP/out" | cut -d: -f1)
+[ "$(echo "$released" | wc -w)" -eq 1 ] &&
+	[ "$released" -lt "$(grep -n '^ok 3 ' "$TMP/out" | cut -d: -f1)" ]
+ok $? "and what the interrupted phases share is still released, once, before the next phase"
 # ipistorm's watch, two phases in ipistorm.c's table (watch with its
 # limit, control): each prints the results it declares, whichever method the
 # watch counts by (procfs needs no root; trace needs tracefs, else the

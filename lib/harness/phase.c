@@ -90,6 +90,16 @@ void phase_skip(struct bench *b, const struct phase *p, const void *ctx, const c
 			phase_verdict(b, p, ctx, run, i, KSFT_SKIP, reason);
 }
 
+/* Whether a phase after @table[@i] that runs shares @s. */
+static bool shared_later(const struct phase *const *table, int i, const struct phase_shared *s,
+			 const void *ctx)
+{
+	for (int j = i + 1; table[j]; j++)
+		if (table[j]->shares == s && phase_runs(table[j], ctx))
+			return true;
+	return false;
+}
+
 void phases_run(struct bench *b, const struct phase *const *table, void *ctx)
 {
 	for (int i = 0; table[i]; i++) {
@@ -111,5 +121,7 @@ void phases_run(struct bench *b, const struct phase *const *table, void *ctx)
 		phase_printed_check(b, p, ctx, first, judged);
 		if (p->teardown)
 			p->teardown(b, ctx);
+		if (p->shares && !shared_later(table, i, p->shares, ctx))
+			p->shares->release(b, ctx);
 	}
 }

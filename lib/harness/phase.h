@@ -24,6 +24,18 @@
 
 #include "bench.h"
 
+/*
+ * What several phases use in turn and only they (timer_softirq's counted
+ * windows: quiet, control, tick), released by the driver after the last
+ * of them that runs (on every path), before any later phase runs. The
+ * phases take it as they need it; @release must do nothing when none
+ * did.
+ */
+struct phase_shared {
+	const char *name;
+	void (*release)(struct bench *b, void *ctx);
+};
+
 struct phase {
 	const char *name;		/* its name in the plan: "quiet", "cyclic" */
 	unsigned int nverdicts;		/* results one judged run of it prints */
@@ -55,9 +67,10 @@ struct phase {
 	void (*verdicts)(struct bench *b, void *ctx);
 	/*
 	 * Last, also when an interruption skipped the phase: releases what
-	 * it holds, and what an earlier phase kept for it.
+	 * it holds of its own.
 	 */
 	void (*teardown)(struct bench *b, void *ctx);
+	const struct phase_shared *shares;	/* NULL: nothing */
 };
 
 /*
@@ -68,7 +81,8 @@ void phases_plan(struct bench *b, const struct phase *const *table, const void *
 
 /*
  * Each phase of @table that runs, in the table's order: setup, run,
- * verdicts when judged, teardown. A phase that would start after an
+ * verdicts when judged, teardown, and the release of what it shares when
+ * no later phase that runs shares it. A phase that would start after an
  * interruption prints its results as SKIPs under their names instead;
  * one that prints other results than it declared is a bug of the
  * program (Bail out, naming the phase).

@@ -4,7 +4,8 @@
  * (lib/harness/phase.h), each saying which of its hooks ran:
  * "first", two results, judged unless --off; "baseline", run for the
  * next phase's sake and never judged; "per pair", one result for each
- * of --pairs pairs. --wrong makes "first" print one result of its two,
+ * of --pairs pairs. "first" and "baseline" share "counting", which the
+ * driver releases after the last of them that runs. --wrong makes "first" print one result of its two,
  * --misnamed its second under another name than it declares,
  * --interrupt raises SIGINT in its run.
  */
@@ -109,16 +110,25 @@ static void pair_teardown(struct bench *b, void *ctx)
 	said("per pair", "teardown");
 }
 
+static void counting_release(struct bench *b, void *ctx)
+{
+	(void)b;
+	(void)ctx;
+	said("counting", "release");
+}
+
+static const struct phase_shared counting = { "counting", counting_release };
+
 static const char *const first_checks[] = { "first: one", "first: two" };
 static const char *const baseline_checks[] = { "baseline: never judged" };
 
 static const struct phase first = {
 	.name = "first", .nverdicts = 2, .checks = first_checks, .judged = first_judged, .setup = first_setup,
-	.run = first_run, .verdicts = first_verdicts, .teardown = first_teardown,
+	.run = first_run, .verdicts = first_verdicts, .teardown = first_teardown, .shares = &counting,
 };
 static const struct phase baseline = {
 	.name = "baseline", .nverdicts = 1, .checks = baseline_checks, .judged = baseline_judged, .runs = baseline_runs,
-	.run = baseline_run,
+	.run = baseline_run, .shares = &counting,
 };
 static const struct phase per_pair = {
 	.name = "per pair", .nverdicts = 1, .check_name = pair_check_name, .judged = pair_judged, .run = pair_run,
