@@ -16,6 +16,7 @@
 
 #include "lib/harness/bench.h"
 #include "lib/harness/phase.h"
+#include "lib/kernel/interference.h"
 #include "ipistorm_count.h"
 #include "lib/load/spinner.h"
 
@@ -48,7 +49,12 @@ struct delivery {
 	uint64_t calls;			/* calls of the counted passes */
 	double ns;			/* and their time */
 	uint64_t real, elided, queued;
-	int64_t cal, tlb, res;		/* /proc/interrupts on dst, timed passes */
+	/*
+	 * /proc/interrupts on dst over the timed passes: the row of each
+	 * IPI kind that has one (intf_kinds[].row), -1 where the machine
+	 * has no such row (arm64 has no TLB row)
+	 */
+	int64_t rows[INTF_KINDS];
 };
 
 struct storm_mode;
@@ -70,8 +76,8 @@ struct pair {
 	bool counting;			/* this pass counts the deliveries */
 	struct ipi_count cnt;		/* its counters, filtered to the sender */
 	bool cnt_ok;
-	int64_t pass_cal;		/* CAL on dst over the last timed pass */
-	bool procfs_share;		/* per-IPI figures from CAL, not counted */
+	int64_t pass_cal;		/* function-call row on dst over the last timed pass */
+	bool procfs_share;		/* per-IPI figures from that row, not counted */
 	uint64_t calls;			/* over all timed runs */
 	unsigned long long spin0;
 	double spin_share;		/* of dst over the runs, -1 unknown */

@@ -9,7 +9,6 @@
 #include <stdio.h>
 
 #include "ipistorm_common.h"
-#include "lib/base/util.h"
 
 /* The first reason a pair's counting failed, kept for its delivery line. */
 static void pass_why_keep(struct pair *p)
@@ -52,29 +51,38 @@ void ipistorm_pass_count_stop(struct pair *p)
 	ipistorm_count_close(&p->cnt);
 }
 
+/* Whether the machine has the /proc/interrupts row of IPI kind @k: arm64 has no TLB row. */
+static bool dst_row_kept(const struct delivery *d, int k)
+{
+	return intf_kinds[k].row && d->rows[k] >= 0;
+}
+
+/* The extra's key of IPI kind @k's row on dst: "dst_cal_irqs". */
+static const char *dst_row_key(int k)
+{
+	static char keys[INTF_KINDS][24];	/* the result keeps the key */
+	char row[8];
+
+	if (!keys[k][0]) {
+		metric_name_part(row, sizeof(row), intf_kinds[k].row, sizeof(row) - 1);
+		snprintf(keys[k], sizeof(keys[k]), "dst_%s_irqs", row);
+	}
+	return keys[k];
+}
+
 /* The pair's counts: printed, and kept as the ipi_ns metric's extras. */
 static void delivery_print(struct pair *p, uint64_t preempted)
 {
 	struct delivery *d = &p->d;
 	uint64_t reached = d->real + d->elided;
 	uint64_t none = d->calls > reached ? d->calls - reached : 0;
-	const struct {
-		const char *row, *key;
-		const int64_t *n;
-	} dst_rows[] = {
-		{ "CAL", "dst_cal_irqs", &d->cal },
-		{ "TLB", "dst_tlb_irqs", &d->tlb },
-		{ "RES", "dst_res_irqs", &d->res },
-	};
 	char rows[96] = "";
 	size_t off = 0;
 
-	/* the rows the machine has: arm64 has no TLB row */
-	for (size_t i = 0; i < ARRAY_SIZE(dst_rows); i++)
-		if (*dst_rows[i].n >= 0)
+	for (int k = 0; k < INTF_KINDS; k++)
+		if (dst_row_kept(d, k))
 			off += snprintf(rows + off, sizeof(rows) - off, "%s%s +%lld",
-					off ? ", " : "", dst_rows[i].row,
-					(long long)*dst_rows[i].n);
+					off ? ", " : "", intf_kinds[k].row, (long long)d->rows[k]);
 
 	if (d->counted)
 		ksft_print_msg("%s: counted passes, %llu calls: %llu real IPIs, %llu elided sends (dst polling idle), %llu reached no CPU; csd queued %s%llu (the storm's own sends only)\n",
@@ -100,9 +108,9 @@ static void delivery_print(struct pair *p, uint64_t preempted)
 	}
 	if (d->counted && d->have_queued)
 		metric_extra(p->ns_m, "csd_queued", d->queued);
-	for (size_t i = 0; i < ARRAY_SIZE(dst_rows); i++)
-		if (*dst_rows[i].n >= 0)
-			metric_extra(p->ns_m, dst_rows[i].key, *dst_rows[i].n);
+	for (int k = 0; k < INTF_KINDS; k++)
+		if (dst_row_kept(d, k))
+			metric_extra(p->ns_m, dst_row_key(k), d->rows[k]);
 	if (p->spin_share >= 0) {
 		metric_extra(p->ns_m, "dst_spinner_cpu_share", p->spin_share);
 		metric_extra(p->ns_m, "dst_spinner_switched_out", preempted);

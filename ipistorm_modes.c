@@ -137,7 +137,7 @@ static void tlb_setup(struct storm *s)
 
 	if (irq_table_read("/proc/interrupts", &t))
 		bench_skip(s->b, "/proc/interrupts cannot be read");
-	has_row = irq_table_count(&t, "TLB", t.cpu_of_col[0]) >= 0;
+	has_row = irq_table_count(&t, intf_kinds[INTF_IPI_TLB].row, t.cpu_of_col[0]) >= 0;
 	irq_table_free(&t);
 	if (!has_row)
 		bench_skip(s->b, "no TLB shootdown IPIs to count: /proc/interrupts has no TLB row (arm64 flushes other CPUs' TLBs by broadcast, in hardware)");

@@ -166,13 +166,7 @@ static bool mode_verdicts_on(const struct storm *s)
 	return s->mode->verdicts && (!s->mode->verdicts_on || s->mode->verdicts_on(s));
 }
 
-/* @acc plus a row's delta @d; -1 for good once the row is missing (arm64 has no TLB row). */
-static void irq_rows_add(int64_t *acc, int64_t d)
-{
-	*acc = *acc < 0 || d < 0 ? -1 : *acc + d;
-}
-
-/* The /proc/interrupts rows of dst over a timed pass. */
+/* The IPI kinds' /proc/interrupts rows of dst over a timed pass. */
 static void pass_irqs(struct storm *s, struct irq_table *t0)
 {
 	struct irq_table t1;
@@ -182,10 +176,17 @@ static void pass_irqs(struct storm *s, struct irq_table *t0)
 	for (int i = 0; i < s->np; i++) {
 		struct pair *p = &s->p[i];
 
-		p->pass_cal = irq_table_delta(t0, &t1, "CAL", p->dst);
-		irq_rows_add(&p->d.cal, p->pass_cal);
-		irq_rows_add(&p->d.tlb, irq_table_delta(t0, &t1, "TLB", p->dst));
-		irq_rows_add(&p->d.res, irq_table_delta(t0, &t1, "RES", p->dst));
+		for (int k = 0; k < INTF_KINDS; k++) {
+			int64_t *acc = &p->d.rows[k], d;
+
+			if (!intf_kinds[k].row)
+				continue;
+			d = irq_table_delta(t0, &t1, intf_kinds[k].row, p->dst);
+			if (k == INTF_IPI_CALL)
+				p->pass_cal = d;
+			/* -1 for good once the row is missing */
+			*acc = *acc < 0 || d < 0 ? -1 : *acc + d;
+		}
 	}
 	irq_table_free(&t1);
 }
