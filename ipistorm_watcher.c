@@ -10,6 +10,7 @@
 #include "lib/base/clock.h"
 #include "ipistorm_watcher.h"
 #include "lib/base/util.h"
+#include "lib/kernel/trace_rows.h"
 
 #define MIN_NS		60000000000ULL
 /* room for storms and their stacks between two reads (lost ones are counted anyway) */
@@ -80,8 +81,8 @@ static void watch_stacks(struct ipi_watch *w, const char *list)
 
 	if (!ipi_stacks_reliable(w->why_no_stacks, sizeof(w->why_no_stacks)))
 		return;
-	snprintf(cpu, sizeof(cpu), "cpu & CPUS{%s}", list);
-	snprintf(mask, sizeof(mask), "cpumask & CPUS{%s}", list);
+	trace_rows_filter(&w->tab, "ipi_send_cpu", list, cpu, sizeof(cpu));
+	trace_rows_filter(&w->tab, "ipi_send_cpumask", list, mask, sizeof(mask));
 	w->stacks = !ipi_stacks_trigger(w->ti.dir, cpu, mask, w->why_no_stacks,
 					sizeof(w->why_no_stacks));
 }
@@ -91,12 +92,13 @@ int ipistorm_watcher_trace_setup(struct ipi_watch *w, bool fall_back, char *err,
 {
 	const struct trace_event_table *tab = &w->tab;
 	char list[512], f[600], why[256], kb[24];
+	struct trace_rows_on on;
 
 	cpu_mask_format(&w->cpus, list, sizeof(list));
 	w->method = IPI_WATCH_TRACE;
 	w->how = "traced sends (ipi tracepoints)";
 	/* the probe: 6.3 to 6.5 have the tracepoints, not the CPUS{} filter */
-	snprintf(f, sizeof(f), "cpu & CPUS{%s}", list);
+	trace_rows_filter(tab, "ipi_send_cpu", list, f, sizeof(f));
 	if (trace_instance_filter(&w->ti, "ipi:ipi_send_cpu", f, why, sizeof(why))) {
 		if (!fall_back) {
 			snprintf(err, errlen, "%s", why);
@@ -108,18 +110,12 @@ int ipistorm_watcher_trace_setup(struct ipi_watch *w, bool fall_back, char *err,
 		trace_instance_remove(&w->ti);
 		return watch_procfs_open(w, err, errlen);
 	}
-	if (trace_instance_enable(&w->ti, "ipi:ipi_send_cpu", NULL, err, errlen))
+	if (trace_rows_enable(&w->ti, tab, list, false, &on, err, errlen))
 		return -1;
-	snprintf(f, sizeof(f), "cpumask & CPUS{%s}", list);
-	if (trace_instance_enable(&w->ti, "ipi:ipi_send_cpumask", f, err, errlen))
-		return -1;
+	/* the optional row, csd_queue_cpu: missing from older kernels, no note then */
+	if (on.why[0] && tracepoint_exists("csd:csd_queue_cpu"))
+		snprintf(w->note, sizeof(w->note), "queued functions not counted: %s", on.why);
 	watch_stacks(w, list);
-	/* optional: the functions behind single-target IPIs */
-	snprintf(f, sizeof(f), "cpu & CPUS{%s}", list);
-	if (tracepoint_exists("csd:csd_queue_cpu") &&
-	    trace_instance_enable(&w->ti, "csd:csd_queue_cpu", f, w->note + 30,
-				  sizeof(w->note) - 30))
-		memcpy(w->note, "queued functions not counted: ", 30);
 	/* records carry CLOCK_MONOTONIC times: placed by their own time */
 	w->ts_mono = !trace_instance_clock(&w->ti, "mono");
 	snprintf(f, sizeof(f), "%s/buffer_size_kb", w->ti.dir);
@@ -191,10 +187,12 @@ static void csd_queue_cpu(void *ctx, const struct trace_event_record *r)
 }
 
 static const struct trace_event_row watch_events[] = {
-	{ "ipi", "ipi_send_cpu", NULL, false, ipi_record },
-	{ "ipi", "ipi_send_cpumask", NULL, false, ipi_record },
+	{ "ipi", "ipi_send_cpu", "cpu & CPUS{%s}", false, ipi_record },
+	{ "ipi", "ipi_send_cpumask", "cpumask & CPUS{%s}", false, ipi_record },
+	/* the stacktrace trigger's, on the two above (watch_stacks) */
 	{ "ftrace", "kernel_stack", NULL, true, ipi_record },
-	{ "csd", "csd_queue_cpu", NULL, true, csd_queue_cpu },
+	/* the functions behind single-target IPIs */
+	{ "csd", "csd_queue_cpu", "cpu & CPUS{%s}", true, csd_queue_cpu },
 };
 
 void ipistorm_watcher_init(struct ipi_watch *w, const cpu_mask_t *cpus, double window_s)

@@ -12,6 +12,7 @@
 #include "lib/base/ktap.h"
 #include "timer_softirq_trace.h"
 #include "lib/kernel/ksym.h"
+#include "lib/kernel/trace_rows.h"
 #include "lib/base/util.h"
 
 static int set_on(struct cpu_trace *t, const char *v)
@@ -34,19 +35,16 @@ static void __ktap_printf(2, 3) note(struct cpu_trace *t, const char *fmt, ...)
 	va_end(ap);
 }
 
-/*
- * Enable @event with @filter, else (a kernel without that filter
- * syntax) unfiltered: the parser applies the same filter to each record.
- */
+/* Enable @event with @filter, else unfiltered and noted (trace_rows.h). */
 static int enable(struct cpu_trace *t, const char *event, const char *filter,
 		  char *err, size_t errlen)
 {
-	if (!trace_instance_enable(&t->ti, event, filter, err, errlen))
-		return 0;
-	if (strstr(err, "no such tracepoint") ||
-	    trace_instance_enable(&t->ti, event, NULL, err, errlen))
+	char refused[192];
+
+	if (trace_rows_enable_event(&t->ti, event, filter, refused, sizeof(refused), err, errlen))
 		return -1;
-	note(t, "%s: filter '%s' refused by the kernel: filtered in user space", event, filter);
+	if (refused[0])
+		note(t, "%s", refused);
 	return 0;
 }
 
@@ -79,80 +77,20 @@ static int enable_followed(struct cpu_trace *t, const char *expire, const char *
 }
 
 /*
- * Every event of @system with @filter: a pattern row's (irq_vectors:
- * the x86 system vectors). A refused filter leaves them unfiltered.
+ * The rows of @tab that have a filter, on for the CPU; a refused filter
+ * leaves its event unfiltered, noted (the parsers filter each record).
  */
-static int enable_system(struct cpu_trace *t, const char *system, const char *filter,
-			 char *err, size_t errlen)
+static int enable_rows(struct cpu_trace *t, const struct trace_event_table *tab,
+		       struct trace_rows_on *on, char *err, size_t errlen)
 {
-	char path[400];
+	char cpu[16];
 
-	snprintf(path, sizeof(path), "%s/events/%s", t->ti.dir, system);
-	if (access(path, F_OK)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	snprintf(cpu, sizeof(cpu), "%d", t->cpu);
+	if (trace_rows_enable(&t->ti, tab, cpu, true, on, err, errlen))
 		return -1;
-	}
-	snprintf(path, sizeof(path), "%s/events/%s/filter", t->ti.dir, system);
-	if (write_file(path, filter))
-		note(t, "%s: filter '%s' refused: every CPU's recorded", system, filter);
-	snprintf(path, sizeof(path), "%s/events/%s/enable", t->ti.dir, system);
-	if (write_file(path, "1")) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
+	for (int i = 0; i < on->nnotes; i++)
+		note(t, "%s", on->notes[i]);
 	return 0;
-}
-
-#define TABLE_ROWS_MAX	32	/* rows of a table enable_rows() takes */
-
-/*
- * The rows of @tab that have a filter of the CPU, a pattern row by its
- * whole system; @enabled[i] whether row i's event is on. An optional
- * row's missing event is no error (the IPIs before 6.3): the first
- * such reason in @why.
- */
-static int enable_rows(struct cpu_trace *t, const struct trace_event_table *tab, bool *enabled,
-		       char *why, size_t whylen, char *err, size_t errlen)
-{
-	char event[96], filter[128], e[160];
-
-	if (tab->nrows > TABLE_ROWS_MAX) {
-		snprintf(err, errlen, "a table of %zu trace events: at most %d", tab->nrows,
-			 TABLE_ROWS_MAX);
-		return -1;
-	}
-	for (size_t i = 0; i < tab->nrows; i++) {
-		const struct trace_event_row *row = &tab->rows[i];
-		char *to = row->optional ? e : err;
-		size_t tolen = row->optional ? sizeof(e) : errlen;
-		int ret;
-
-		enabled[i] = false;
-		if (!row->filter)
-			continue;
-		snprintf(filter, sizeof(filter), row->filter, t->cpu);
-		if (strchr(row->name, '*')) {
-			ret = enable_system(t, row->system, filter, to, tolen);
-		} else {
-			snprintf(event, sizeof(event), "%s:%s", row->system, row->name);
-			ret = enable(t, event, filter, to, tolen);
-		}
-		enabled[i] = !ret;
-		if (ret && !row->optional)
-			return -1;
-		if (ret && !*why)
-			snprintf(why, whylen, "%s", e);
-	}
-	return 0;
-}
-
-/* Whether the event @name of @tab's rows is on. */
-static bool row_enabled(const struct trace_event_table *tab, const bool *enabled, const char *name)
-{
-	for (size_t i = 0; i < tab->nrows; i++)
-		if (!strcmp(tab->rows[i].name, name))
-			return enabled[i];
-	return false;
 }
 
 /* The text source, trace_pipe (non-blocking): 0, or -1 with the reason. */
@@ -184,7 +122,7 @@ static int open_source(struct cpu_trace *t, bool timeline, char *err, size_t err
 
 int timer_softirq_trace_open(struct cpu_trace *t, int cpu, char *err, size_t errlen)
 {
-	bool on[TABLE_ROWS_MAX];
+	struct trace_rows_on on;
 
 	memset(t, 0, sizeof(*t));
 	t->cpu = cpu;
@@ -194,11 +132,11 @@ int timer_softirq_trace_open(struct cpu_trace *t, int cpu, char *err, size_t err
 		snprintf(err, errlen, "%s/tracing_on: %s", t->ti.dir, strerror(errno));
 		goto fail;
 	}
-	if (enable_rows(t, &timer_softirq_trace_events, on, t->ipi_error, sizeof(t->ipi_error),
-			err, errlen))
+	if (enable_rows(t, &timer_softirq_trace_events, &on, err, errlen))
 		goto fail;
-	t->have_ipi_cpu = row_enabled(&timer_softirq_trace_events, on, "ipi_send_cpu");
-	t->have_ipi_mask = row_enabled(&timer_softirq_trace_events, on, "ipi_send_cpumask");
+	snprintf(t->ipi_error, sizeof(t->ipi_error), "%s", on.why);
+	t->have_ipi_cpu = trace_rows_on(&timer_softirq_trace_events, &on, "ipi_send_cpu");
+	t->have_ipi_mask = trace_rows_on(&timer_softirq_trace_events, &on, "ipi_send_cpumask");
 	/* the timer-wheel expiries, and the process_timeout timers armed on the CPU */
 	if (enable_followed(t, "timer:timer_expire_entry", "timer:timer_start", "process_timeout",
 			    "no process_timeout in /proc/kallsyms: its expiries on other CPUs are not seen",
@@ -320,7 +258,7 @@ void timer_softirq_trace_close(struct cpu_trace *t)
 int timer_softirq_trace_noise(struct cpu_trace *t, char *err, size_t errlen)
 {
 	const struct trace_event_table *tab = &timer_softirq_gaps_timeline_events;
-	bool on[TABLE_ROWS_MAX];
+	struct trace_rows_on on;
 	char path[400], e[160] = "";
 
 	/* the timeline's events read too */
@@ -335,9 +273,9 @@ int timer_softirq_trace_noise(struct cpu_trace *t, char *err, size_t errlen)
 	snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/buffer_size_kb", t->ti.dir, t->cpu);
 	if (write_file(path, "16384"))
 		note(t, "cpu %d's trace buffer left at its default size: %s", t->cpu, strerror(errno));
-	if (enable_rows(t, tab, on, e, sizeof(e), err, errlen))
+	if (enable_rows(t, tab, &on, err, errlen))
 		return -1;
-	if (!row_enabled(tab, on, "*_entry") && !row_enabled(tab, on, "ipi_entry"))
+	if (!trace_rows_on(tab, &on, "*_entry") && !trace_rows_on(tab, &on, "ipi_entry"))
 		note(t, "no irq_vectors events: system interrupts are seen by their softirqs and threads only");
 	/* where the IPIs to the CPU came from: their senders' stacks */
 	if (t->have_ipi_cpu && !ipi_stacks_reliable(path, sizeof(path)))

@@ -268,19 +268,19 @@ static void hrtimer_expire_entry(void *ctx, const struct trace_event_record *r)
 }
 
 /*
- * Filters of the CPU; the expiries and timer starts are filtered by
+ * Filters of the CPU (trace_rows.h); the expiries and timer starts are filtered by
  * timer_softirq_trace.c (the CPU, or a timer function anywhere).
  */
 static const struct trace_event_row counting_events[] = {
-	{ "irq", "softirq_raise", "vec == 1 && CPU == %d", false, softirq_raise },
-	{ "irq", "softirq_entry", "CPU == %d", false, softirq_entry },
-	{ "irq", "softirq_exit", "CPU == %d", false, softirq_exit },
-	{ "timer", "tick_stop", "CPU == %d", false, tick_stop },
+	{ "irq", "softirq_raise", "vec == 1 && CPU == %s", false, softirq_raise },
+	{ "irq", "softirq_entry", "CPU == %s", false, softirq_entry },
+	{ "irq", "softirq_exit", "CPU == %s", false, softirq_exit },
+	{ "timer", "tick_stop", "CPU == %s", false, tick_stop },
 	{ "timer", "timer_expire_entry", NULL, false, timer_expire_entry },
 	{ "timer", "timer_start", NULL, false, timer_start },
 	{ "timer", "hrtimer_expire_entry", NULL, false, hrtimer_expire_entry },
-	{ "ipi", "ipi_send_cpu", "cpu == %d", true, ipi_send_cpu },
-	{ "ipi", "ipi_send_cpumask", "cpumask & CPUS{%d}", true, ipi_send_cpumask },
+	{ "ipi", "ipi_send_cpu", "cpu == %s", true, ipi_send_cpu },
+	{ "ipi", "ipi_send_cpumask", "cpumask & CPUS{%s}", true, ipi_send_cpumask },
 	/* the noise timeline's (timer_softirq_gaps.c); its irq_vectors count as unknown */
 	{ "timer", "hrtimer_start", NULL, false, NULL },
 	{ "irq", "irq_handler_entry", NULL, false, NULL },

@@ -40,8 +40,8 @@ struct trace_event_row {
 	const char *name;
 	/*
 	 * The filter written to the event when its owner enables it
-	 * (a format of the watched CPU, "%d"); NULL: none, or one the
-	 * owner builds itself.
+	 * (trace_rows.h: a format of the watched CPUs' list, "%s");
+	 * NULL: none, or one the owner builds itself.
 	 */
 	const char *filter;
 	bool optional;		/* a kernel without it is no error (ipi: 6.3+) */

@@ -21,6 +21,7 @@
 #include "timer_softirq_trace.h"
 #include "lib/base/ktap.h"
 #include "lib/base/util.h"
+#include "lib/kernel/trace_rows.h"
 
 struct seen {
 	uint64_t cpu, timer;
@@ -331,18 +332,19 @@ static void hrtimer_expiry(void *ctx, const struct trace_event_record *r)
 static void raw_fields(void)
 {
 	static const struct trace_event_row hrtimer_rows[] = {
-		{ "timer", "hrtimer_expire_entry", "CPU == %d", false, hrtimer_expiry },
+		{ "timer", "hrtimer_expire_entry", "CPU == %s", false, hrtimer_expiry },
 	};
 	struct trace_event_table tab = TRACE_EVENT_TABLE(hrtimer_rows);
 	struct trace_event_raw *raw = NULL;
 	struct trace_instance ti;
 	struct wakeups w = { 0 };
-	char err[256], filter[32];
+	struct trace_rows_on on;
+	char err[256], list[16];
 	int cpu = last_cpu();
 
-	snprintf(filter, sizeof(filter), hrtimer_rows[0].filter, cpu);
+	snprintf(list, sizeof(list), "%d", cpu);
 	if (!trace_instance_create(&ti, "isolbench-unit", err, sizeof(err)) &&
-	    !trace_instance_enable(&ti, "timer:hrtimer_expire_entry", filter, err, sizeof(err)))
+	    !trace_rows_enable(&ti, &tab, list, false, &on, err, sizeof(err)))
 		raw = trace_event_raw_open(ti.dir, (const struct trace_event_table *[]){ &tab },
 					   1, err, sizeof(err));
 	if (!raw) {
