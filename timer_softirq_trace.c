@@ -282,10 +282,13 @@ int timer_softirq_trace_noise(struct cpu_trace *t, char *err, size_t errlen)
 		note(t, "IPIs to cpu %d named by their call site: the guess unwinder's stacks are not true",
 		     t->cpu);
 	if (t->have_ipi_cpu && ipi_stacks_reliable(path, sizeof(path))) {
-		char cpu[32], mask[48];
+		const struct trace_event_table *sends = &timer_softirq_trace_events;
+		char list[16], cpu[48], mask[48];
 
-		snprintf(cpu, sizeof(cpu), "cpu == %d", t->cpu);
-		snprintf(mask, sizeof(mask), "cpumask & CPUS{%d}", t->cpu);
+		/* on the sends the counting records: its rows' filters */
+		snprintf(list, sizeof(list), "%d", t->cpu);
+		trace_rows_filter(sends, "ipi_send_cpu", list, cpu, sizeof(cpu));
+		trace_rows_filter(sends, "ipi_send_cpumask", list, mask, sizeof(mask));
 		if (ipi_stacks_trigger(t->ti.dir, cpu, mask, e, sizeof(e)))
 			note(t, "no stacks of the IPIs to cpu %d (%.80s): named by their call site",
 			     t->cpu, e);
