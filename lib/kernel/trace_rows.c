@@ -24,10 +24,11 @@ int trace_rows_enable_event(struct trace_instance *t, const char *event, const c
 
 /*
  * Every event of @system with @filter (a pattern row's: irq_vectors, the
- * x86 system vectors); a refused filter as trace_rows_enable_event.
+ * x86 system vectors); a refused filter leaves them unfiltered, in
+ * @note, when @unfiltered, else fails.
  */
 static int enable_system(struct trace_instance *t, const char *system, const char *filter,
-			 char *note, size_t notelen, char *err, size_t errlen)
+			 bool unfiltered, char *note, size_t notelen, char *err, size_t errlen)
 {
 	char path[400];
 
@@ -39,7 +40,7 @@ static int enable_system(struct trace_instance *t, const char *system, const cha
 	}
 	snprintf(path, sizeof(path), "%s/events/%s/filter", t->dir, system);
 	if (write_file(path, filter)) {
-		if (!notelen) {
+		if (!unfiltered) {
 			snprintf(err, errlen, "%s: filter '%s' refused", system, filter);
 			return -1;
 		}
@@ -64,7 +65,7 @@ static int enable_row(struct trace_instance *t, const struct trace_event_row *ro
 
 	snprintf(filter, sizeof(filter), row->filter, cpus);
 	if (strchr(row->name, '*')) {
-		ret = enable_system(t, row->system, filter, note, unfiltered ? sizeof(note) : 0,
+		ret = enable_system(t, row->system, filter, unfiltered, note, sizeof(note),
 				    err, errlen);
 	} else {
 		snprintf(event, sizeof(event), "%s:%s", row->system, row->name);
